@@ -1,0 +1,97 @@
+// Named domain errors. Use cases throw these; lib/http/errors.ts maps them to
+// HTTP statuses in one place, and the state machines match them by name.
+// A message here may be shown to a client, so it never carries a secret, a
+// token or a vendor's raw error text.
+
+export interface ErrorDetail {
+  /** JSON pointer of the offending input, e.g. "/email". */
+  path?: string;
+  message: string;
+}
+
+export abstract class DomainError extends Error {
+  abstract readonly code: string;
+  readonly details?: ErrorDetail[];
+  constructor(message: string, details?: ErrorDetail[]) {
+    super(message);
+    this.name = new.target.name;
+    this.details = details;
+  }
+}
+
+/** The input is missing, malformed or breaks a rule. */
+export class InvalidInput extends DomainError {
+  readonly code = 'invalid_request';
+}
+
+/** No valid credentials were presented. */
+export class Unauthenticated extends DomainError {
+  readonly code = 'unauthenticated';
+}
+
+/** The caller is known but may not do this. */
+export class Forbidden extends DomainError {
+  readonly code: string;
+  constructor(message: string, code = 'forbidden') {
+    super(message);
+    this.code = code;
+  }
+}
+
+export class NotFound extends DomainError {
+  readonly code = 'not_found';
+}
+
+export class MethodNotAllowed extends DomainError {
+  readonly code = 'method_not_allowed';
+  readonly allowed: string[];
+  constructor(allowed: string[]) {
+    super(`Use ${allowed.join(' or ')} on this path`);
+    this.allowed = allowed;
+  }
+}
+
+export class Conflict extends DomainError {
+  readonly code: string;
+  constructor(message: string, code = 'conflict') {
+    super(message);
+    this.code = code;
+  }
+}
+
+export class RateLimited extends DomainError {
+  readonly code = 'rate_limited';
+  readonly retryAfterSeconds: number;
+  constructor(message: string, retryAfterSeconds: number) {
+    super(message);
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/**
+ * A vendor could not do what we asked, after the retries that make sense.
+ * `transient` failures (429, 5xx, timeouts) may succeed later; the state
+ * machines retry them by the names below.
+ */
+export class VendorError extends DomainError {
+  readonly code = 'vendor_failed';
+  readonly vendor: string;
+  readonly context: VendorErrorContext;
+  constructor(vendor: string, message: string, context: VendorErrorContext) {
+    super(message);
+    this.name = context.transient ? 'VendorUnavailable' : 'VendorRejected';
+    this.vendor = vendor;
+    this.context = context;
+  }
+}
+
+export interface VendorErrorContext {
+  transient: boolean;
+  /** What we were doing, e.g. "create folder /Clients/acme/01 Admin". */
+  operation: string;
+  status?: number;
+  /** The vendor's own error code, when it sent one (never its free text). */
+  vendorCode?: string;
+  attempts?: number;
+  retryAfterMs?: number;
+}

@@ -1,0 +1,191 @@
+// The one middy stack every HTTP Lambda uses:
+//   header normaliser → request context (correlation id, logger, access log)
+//   → CORS → JSON body parser → schema validator → JSON errors (last).
+// The validator is compiled once per cold start, from the route's own schemas.
+
+import middy from '@middy/core';
+import httpCors from '@middy/http-cors';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import validator from '@middy/validator';
+import { transpileSchema } from '@middy/validator/transpile';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { BodyOf, QueryOf, RouteSpec } from '../api/route.ts';
+import { config } from '../config.ts';
+import { logger as rootLogger, takeColdStart, type Logger } from '../log.ts';
+import { toErrorAnswer } from './errors.ts';
+
+export interface HttpRequest<B = unknown, Q = Record<string, string | undefined>> {
+  method: string;
+  /** The route template, e.g. "POST /webhooks/booking/{secret}": safe to log, unlike the raw path. */
+  routeKey: string;
+  rawPath: string;
+  rawQueryString: string;
+  pathParams: Record<string, string>;
+  query: Q;
+  body: B;
+  /** The body exactly as received; only kept for routes declared rawBody. */
+  rawBody: string;
+  /** Lower-cased header names. */
+  headers: Record<string, string>;
+  clientIp: string;
+  correlationId: string;
+  /** The public origin of this API as API Gateway knows it (never taken from a client header). */
+  apiOrigin: string;
+  log: Logger;
+}
+
+export interface HttpResult {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  cookies?: string[];
+}
+
+type Event = APIGatewayProxyEventV2 & { body?: unknown };
+type Result = APIGatewayProxyStructuredResultV2;
+
+const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+interface RequestState {
+  correlationId: string;
+  log: Logger;
+  startedAt: number;
+}
+const stateOf = new WeakMap<object, RequestState>();
+
+export function httpEndpoint<const R extends RouteSpec>(
+  spec: R,
+  handle: (request: HttpRequest<BodyOf<R>, QueryOf<R>>) => Promise<HttpResult>,
+) {
+  const eventSchema = compileEventSchema(spec);
+  const parsesJson = spec.body !== undefined && !spec.rawBody;
+
+  const chain = middy<Event, Result>()
+    .use(httpHeaderNormalizer())
+    .use(requestContext())
+    .use(
+      httpCors({
+        origins: [...config.corsOrigins],
+        credentials: true,
+        exposeHeaders: 'x-correlation-id, retry-after, location',
+      }),
+    );
+  if (parsesJson) chain.use(httpJsonBodyParser());
+  if (eventSchema) chain.use(validator({ eventSchema }));
+  chain.use(jsonErrors());
+
+  return chain.handler(async (event, context) => {
+    const state = stateOf.get(context)!;
+    const request: HttpRequest<BodyOf<R>, QueryOf<R>> = {
+      method: event.requestContext.http.method,
+      routeKey: event.routeKey,
+      rawPath: event.rawPath,
+      rawQueryString: event.rawQueryString ?? '',
+      pathParams: (event.pathParameters ?? {}) as Record<string, string>,
+      query: (event.queryStringParameters ?? {}) as QueryOf<R>,
+      body: (parsesJson ? event.body : undefined) as BodyOf<R>,
+      rawBody: spec.rawBody ? decodeRawBody(event) : '',
+      headers: (event.headers ?? {}) as Record<string, string>,
+      clientIp: event.requestContext.http.sourceIp,
+      correlationId: state.correlationId,
+      apiOrigin: config.urls.api ?? `https://${event.requestContext.domainName}`,
+      log: state.log,
+    };
+    return toApiResult(await handle(request));
+  });
+}
+
+function compileEventSchema(spec: RouteSpec) {
+  const properties: Record<string, unknown> = {};
+  const required: string[] = [];
+  if (spec.body && !spec.rawBody) {
+    properties.body = spec.body;
+    required.push('body');
+  }
+  if (spec.query) {
+    properties.queryStringParameters = spec.query;
+    required.push('queryStringParameters');
+  }
+  if (required.length === 0) return undefined;
+  // No type coercion: a number where a string belongs is an error, not a guess.
+  return transpileSchema({ type: 'object', properties, required }, { coerceTypes: false, useDefaults: false });
+}
+
+function requestContext(): middy.MiddlewareObj<Event, Result> {
+  return {
+    before: (request) => {
+      const event = request.event;
+      const offered = event.headers?.['x-correlation-id'];
+      // The Lambda request id is unique per invocation everywhere (offline's API request id is a constant).
+      const correlationId =
+        offered && CORRELATION_ID.test(offered) ? offered : request.context.awsRequestId || crypto.randomUUID();
+      const log = rootLogger.with({ correlationId, route: event.routeKey });
+      stateOf.set(request.context, { correlationId, log, startedAt: performance.now() });
+      // Queries are validated as an object even when the request has none.
+      event.queryStringParameters ??= {};
+    },
+    after: (request) => accessLog(request.context, request.response),
+    onError: (request) => accessLog(request.context, request.response),
+  };
+}
+
+function accessLog(context: Context, response: Result | null | undefined) {
+  const state = stateOf.get(context);
+  if (!state || !response) return;
+  const status = response.statusCode ?? 200;
+  state.log.info('request', {
+    status,
+    durationMs: Math.round(performance.now() - state.startedAt),
+    coldStart: takeColdStart(),
+  });
+  // One spelling per header: middlewares disagree on case, and clients must not see duplicates.
+  const headers: Record<string, string | number | boolean> = {};
+  for (const [name, value] of Object.entries(response.headers ?? {})) headers[name.toLowerCase()] = value;
+  headers['x-correlation-id'] = state.correlationId;
+  response.headers = headers;
+}
+
+function jsonErrors(): middy.MiddlewareObj<Event, Result> {
+  return {
+    onError: (request) => {
+      const state = stateOf.get(request.context);
+      const correlationId = state?.correlationId ?? 'unknown';
+      const answer = toErrorAnswer(request.error, correlationId);
+      const log = state?.log ?? rootLogger;
+      if (answer.serverFault) log.error('request failed', { error: request.error, status: answer.status });
+      else log.info('request refused', { status: answer.status, code: answer.body.error.code });
+      request.response = {
+        statusCode: answer.status,
+        headers: { 'content-type': 'application/json', ...answer.headers },
+        body: JSON.stringify(answer.body),
+      };
+    },
+  };
+}
+
+export function toApiResult(result: HttpResult): Result {
+  const headers: Record<string, string> = { ...result.headers };
+  let body: string | undefined;
+  if (result.body !== undefined) {
+    headers['content-type'] ??= 'application/json';
+    body = typeof result.body === 'string' ? result.body : JSON.stringify(result.body);
+  }
+  return { statusCode: result.status, headers, body: body ?? '', cookies: result.cookies };
+}
+
+function decodeRawBody(event: Event): string {
+  const body = typeof event.body === 'string' ? event.body : '';
+  return event.isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body;
+}
+
+export const json = (status: number, body: unknown, headers?: Record<string, string>): HttpResult => ({
+  status,
+  body,
+  headers,
+});
+
+export const redirect = (status: 302 | 303, location: string): HttpResult => ({
+  status,
+  headers: { location, 'cache-control': 'no-store' },
+});

@@ -1,0 +1,22 @@
+import { catalog } from '../../lib/api/catalog.ts';
+import { methodsAt } from '../../lib/api/match.ts';
+import { route } from '../../lib/api/route.ts';
+import { MethodNotAllowed, NotFound } from '../../lib/errors.ts';
+import { httpEndpoint } from '../../lib/http/endpoint.ts';
+
+// The $default route: whatever no other route matched gets the JSON error shape.
+const fallback = route({
+  method: 'GET',
+  path: '/{proxy+}',
+  operationId: 'notFound',
+  summary: 'Unknown route',
+  tag: 'docs',
+  access: 'public',
+  responses: { 404: { description: 'No such path' }, 405: { description: 'Path exists, method does not' } },
+});
+
+export const handler = httpEndpoint(fallback, async ({ rawPath, method }) => {
+  const allowed = methodsAt(rawPath, catalog);
+  if (allowed.length > 0 && !allowed.includes(method)) throw new MethodNotAllowed(allowed);
+  throw new NotFound('No such route');
+});

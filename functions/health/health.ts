@@ -1,0 +1,7 @@
+import { config } from '../../lib/config.ts';
+import { healthRoutes } from '../../lib/health/routes.ts';
+import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
+
+export const handler = httpEndpoint(healthRoutes.health, async () =>
+  json(200, { status: 'ok', service: 'agency-backend', stage: config.stage, time: new Date().toISOString() }),
+);

@@ -1,0 +1,112 @@
+import type { Access, JSONSchema, RouteSpec } from './route.ts';
+
+const errorBody = {
+  type: 'object',
+  required: ['error', 'requestId'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: {
+        code: { type: 'string', description: 'Stable, machine-readable reason, e.g. invalid_request' },
+        message: { type: 'string', description: 'Human-readable; never contains secrets' },
+        details: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['message'],
+            properties: { path: { type: 'string' }, message: { type: 'string' } },
+          },
+        },
+      },
+    },
+    requestId: { type: 'string', description: 'Correlation id, also in the x-correlation-id header' },
+  },
+} as const;
+
+const securityFor: Record<Access, Record<string, string[]>[]> = {
+  public: [],
+  user: [{ bearerAuth: [] }],
+  'service-or-user': [{ internalApiKey: [] }, { bearerAuth: [] }],
+  admin: [{ adminKey: [] }, { bearerAuth: [] }],
+  'path-secret': [],
+  signed: [],
+};
+
+export interface OpenApiInfo {
+  title: string;
+  version: string;
+  description?: string;
+  serverUrl?: string;
+}
+
+/** An OpenAPI 3.1 document of the given routes, straight from their schemas. */
+export function buildOpenApi(routes: readonly RouteSpec[], info: OpenApiInfo) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const r of routes) {
+    paths[r.path] ??= {};
+    paths[r.path]![r.method.toLowerCase()] = operation(r);
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: info.title, version: info.version, ...(info.description ? { description: info.description } : {}) },
+    ...(info.serverUrl ? { servers: [{ url: info.serverUrl }] } : {}),
+    paths,
+    components: {
+      schemas: { Error: errorBody },
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'Identity-provider access token from login' },
+        internalApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Internal service token' },
+        adminKey: { type: 'apiKey', in: 'header', name: 'x-admin-key', description: 'Admin key for internal tools' },
+      },
+    },
+  };
+}
+
+function operation(r: RouteSpec) {
+  const parameters = [
+    ...[...r.path.matchAll(/\{([^}+]+)\+?\}/g)].map((m) => ({
+      name: m[1],
+      in: 'path',
+      required: true,
+      schema: { type: 'string' },
+      ...(r.access === 'path-secret' ? { description: 'Per-account secret; keep it private' } : {}),
+    })),
+    ...queryParameters(r.query),
+  ];
+  const responses: Record<string, unknown> = {};
+  for (const [status, spec] of Object.entries(r.responses)) {
+    const isError = Number(status) >= 400;
+    responses[status] = {
+      description: spec.description,
+      ...(spec.redirect
+        ? { headers: { Location: { schema: { type: 'string', format: 'uri' } } } }
+        : spec.schema || isError
+          ? { content: { 'application/json': { schema: spec.schema ?? { $ref: '#/components/schemas/Error' } } } }
+          : {}),
+    };
+  }
+  return {
+    operationId: r.operationId,
+    summary: r.summary,
+    tags: [r.tag],
+    security: securityFor[r.access],
+    ...(parameters.length ? { parameters } : {}),
+    ...(r.body
+      ? {
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: r.rawBody ? { type: 'object', description: 'Verified over the raw bytes' } : r.body } },
+          },
+        }
+      : {}),
+    responses,
+  };
+}
+
+function queryParameters(schema: JSONSchema | undefined) {
+  if (!schema || typeof schema !== 'object') return [];
+  const properties = (schema.properties ?? {}) as Record<string, JSONSchema>;
+  const required = new Set((schema.required as string[] | undefined) ?? []);
+  return Object.entries(properties).map(([name, s]) => ({ name, in: 'query', required: required.has(name), schema: s }));
+}

@@ -1,0 +1,13 @@
+import { route } from './route.ts';
+
+export const docsRoutes = {
+  openapi: route({
+    method: 'GET',
+    path: '/openapi.json',
+    operationId: 'openapi',
+    summary: 'This API described as OpenAPI 3.1, generated from the schemas the validator uses',
+    tag: 'docs',
+    access: 'public',
+    responses: { 200: { description: 'The OpenAPI document', schema: { type: 'object' } } },
+  }),
+};

@@ -1,0 +1,62 @@
+import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DescribeStateMachineCommand, type SFNClient } from '@aws-sdk/client-sfn';
+import type { Config } from '../config.ts';
+import { timed, type Check, type CheckRun, type StatusDeps } from './status.ts';
+
+const PROBE_TIMEOUT_MS = 2500;
+
+interface Clients {
+  dynamodb: DynamoDBClient;
+  sfn: SFNClient;
+  accountsTable: string;
+  /** A state machine to describe; unset until the deployment has one. */
+  stateMachineArn?: string;
+}
+
+/** The checks /status runs, built from this deployment's configuration. */
+export function statusChecks(config: Config, clients: Clients): StatusDeps {
+  const sfnArn = clients.stateMachineArn;
+  return {
+    dependencies: {
+      dynamodb: async () => ({
+        configured: true,
+        ...(await timed(() => clients.dynamodb.send(new DescribeTableCommand({ TableName: clients.accountsTable })))),
+      }),
+      stepFunctions: async () =>
+        sfnArn
+          ? { configured: true, ...(await timed(() => clients.sfn.send(new DescribeStateMachineCommand({ stateMachineArn: sfnArn })))) }
+          : { configured: false, reachable: null },
+    },
+    integrations: {
+      identity: httpCheck('supabase', config.identity.serviceRoleKey ? 'anon + service role' : 'anon only', config.identity.url && `${config.identity.url}/auth/v1/health`),
+      payments: httpCheck('stripe', stripeMode(config.payments?.secretKey), config.payments && `${config.payments.apiBase}/v1`),
+      email: httpCheck('resend', 'api', config.email?.baseUrl),
+      clickup: httpCheck('clickup', 'api token', config.taskTool?.apiBase),
+      dropbox: httpCheck('dropbox', config.storage?.refreshToken ? 'refresh token' : 'access token', config.storage?.apiBase),
+      slack: httpCheck('slack', config.chat?.mode ?? '', config.chat && (config.chat.mode === 'incoming-webhook' ? config.chat.webhookUrl : config.chat.apiBase)),
+      close: httpCheck('close', 'api key', config.crm?.apiBase),
+      crawler: config.crawler.firecrawl
+        ? httpCheck('firecrawl', config.crawler.pagespeed ? 'firecrawl + pagespeed' : 'firecrawl', config.crawler.firecrawl.apiBase)
+        : async () => ({ configured: true, mode: config.crawler.pagespeed ? 'built-in crawler + pagespeed' : 'built-in', reachable: null }),
+    },
+  };
+}
+
+function httpCheck(vendor: string, mode: string, url: string | undefined | null | false): CheckRun {
+  if (!url) return async () => ({ configured: false, reachable: null });
+  const endpoint = new URL(url).origin;
+  return async (): Promise<Check> => ({
+    configured: true,
+    mode: `${vendor}${mode ? ` (${mode})` : ''}`,
+    endpoint,
+    // Unauthenticated on purpose: any HTTP answer proves reachability, and no credential leaves the service.
+    ...(await timed(() => fetch(url, { method: 'GET', redirect: 'manual', signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) }).then((r) => r.body?.cancel()))),
+  });
+}
+
+function stripeMode(key: string | undefined): string {
+  if (!key) return '';
+  if (key.startsWith('sk_live_') || key.startsWith('rk_live_')) return 'live';
+  if (key.startsWith('sk_test_') || key.startsWith('rk_test_')) return 'test';
+  return 'unknown key type';
+}

@@ -1,0 +1,30 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config.ts';
+
+export type { DynamoDBDocumentClient };
+
+/** Every table of the service; the physical name is `<TABLE_PREFIX><name>`. */
+export type TableName = 'accounts' | 'members' | 'integrations' | 'verification_tokens';
+
+export type Tables = Record<TableName, string>;
+
+const names: TableName[] = ['accounts', 'members', 'integrations', 'verification_tokens'];
+
+export function tablesWithPrefix(prefix: string): Tables {
+  return Object.fromEntries(names.map((n) => [n, `${prefix}${n}`])) as Tables;
+}
+
+export function createDocumentClient(client = new DynamoDBClient({})): DynamoDBDocumentClient {
+  return DynamoDBDocumentClient.from(client, {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+}
+
+/** Created once per Lambda instance and reused by warm invocations. */
+export const dynamodb = new DynamoDBClient({});
+export const db = createDocumentClient(dynamodb);
+export const tables = tablesWithPrefix(config.tablePrefix);
+
+export const isConditionFailure = (error: unknown): boolean =>
+  (error as { name?: string } | null)?.name === 'ConditionalCheckFailedException';

@@ -1,0 +1,4 @@
+import { SFNClient } from '@aws-sdk/client-sfn';
+
+/** Created once per Lambda instance; AWS_ENDPOINT_URL_SFN points it at the local endpoint. */
+export const sfn = new SFNClient({});

@@ -1,0 +1,206 @@
+// One origin for every external vendor the service talks to. Each emulator
+// answers the paths our adapters call, as the vendor does, and records what it
+// was asked to do. The host adds the /_local conveniences:
+//   GET    /_local/<kind>   what was recorded (emails, chat, crm, tasks, storage, payments, ...)
+//   DELETE /_local          forget everything recorded, and every fault
+//   POST   /_local/faults   { vendor, mode: fail|throttle|hang, count, match?, retryAfterSeconds? }
+//   DELETE /_local/faults   clear faults
+//   POST   /_local/latency  { vendor, ms }: a fixed delay on every call (for benchmarks)
+//   GET    /                a human-readable page of the above
+import { serve, type ServerType } from '@hono/node-server';
+import { Hono, type Context } from 'hono';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { dirname } from 'node:path';
+
+export type FaultMode = 'fail' | 'throttle' | 'hang';
+
+export interface Fault {
+  vendor: string;
+  mode: FaultMode;
+  /** How many matching calls it affects. */
+  remaining: number;
+  /** Only calls whose path or body contains this string (lets parallel tests aim at their own data). */
+  match?: string;
+  retryAfterSeconds: number;
+}
+
+export interface VendorEmulator {
+  /** The name used by faults and latency, e.g. "clickup". */
+  vendor: string;
+  /** Path prefixes this vendor answers under. */
+  prefixes: string[];
+  app: Hono;
+  /** Recording kinds this vendor serves at /_local/<kind>. */
+  records: Record<string, () => unknown>;
+  /** A 5xx in the vendor's own error shape. */
+  failure(c: Context): Response;
+  /** A 429 carrying the vendor's own retry header or body field. */
+  throttle(c: Context, retryAfterSeconds: number): Response;
+  reset(): void;
+  /** Plain JSON state, persisted between runs of `npm start`. */
+  dump(): unknown;
+  load(state: unknown): void;
+}
+
+export interface EmulatorHost {
+  url: string;
+  /** Adds a vendor emulator (before or after start). */
+  register(emulator: VendorEmulator): void;
+  stop(): Promise<void>;
+}
+
+const HANG_LIMIT_MS = 5 * 60_000;
+
+export async function startEmulatorHost(options: { port: number; stateFile?: string }): Promise<EmulatorHost> {
+  const vendors: VendorEmulator[] = [];
+  let faults: Fault[] = [];
+  const latency = new Map<string, number>();
+  let saveTimer: NodeJS.Timeout | undefined;
+
+  const save = () => {
+    if (!options.stateFile) return;
+    clearTimeout(saveTimer);
+    saveTimer = setTimeout(flush, 200);
+  };
+  const flush = () => {
+    if (!options.stateFile) return;
+    mkdirSync(dirname(options.stateFile), { recursive: true });
+    writeFileSync(options.stateFile, JSON.stringify(Object.fromEntries(vendors.map((v) => [v.vendor, v.dump()]))));
+  };
+  const saved: Record<string, unknown> =
+    options.stateFile && existsSync(options.stateFile) ? JSON.parse(readFileSync(options.stateFile, 'utf8')) : {};
+
+  const vendorFor = (path: string) =>
+    vendors.find((v) => v.prefixes.some((p) => path === p || path.startsWith(p.endsWith('/') ? p : `${p}/`)));
+
+  const app = new Hono();
+
+  // Local conveniences first, so no vendor prefix can shadow them.
+  app.get('/_local/:kind', (c) => {
+    const kind = c.req.param('kind');
+    if (kind === 'faults') return c.json(faults);
+    const source = vendors.find((v) => kind in v.records);
+    if (!source) return c.json({ error: { code: 'unknown_kind', message: `Kinds: ${kinds().join(', ')}` } }, 404);
+    return c.json(source.records[kind]!());
+  });
+  app.delete('/_local', (c) => {
+    for (const v of vendors) v.reset();
+    faults = [];
+    latency.clear();
+    save();
+    return c.body(null, 204);
+  });
+  app.post('/_local/faults', async (c) => {
+    const body = (await c.req.json().catch(() => null)) as Partial<Fault> & { count?: number };
+    const modes: FaultMode[] = ['fail', 'throttle', 'hang'];
+    if (!body || !vendors.some((v) => v.vendor === body.vendor) || !modes.includes(body.mode as FaultMode)) {
+      return c.json(
+        { error: { code: 'invalid_fault', message: `vendor one of ${vendors.map((v) => v.vendor).join(', ')}; mode one of ${modes.join(', ')}` } },
+        400,
+      );
+    }
+    const fault: Fault = {
+      vendor: body.vendor!,
+      mode: body.mode as FaultMode,
+      remaining: Number.isInteger(body.count) && body.count! > 0 ? body.count! : 1,
+      match: typeof body.match === 'string' && body.match ? body.match : undefined,
+      retryAfterSeconds: typeof body.retryAfterSeconds === 'number' ? body.retryAfterSeconds : 1,
+    };
+    faults.push(fault);
+    return c.json(fault, 201);
+  });
+  app.delete('/_local/faults', (c) => {
+    faults = [];
+    return c.body(null, 204);
+  });
+  app.post('/_local/latency', async (c) => {
+    const body = (await c.req.json().catch(() => null)) as { vendor?: string; ms?: number } | null;
+    if (!body?.vendor || typeof body.ms !== 'number' || body.ms < 0) {
+      return c.json({ error: { code: 'invalid_latency', message: 'Send { vendor, ms }' } }, 400);
+    }
+    if (body.ms === 0) latency.delete(body.vendor);
+    else latency.set(body.vendor, body.ms);
+    return c.json({ vendor: body.vendor, ms: body.ms });
+  });
+  app.get('/', (c) => c.html(indexPage(vendors, faults, latency)));
+
+  // Faults and latency apply to every vendor call.
+  app.use('*', async (c, next) => {
+    const vendor = vendorFor(c.req.path);
+    if (!vendor) return next();
+    const delay = latency.get(vendor.vendor);
+    if (delay) await new Promise((r) => setTimeout(r, delay));
+    if (faults.some((f) => f.vendor === vendor.vendor)) {
+      const text = `${c.req.path}?${new URL(c.req.url).search} ${await c.req.raw.clone().text()}`;
+      const fault = faults.find((f) => f.vendor === vendor.vendor && (!f.match || text.includes(f.match)));
+      if (fault) {
+        fault.remaining -= 1;
+        if (fault.remaining <= 0) faults = faults.filter((f) => f !== fault);
+        if (fault.mode === 'fail') return vendor.failure(c);
+        if (fault.mode === 'throttle') return vendor.throttle(c, fault.retryAfterSeconds);
+        await hang(c.req.raw.signal);
+        return c.text('hung', 504);
+      }
+    }
+    await next();
+    if (c.req.method !== 'GET') save();
+  });
+
+  const server: ServerType = await new Promise((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, port: options.port, hostname: '127.0.0.1' }, () => resolve(s));
+    s.once('error', reject);
+  });
+  const url = `http://localhost:${(server.address() as AddressInfo).port}`;
+
+  function kinds() {
+    return vendors.flatMap((v) => Object.keys(v.records));
+  }
+
+  return {
+    url,
+    register(emulator) {
+      vendors.push(emulator);
+      if (saved[emulator.vendor] !== undefined) emulator.load(saved[emulator.vendor]);
+      app.route('/', emulator.app);
+    },
+    stop: async () => {
+      clearTimeout(saveTimer);
+      flush();
+      await new Promise<void>((resolve) => {
+        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+        server.close(() => resolve());
+      });
+    },
+  };
+}
+
+function hang(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, HANG_LIMIT_MS);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+function indexPage(vendors: VendorEmulator[], faults: Fault[], latency: Map<string, number>): string {
+  const esc = (s: string) => s.replace(/[&<>"]/g, (ch) => `&#${ch.charCodeAt(0)};`);
+  const sections = vendors
+    .map((v) => {
+      const recs = Object.entries(v.records)
+        .map(([kind, read]) => {
+          const items = read();
+          const count = Array.isArray(items) ? items.length : Object.keys((items as object) ?? {}).length;
+          return `<h3><a href="/_local/${kind}">${kind}</a> (${count})</h3><pre>${esc(JSON.stringify(items, null, 2).slice(0, 4000))}</pre>`;
+        })
+        .join('');
+      return `<section><h2>${v.vendor} <small>${v.prefixes.join(' ')}${latency.has(v.vendor) ? ` · +${latency.get(v.vendor)} ms` : ''}</small></h2>${recs}</section>`;
+    })
+    .join('');
+  return `<!doctype html><html><head><meta charset="utf-8"><title>Local vendor emulators</title>
+<style>body{font:14px system-ui;margin:2rem;max-width:70rem}pre{background:#f4f4f4;padding:.5rem;overflow:auto;max-height:20rem}small{color:#666}</style></head>
+<body><h1>Local vendor emulators</h1><p>Faults: ${faults.length ? esc(JSON.stringify(faults)) : 'none'}.
+<a href="/_local/faults">JSON</a>. Clear everything with <code>curl -X DELETE ${'{this host}'}/_local</code>.</p>${sections}</body></html>`;
+}

@@ -1,0 +1,18 @@
+// The vendor emulators of the local stack. Each brings its routes and the
+// settings that point the service at it; adding a vendor means adding it here.
+import type { VendorEmulator } from './host.ts';
+
+export interface EmulatorContext {
+  /** This emulator host's origin, e.g. http://localhost:10001 */
+  hostUrl: string;
+  /** The API's origin, for emulators that call back (payment webhooks). */
+  apiUrl: string;
+}
+
+export interface LocalVendor {
+  create(ctx: EmulatorContext): VendorEmulator;
+  /** The service settings that point at this emulator. */
+  env(ctx: EmulatorContext): Record<string, string>;
+}
+
+export const localVendors: LocalVendor[] = [];

@@ -1,0 +1,72 @@
+// Reads serverless.yml as the Serverless Framework resolves it (`sls print`),
+// so the local stack creates exactly the tables and state machines AWS gets.
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const require = createRequire(import.meta.url);
+
+export const SLS_BIN = require.resolve('serverless/bin/serverless.js');
+
+export interface CfnResource {
+  Type: string;
+  Properties: Record<string, unknown>;
+}
+
+export interface ResolvedService {
+  service: string;
+  stage: string;
+  region: string;
+  functions: Record<string, { name?: string; handler: string }>;
+  resources: Record<string, CfnResource>;
+}
+
+export async function resolveService(stage: string, env: NodeJS.ProcessEnv): Promise<ResolvedService> {
+  const { stdout } = await run(process.execPath, [SLS_BIN, 'print', '--stage', stage, '--format', 'json'], {
+    env,
+    maxBuffer: 32 * 1024 * 1024,
+  });
+  const printed = JSON.parse(stdout.slice(stdout.indexOf('{')));
+  const resources: Record<string, CfnResource> = Object.assign(
+    {},
+    ...[printed.resources].flat().map((r: { Resources?: Record<string, CfnResource> }) => r?.Resources ?? {}),
+  );
+  return {
+    service: printed.service,
+    stage,
+    region: printed.provider.region,
+    functions: printed.functions ?? {},
+    resources,
+  };
+}
+
+/** The Lambda name Serverless gives a function: <service>-<stage>-<key>. */
+export const functionName = (svc: ResolvedService, key: string) =>
+  svc.functions[key]?.name ?? `${svc.service}-${svc.stage}-${key}`;
+
+/** The CloudFormation logical id Serverless gives a function, e.g. assign-slug → AssignDashslugLambdaFunction. */
+export const functionLogicalId = (key: string) =>
+  `${key.charAt(0).toUpperCase()}${key.slice(1).replace(/-/g, 'Dash').replace(/_/g, 'Underscore')}LambdaFunction`;
+
+export function resourcesOfType(svc: ResolvedService, type: string): [string, CfnResource][] {
+  return Object.entries(svc.resources).filter(([, r]) => r.Type === type);
+}
+
+/**
+ * The local stack never inherits service settings from the shell or a .env
+ * file (a developer's real keys must not leak into it, and tests must never
+ * reach outside this machine): only the process basics pass through, every
+ * setting serverless.yml reads is blanked (so dotenv cannot fill it), and then
+ * the local values are set.
+ */
+export function hermetic(parent: NodeJS.ProcessEnv, local: Record<string, string>): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(parent)) {
+    if (v !== undefined && /^(PATH|HOME|TMPDIR|TEMP|TMP|LANG|LC_.*|TERM|SHELL|USER|npm_.*)$/.test(k)) env[k] = v;
+  }
+  const yml = readFileSync(new URL('../serverless.yml', import.meta.url), 'utf8');
+  for (const [, name] of yml.matchAll(/\$\{env:([A-Z0-9_]+)/g)) env[name!] = '';
+  return { ...env, ...local };
+}

@@ -1,0 +1,199 @@
+// The whole service on one machine, with nothing to sign up for:
+//   dynalite (DynamoDB) · the local Step Functions endpoint · the vendor
+//   emulator host · serverless-offline (API Gateway + Lambda).
+// `npm start` runs it on the fixed ports below; the test suite runs its own
+// on free ports, so both can run side by side.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { createTables, startDynamo } from './dynamodb.ts';
+import { startEmulatorHost } from './emulators/host.ts';
+import { localVendors, type EmulatorContext } from './emulators/index.ts';
+import { hermetic, resolveService, SLS_BIN } from './serverless-config.ts';
+import { StepFunctionsEngine } from './stepfunctions/engine.ts';
+import { lambdaInvoker } from './stepfunctions/lambda-invoker.ts';
+import { localMachines } from './stepfunctions/machines.ts';
+import { serveStepFunctions } from './stepfunctions/server.ts';
+
+export const DEFAULT_PORTS = { api: 10000, emulators: 10001, lambda: 3002, dynamodb: 8000, stepFunctions: 8083 };
+export type Ports = typeof DEFAULT_PORTS;
+
+export const LOCAL_STAGE = 'local';
+export const LOCAL_REGION = 'eu-west-1';
+
+export interface StackOptions {
+  /** 0 picks a free port. */
+  ports: Ports;
+  /** Where data persists between runs; in memory when absent. */
+  dataDir?: string;
+  /** serverless-esbuild's work folder (separate ones let two stacks run at once). */
+  esbuildWorkFolder?: string;
+  /** Rebuild and reload a handler when its source changes. */
+  watch?: boolean;
+  /** Extra or overriding service settings, e.g. shorter timeouts in tests. */
+  settings?: Record<string, string>;
+  log?: (line: string) => void;
+}
+
+export interface Stack {
+  ports: Ports;
+  urls: { api: string; emulators: string; dynamodb: string; stepFunctions: string; lambda: string };
+  /** The settings the Lambdas run with. */
+  env: Record<string, string>;
+  engine: StepFunctionsEngine;
+  stop(): Promise<void>;
+}
+
+export async function startStack(options: StackOptions): Promise<Stack> {
+  const log = options.log ?? (() => {});
+  const ports = { ...options.ports };
+  for (const key of Object.keys(ports) as (keyof Ports)[]) if (ports[key] === 0) ports[key] = await freePort();
+
+  const cleanups: (() => Promise<void> | void)[] = [];
+  const stop = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  };
+
+  try {
+    const dynamo = await startDynamo(ports.dynamodb, options.dataDir && join(options.dataDir, 'dynamodb'));
+    cleanups.push(dynamo.stop);
+
+    const ctx: EmulatorContext = { hostUrl: `http://localhost:${ports.emulators}`, apiUrl: `http://localhost:${ports.api}` };
+    const host = await startEmulatorHost({
+      port: ports.emulators,
+      stateFile: options.dataDir && join(options.dataDir, 'emulators.json'),
+    });
+    cleanups.push(host.stop);
+    for (const vendor of localVendors) host.register(vendor.create(ctx));
+
+    const env: Record<string, string> = {
+      ...baseSettings(ports),
+      ...Object.assign({}, ...localVendors.map((v) => v.env(ctx))),
+      ...options.settings,
+    };
+
+    const processEnv = hermetic(process.env, env);
+    const svc = await resolveService(LOCAL_STAGE, processEnv);
+    const created = await createTables(dynamo.endpoint, svc);
+    if (created.length) log(`created tables: ${created.join(', ')}`);
+
+    const engine = new StepFunctionsEngine(
+      localMachines(svc),
+      lambdaInvoker(`http://127.0.0.1:${ports.lambda}`, LOCAL_REGION),
+      options.dataDir && join(options.dataDir, 'executions'),
+    );
+    const sfnServer = await serveStepFunctions(engine, ports.stepFunctions);
+    cleanups.push(async () => {
+      engine.shutdown();
+      await sfnServer.stop();
+    });
+
+    const offline = spawnOffline(ports, processEnv, options, log);
+    cleanups.push(() => stopProcess(offline));
+    if (options.esbuildWorkFolder) cleanups.push(() => rmSync(options.esbuildWorkFolder!, { recursive: true, force: true }));
+
+    await waitForHealth(`http://localhost:${ports.api}/health`, offline);
+
+    return {
+      ports,
+      urls: {
+        api: `http://localhost:${ports.api}`,
+        emulators: host.url,
+        dynamodb: dynamo.endpoint,
+        stepFunctions: sfnServer.endpoint,
+        lambda: `http://127.0.0.1:${ports.lambda}`,
+      },
+      env,
+      engine,
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** Settings every local run has: where AWS services are, and the service's own URLs and keys. */
+function baseSettings(ports: Ports): Record<string, string> {
+  return {
+    AWS_REGION: LOCAL_REGION,
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${ports.dynamodb}`,
+    AWS_ENDPOINT_URL_SFN: `http://127.0.0.1:${ports.stepFunctions}`,
+    AWS_ENDPOINT_URL_LAMBDA: `http://127.0.0.1:${ports.lambda}`,
+    LOG_LEVEL: 'info',
+    PORTAL_URL: 'http://localhost:3001',
+    DASHBOARD_URL: 'http://localhost:3000',
+    PUBLIC_API_URL: `http://localhost:${ports.api}`,
+    INTERNAL_API_KEY: 'local-internal-api-key',
+    ADMIN_API_KEY: 'local-admin-api-key',
+    SUPABASE_ANON_KEY: 'local-anon-key',
+    CRAWLER_ALLOW_PRIVATE_NETWORKS: 'true',
+  };
+}
+
+function spawnOffline(ports: Ports, env: Record<string, string>, options: StackOptions, log: (line: string) => void): ChildProcess {
+  const args = [SLS_BIN, 'offline', 'start', '--stage', LOCAL_STAGE, '--httpPort', String(ports.api), '--lambdaPort', String(ports.lambda)];
+  if (options.watch) args.push('--reloadHandler');
+  const child = spawn(process.execPath, args, {
+    env: {
+      ...env,
+      ...(options.esbuildWorkFolder ? { ESBUILD_WORK_FOLDER: options.esbuildWorkFolder } : {}),
+      SLS_TELEMETRY_DISABLED: '1',
+      SLS_NOTIFICATIONS_MODE: 'off',
+      FORCE_COLOR: '0',
+    },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const forward = (chunk: Buffer) => {
+    for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) log(line);
+  };
+  child.stdout!.on('data', forward);
+  child.stderr!.on('data', forward);
+  return child;
+}
+
+async function waitForHealth(url: string, child: ChildProcess, timeoutMs = 90_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`serverless-offline exited with code ${child.exitCode} before it was ready`);
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`The API did not answer ${url} within ${timeoutMs / 1000} s`);
+}
+
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.pid === undefined) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const signal = (s: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, s); // the whole group: offline and its esbuild service
+    } catch {
+      // already gone
+    }
+  };
+  signal('SIGTERM');
+  const timer = setTimeout(() => signal('SIGKILL'), 5000);
+  await exited;
+  clearTimeout(timer);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}

@@ -1,0 +1,40 @@
+// `npm start`: the whole service on this machine, in the foreground.
+// Ctrl-C stops every part of it.
+import { DEFAULT_PORTS, startStack } from './stack.ts';
+
+const started = performance.now();
+console.log('Starting the local stack (DynamoDB, Step Functions, vendor emulators, API)...');
+
+const stack = await startStack({
+  ports: DEFAULT_PORTS,
+  dataDir: '.local',
+  watch: true,
+  log: (line) => console.log(`  ${line}`),
+}).catch((error: Error) => {
+  console.error(`The local stack could not start: ${error.message}`);
+  process.exit(1);
+});
+
+console.log(`
+Ready in ${((performance.now() - started) / 1000).toFixed(1)} s
+
+  API                 ${stack.urls.api}            (try ${stack.urls.api}/status)
+  API description     ${stack.urls.api}/openapi.json
+  Vendor emulators    ${stack.urls.emulators}            (recordings, faults)
+  DynamoDB            ${stack.urls.dynamodb}
+  Step Functions      ${stack.urls.stepFunctions}   (aws stepfunctions ... --endpoint-url ${stack.urls.stepFunctions})
+  Lambda (invoke)     ${stack.urls.lambda}
+
+Data is kept in .local/ between runs. Press Ctrl-C to stop.
+`);
+
+let stopping = false;
+const shutdown = async () => {
+  if (stopping) return;
+  stopping = true;
+  console.log('\nStopping...');
+  await stack.stop();
+  process.exit(0);
+};
+process.on('SIGINT', shutdown);
+process.on('SIGTERM', shutdown);

@@ -1,0 +1,414 @@
+// A Standard-workflow engine for the local stack: runs the project's ASL with
+// aws-local-stepfunctions, invoking the step Lambdas itself so it can keep
+// AWS-shaped history and support what operators do on AWS: list, describe,
+// read history, stop, and redrive (re-running only what did not succeed).
+import { ExecutionAbortedError, ExecutionError, ExecutionTimeoutError, StateMachine } from 'aws-local-stepfunctions';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+
+export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
+
+export interface MachineDefinition {
+  arn: string;
+  name: string;
+  /** The ASL with every Lambda Resource replaced by its function name. */
+  definition: Record<string, unknown>;
+  /** Function name → the ARN it stands for in history. */
+  functionArns: Record<string, string>;
+  roleArn: string;
+  creationDate: number;
+}
+
+export interface HistoryEvent {
+  id: number;
+  previousEventId: number;
+  timestamp: number;
+  type: string;
+  [details: string]: unknown;
+}
+
+export interface Execution {
+  executionArn: string;
+  stateMachineArn: string;
+  name: string;
+  status: ExecutionStatus;
+  startDate: number;
+  stopDate?: number;
+  input: string;
+  output?: string;
+  error?: string;
+  cause?: string;
+  redriveCount: number;
+  redriveDate?: number;
+  events: HistoryEvent[];
+  /** Raw results of Task states that succeeded, replayed on redrive instead of re-invoking. */
+  taskResults: Record<string, Json>;
+  /** Wait states already waited out, skipped on redrive. */
+  finishedWaits: string[];
+}
+
+export type InvokeOutcome =
+  | { ok: true; payload: Json }
+  | { ok: false; errorType: string; errorMessage: string; trace?: string[] };
+
+export type Invoke = (functionName: string, payload: Json) => Promise<InvokeOutcome>;
+
+export class SfnError extends Error {
+  readonly type: string;
+  constructor(type: string, message: string) {
+    super(message);
+    this.type = type;
+  }
+}
+
+const NAME = /^[^\s<>{}[\]?*"#%\\^|~`$&,;:/\u0000-\u001f\u007f-\u009f]{1,80}$/;
+const MAX_INPUT_BYTES = 256 * 1024;
+
+export class StepFunctionsEngine {
+  private readonly machines = new Map<string, MachineDefinition>();
+  private readonly executions = new Map<string, Execution>();
+  private readonly runs = new Map<string, { abort(): void; done: Promise<void> }>();
+
+  private readonly invoke: Invoke;
+  private readonly dataDir?: string;
+
+  constructor(machines: MachineDefinition[], invoke: Invoke, dataDir?: string) {
+    this.invoke = invoke;
+    this.dataDir = dataDir;
+    for (const m of machines) this.machines.set(m.arn, m);
+    if (dataDir) {
+      mkdirSync(dataDir, { recursive: true });
+      this.recover();
+    }
+  }
+
+  listStateMachines() {
+    return [...this.machines.values()].map((m) => ({
+      stateMachineArn: m.arn,
+      name: m.name,
+      type: 'STANDARD',
+      creationDate: m.creationDate,
+    }));
+  }
+
+  describeStateMachine(arn: string) {
+    const m = this.machine(arn);
+    return {
+      stateMachineArn: m.arn,
+      name: m.name,
+      status: 'ACTIVE',
+      definition: JSON.stringify(m.definition),
+      roleArn: m.roleArn,
+      type: 'STANDARD',
+      creationDate: m.creationDate,
+    };
+  }
+
+  startExecution(stateMachineArn: string, name: string | undefined, input: string | undefined) {
+    const machine = this.machine(stateMachineArn);
+    const execName = name ?? crypto.randomUUID();
+    if (!NAME.test(execName)) throw new SfnError('InvalidName', `Invalid Name: '${execName}'`);
+    const rawInput = input ?? '{}';
+    if (Buffer.byteLength(rawInput) > MAX_INPUT_BYTES) throw new SfnError('InvalidExecutionInput', 'Input exceeds 256 KiB');
+    try {
+      JSON.parse(rawInput);
+    } catch {
+      throw new SfnError('InvalidExecutionInput', 'Invalid State Machine Execution Input: not valid JSON');
+    }
+    const executionArn = machine.arn.replace(':stateMachine:', ':execution:') + `:${execName}`;
+    const existing = this.executions.get(executionArn);
+    if (existing) {
+      // As on AWS: the same name and input while running is the same execution; anything else is refused.
+      if (existing.status === 'RUNNING' && existing.input === rawInput) {
+        return { executionArn, startDate: existing.startDate };
+      }
+      throw new SfnError('ExecutionAlreadyExists', `Execution Already Exists: '${executionArn}'`);
+    }
+    const execution: Execution = {
+      executionArn,
+      stateMachineArn: machine.arn,
+      name: execName,
+      status: 'RUNNING',
+      startDate: Date.now(),
+      input: rawInput,
+      redriveCount: 0,
+      events: [],
+      taskResults: {},
+      finishedWaits: [],
+    };
+    this.executions.set(executionArn, execution);
+    this.record(execution, 'ExecutionStarted', {
+      executionStartedEventDetails: { input: rawInput, inputDetails: { truncated: false }, roleArn: machine.roleArn },
+    });
+    this.start(execution, machine);
+    return { executionArn, startDate: execution.startDate };
+  }
+
+  describeExecution(executionArn: string) {
+    const e = this.execution(executionArn);
+    return {
+      executionArn: e.executionArn,
+      stateMachineArn: e.stateMachineArn,
+      name: e.name,
+      status: e.status,
+      startDate: e.startDate,
+      stopDate: e.stopDate,
+      input: e.input,
+      inputDetails: { included: true },
+      output: e.output,
+      outputDetails: e.output === undefined ? undefined : { included: true },
+      error: e.error,
+      cause: e.cause,
+      redriveCount: e.redriveCount,
+      redriveDate: e.redriveDate,
+      redriveStatus: this.redrivable(e) ? 'REDRIVABLE' : 'NOT_REDRIVABLE',
+      redriveStatusReason: this.redrivable(e) ? undefined : `Execution is ${e.status}`,
+    };
+  }
+
+  listExecutions(stateMachineArn: string, statusFilter?: ExecutionStatus, maxResults = 100, nextToken?: string) {
+    this.machine(stateMachineArn);
+    const all = [...this.executions.values()]
+      .filter((e) => e.stateMachineArn === stateMachineArn && (!statusFilter || e.status === statusFilter))
+      .sort((a, b) => b.startDate - a.startDate);
+    const start = nextToken ? Number(nextToken) : 0;
+    const page = all.slice(start, start + (maxResults || 100));
+    return {
+      executions: page.map((e) => ({
+        executionArn: e.executionArn,
+        stateMachineArn: e.stateMachineArn,
+        name: e.name,
+        status: e.status,
+        startDate: e.startDate,
+        stopDate: e.stopDate,
+        redriveCount: e.redriveCount,
+        redriveDate: e.redriveDate,
+      })),
+      nextToken: start + page.length < all.length ? String(start + page.length) : undefined,
+    };
+  }
+
+  getExecutionHistory(executionArn: string, reverseOrder = false, maxResults = 1000, nextToken?: string) {
+    const e = this.execution(executionArn);
+    const events = reverseOrder ? [...e.events].reverse() : e.events;
+    const start = nextToken ? Number(nextToken) : 0;
+    const page = events.slice(start, start + (maxResults || 1000));
+    return { events: page, nextToken: start + page.length < events.length ? String(start + page.length) : undefined };
+  }
+
+  stopExecution(executionArn: string, error?: string, cause?: string) {
+    const e = this.execution(executionArn);
+    if (e.status !== 'RUNNING') throw new SfnError('ValidationException', `Execution is ${e.status}`);
+    e.error = error;
+    e.cause = cause;
+    this.runs.get(executionArn)?.abort();
+    this.finish(e, 'ABORTED', { executionAbortedEventDetails: { error, cause } });
+    return { stopDate: e.stopDate };
+  }
+
+  redriveExecution(executionArn: string) {
+    const e = this.execution(executionArn);
+    if (!this.redrivable(e)) throw new SfnError('ExecutionNotRedrivable', `Execution is ${e.status}`);
+    e.status = 'RUNNING';
+    e.redriveCount += 1;
+    e.redriveDate = Date.now();
+    e.stopDate = undefined;
+    e.error = undefined;
+    e.cause = undefined;
+    e.output = undefined;
+    this.record(e, 'ExecutionRedriven', { executionRedrivenEventDetails: { redriveCount: e.redriveCount } });
+    this.start(e, this.machine(e.stateMachineArn));
+    return { redriveDate: e.redriveDate };
+  }
+
+  /** Resolves when every running execution has settled (for tests and shutdown). */
+  async idle(): Promise<void> {
+    while (this.runs.size > 0) await Promise.allSettled([...this.runs.values()].map((r) => r.done));
+  }
+
+  /** Stops every run without marking it: on restart it is found RUNNING and recovered as ABORTED. */
+  shutdown() {
+    for (const run of this.runs.values()) run.abort();
+    this.runs.clear();
+  }
+
+  private start(execution: Execution, machine: MachineDefinition) {
+    const taskStates = collectStates(machine.definition, 'Task');
+    const handlers: Record<string, (input: Json) => Promise<Json>> = {};
+    for (const [stateName, state] of taskStates) {
+      const functionName = String(state.Resource);
+      handlers[stateName] = async (input) => {
+        if (stateName in execution.taskResults) return execution.taskResults[stateName]!;
+        const resource = machine.functionArns[functionName] ?? functionName;
+        this.record(execution, 'LambdaFunctionScheduled', {
+          lambdaFunctionScheduledEventDetails: { resource, input: JSON.stringify(input) },
+        });
+        this.record(execution, 'LambdaFunctionStarted', {});
+        const outcome = await this.invoke(functionName, input);
+        if (outcome.ok) {
+          execution.taskResults[stateName] = outcome.payload;
+          this.record(execution, 'LambdaFunctionSucceeded', {
+            lambdaFunctionSucceededEventDetails: { output: JSON.stringify(outcome.payload) },
+          });
+          return outcome.payload;
+        }
+        // Shaped as on AWS: the error is the errorType, the cause the JSON of the Lambda's error.
+        const cause = JSON.stringify({ errorType: outcome.errorType, errorMessage: outcome.errorMessage, trace: outcome.trace ?? [] });
+        this.record(execution, 'LambdaFunctionFailed', {
+          lambdaFunctionFailedEventDetails: { error: outcome.errorType, cause },
+        });
+        const error = new Error(cause);
+        error.name = outcome.errorType;
+        throw error;
+      };
+    }
+    const waitTimeOverrides = Object.fromEntries(execution.finishedWaits.map((name) => [name, 0]));
+
+    const sm = new StateMachine(machine.definition as never, { validationOptions: { checkArn: false, checkPaths: true } });
+    const run = sm.run(JSON.parse(execution.input), {
+      overrides: { taskResourceLocalHandlers: handlers as never, waitTimeOverrides },
+      context: {
+        Execution: {
+          Id: execution.executionArn,
+          Name: execution.name,
+          Input: JSON.parse(execution.input),
+          StartTime: new Date(execution.startDate).toISOString(),
+          RoleArn: machine.roleArn,
+          RedriveCount: execution.redriveCount,
+        },
+        StateMachine: { Id: machine.arn, Name: machine.name },
+      },
+    });
+
+    const translate = (async () => {
+      for await (const event of run.eventLogs) this.translate(execution, event as LibraryEvent);
+    })();
+
+    const done = (async () => {
+      let outcome: { ok: true; output: unknown } | { ok: false; error: unknown };
+      try {
+        outcome = { ok: true, output: await run.result };
+      } catch (error) {
+        outcome = { ok: false, error };
+      }
+      // The last states' events are still queued when the result settles: record them first.
+      await Promise.race([translate, new Promise((r) => setTimeout(r, 1000))]);
+      if (execution.status !== 'RUNNING') return;
+      if (outcome.ok) {
+        execution.output = JSON.stringify(outcome.output);
+        this.finish(execution, 'SUCCEEDED', {
+          executionSucceededEventDetails: { output: execution.output, outputDetails: { truncated: false } },
+        });
+        return;
+      }
+      const error = outcome.error;
+      if (error instanceof ExecutionAbortedError) return; // stopExecution already recorded it
+      if (error instanceof ExecutionTimeoutError) {
+        execution.error = 'States.Timeout';
+        this.finish(execution, 'TIMED_OUT', { executionTimedOutEventDetails: { error: 'States.Timeout' } });
+        return;
+      }
+      const cause = error instanceof ExecutionError ? (error.cause as Error) : (error as Error);
+      execution.error = cause?.name ?? 'States.Runtime';
+      execution.cause = cause?.message;
+      this.finish(execution, 'FAILED', { executionFailedEventDetails: { error: execution.error, cause: execution.cause } });
+    })();
+    const settled = done.catch(() => undefined);
+    this.runs.set(execution.executionArn, { abort: run.abort, done: settled });
+    void settled.then(() => {
+      if (this.runs.get(execution.executionArn)?.done === settled) this.runs.delete(execution.executionArn);
+    });
+  }
+
+  private translate(execution: Execution, event: LibraryEvent) {
+    if (!event.state) return;
+    const { name, type, input, output } = event.state;
+    switch (event.type) {
+      case 'StateEntered':
+        this.record(execution, `${type}StateEntered`, { stateEnteredEventDetails: { name, input: JSON.stringify(input ?? null) } });
+        break;
+      case 'StateExited':
+        if (type === 'Wait' && !execution.finishedWaits.includes(name)) execution.finishedWaits.push(name);
+        this.record(execution, `${type}StateExited`, { stateExitedEventDetails: { name, output: JSON.stringify(output ?? null) } });
+        break;
+      case 'StateFailed':
+        if (type !== 'Task') this.record(execution, `${type}StateFailed`, { stateFailedEventDetails: { name, error: event.Error } });
+        break;
+    }
+  }
+
+  private finish(execution: Execution, status: ExecutionStatus, details: Record<string, unknown>) {
+    execution.status = status;
+    execution.stopDate = Date.now();
+    const type = { SUCCEEDED: 'ExecutionSucceeded', FAILED: 'ExecutionFailed', TIMED_OUT: 'ExecutionTimedOut', ABORTED: 'ExecutionAborted', RUNNING: '' }[status];
+    this.record(execution, type, details);
+  }
+
+  private record(execution: Execution, type: string, details: Record<string, unknown>) {
+    const id = execution.events.length + 1;
+    execution.events.push({ id, previousEventId: id - 1, timestamp: Date.now(), type, ...details });
+    this.persist(execution);
+  }
+
+  private redrivable(e: Execution) {
+    return e.status === 'FAILED' || e.status === 'ABORTED' || e.status === 'TIMED_OUT';
+  }
+
+  private machine(arn: string): MachineDefinition {
+    const m = this.machines.get(arn);
+    if (!m) throw new SfnError('StateMachineDoesNotExist', `State Machine Does Not Exist: '${arn}'`);
+    return m;
+  }
+
+  private execution(arn: string): Execution {
+    const e = this.executions.get(arn);
+    if (!e) throw new SfnError('ExecutionDoesNotExist', `Execution Does Not Exist: '${arn}'`);
+    return e;
+  }
+
+  private fileOf(e: Execution) {
+    return join(this.dataDir!, `${encodeURIComponent(e.executionArn)}.json`);
+  }
+
+  private persist(execution: Execution) {
+    if (this.dataDir) writeFileSync(this.fileOf(execution), JSON.stringify(execution));
+  }
+
+  /** Executions that were running when the stack stopped are marked ABORTED, so a redrive can finish them. */
+  private recover() {
+    for (const file of readdirSync(this.dataDir!)) {
+      if (!file.endsWith('.json')) continue;
+      const execution = JSON.parse(readFileSync(join(this.dataDir!, file), 'utf8')) as Execution;
+      if (!this.machines.has(execution.stateMachineArn)) continue;
+      this.executions.set(execution.executionArn, execution);
+      if (execution.status === 'RUNNING') {
+        execution.error = 'States.Runtime';
+        execution.cause = 'The local stack stopped while this execution was running; redrive it to finish';
+        this.finish(execution, 'ABORTED', { executionAbortedEventDetails: { error: execution.error, cause: execution.cause } });
+      }
+    }
+  }
+}
+
+interface LibraryEvent {
+  type: string;
+  state?: { name: string; type: string; input?: unknown; output?: unknown };
+  Error?: string;
+}
+
+/** Every state of the given type, including those inside Parallel branches and Map processors. */
+export function collectStates(definition: Record<string, unknown>, type: string): [string, Record<string, unknown>][] {
+  const found: [string, Record<string, unknown>][] = [];
+  const visit = (def: { States?: Record<string, Record<string, unknown>> }) => {
+    for (const [name, state] of Object.entries(def.States ?? {})) {
+      if (state.Type === type) found.push([name, state]);
+      for (const branch of (state.Branches as object[] | undefined) ?? []) visit(branch);
+      const processor = (state.ItemProcessor ?? state.Iterator) as object | undefined;
+      if (processor) visit(processor);
+    }
+  };
+  visit(definition);
+  return found;
+}

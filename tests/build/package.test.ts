@@ -1,0 +1,69 @@
+// `npm run package` builds the CloudFormation template offline, with no AWS
+// credentials; this checks the template holds what serverless.yml declares
+// and that no function may touch every resource.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { hermetic, SLS_BIN } from '../../local/serverless-config.ts';
+
+const run = promisify(execFile);
+const out = mkdtempSync(join(tmpdir(), 'package-'));
+const work = `.local/esbuild-package-${process.pid}`;
+
+interface Template {
+  Resources: Record<string, { Type: string; Properties: Record<string, any> }>;
+}
+let template: Template;
+const declared = parse(readFileSync('serverless.yml', 'utf8'), { logLevel: 'silent' }) as { functions: Record<string, unknown> };
+
+beforeAll(async () => {
+  await run(process.execPath, [SLS_BIN, 'package', '--stage', 'ci', '--package', out], {
+    // No credentials and no settings at all: packaging must not need them.
+    env: { ...hermetic(process.env, {}), HOME: out, ESBUILD_WORK_FOLDER: work, SLS_TELEMETRY_DISABLED: '1' },
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  template = JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8'));
+}, 120_000);
+
+afterAll(() => {
+  rmSync(out, { recursive: true, force: true });
+  rmSync(work, { recursive: true, force: true });
+});
+
+const ofType = (type: string) => Object.entries(template.Resources).filter(([, r]) => r.Type === type);
+
+describe('the packaged template', () => {
+  it('has a Lambda on Node 24 for every declared function, each zipped on its own', () => {
+    const functions = ofType('AWS::Lambda::Function');
+    expect(functions).toHaveLength(Object.keys(declared.functions).length);
+    for (const [, fn] of functions) expect(fn.Properties.Runtime).toBe('nodejs24.x');
+    const zips = readdirSync(out).filter((f) => f.endsWith('.zip'));
+    expect(zips.sort()).toEqual(Object.keys(declared.functions).map((k) => `${k}.zip`).sort());
+  });
+
+  it('has every table and state machine of the design', () => {
+    const tables = ofType('AWS::DynamoDB::Table').map(([, t]) => t.Properties.TableName);
+    for (const name of ['accounts', 'members', 'integrations', 'verification_tokens']) {
+      expect(tables).toContain(`agency-backend-ci-${name}`);
+    }
+    for (const [, machine] of ofType('AWS::StepFunctions::StateMachine')) {
+      expect(machine.Properties.Definition).toBeTypeOf('object');
+    }
+  });
+
+  it('grants no function "*" on all resources', () => {
+    const statements = ofType('AWS::IAM::Role').flatMap(([, role]) =>
+      (role.Properties.Policies ?? []).flatMap((p: { PolicyDocument: { Statement: any[] } }) => p.PolicyDocument.Statement),
+    );
+    expect(statements.length).toBeGreaterThan(0);
+    for (const s of statements) {
+      const resources = [s.Resource].flat();
+      expect(resources).not.toContain('*');
+      for (const r of resources) if (typeof r === 'string') expect(r).not.toMatch(/^arn:aws:[a-z0-9-]+:[^:]*:[^:]*:\*$/);
+    }
+  });
+});

@@ -1,0 +1,54 @@
+// The route catalog, serverless.yml and the OpenAPI document describe the same API.
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { catalog } from '../../../lib/api/catalog.ts';
+import { methodsAt } from '../../../lib/api/match.ts';
+import { buildOpenApi } from '../../../lib/api/openapi.ts';
+
+const yml = parse(readFileSync('serverless.yml', 'utf8'), { logLevel: 'silent' }) as {
+  functions: Record<string, { handler: string; events?: { httpApi?: string | { method: string; path: string } }[] }>;
+};
+
+const declared = Object.entries(yml.functions).flatMap(([key, fn]) =>
+  (fn.events ?? []).flatMap((e) => (e.httpApi && typeof e.httpApi === 'object' ? [{ key, route: `${e.httpApi.method} ${e.httpApi.path}` }] : [])),
+);
+
+describe('the route catalog', () => {
+  it('lists exactly the HTTP routes serverless.yml deploys', () => {
+    expect(catalog.map((r) => `${r.method} ${r.path}`).sort()).toEqual(declared.map((d) => d.route).sort());
+  });
+
+  it('has unique operation ids', () => {
+    const ids = catalog.map((r) => r.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('names each function after its handler file', () => {
+    for (const [key, fn] of Object.entries(yml.functions)) {
+      expect(fn.handler).toMatch(new RegExp(`^functions/[a-z-]+(/[a-z-]+)*/${key}\\.handler$`));
+    }
+  });
+
+  it('tells a wrong method from an unknown path', () => {
+    expect(methodsAt('/health', catalog)).toEqual(['GET']);
+    expect(methodsAt('/health/', catalog)).toEqual(['GET']);
+    expect(methodsAt('/nope', catalog)).toEqual([]);
+  });
+});
+
+describe('the OpenAPI document', () => {
+  const doc = buildOpenApi(catalog, { title: 't', version: '1' });
+
+  it('is valid OpenAPI 3.1', async () => {
+    const result = await new Validator().validate(doc as never);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(doc.openapi).toBe('3.1.0');
+  });
+
+  it('describes every route', () => {
+    for (const r of catalog) expect(doc.paths[r.path]?.[r.method.toLowerCase()]).toBeDefined();
+  });
+});

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../lib/config.ts';
+
+const minimal = {
+  STAGE: 'dev',
+  TABLE_PREFIX: 'svc-dev-',
+  PORTAL_URL: 'https://portal.example.com',
+  DASHBOARD_URL: 'https://app.example.com/',
+  SUPABASE_URL: 'https://ref.supabase.co',
+  SUPABASE_ANON_KEY: 'anon',
+};
+
+describe('configuration', () => {
+  it('fails naming every missing required variable', () => {
+    expect(() => loadConfig({})).toThrow(ConfigError);
+    try {
+      loadConfig({});
+    } catch (error) {
+      expect((error as Error).message).toContain('STAGE is required');
+      expect((error as Error).message).toContain('TABLE_PREFIX is required');
+      expect((error as Error).message).toContain('SUPABASE_ANON_KEY is required');
+    }
+  });
+
+  it('treats blank values as missing', () => {
+    expect(() => loadConfig({ ...minimal, STAGE: '  ' })).toThrow(/STAGE is required/);
+  });
+
+  it('validates URLs and limits', () => {
+    expect(() => loadConfig({ ...minimal, PORTAL_URL: 'javascript:alert(1)' })).toThrow(/PORTAL_URL must be an http\(s\) URL/);
+    expect(() => loadConfig({ ...minimal, RATE_LIMIT_SIGNUP: 'lots' })).toThrow(/RATE_LIMIT_SIGNUP must look like/);
+  });
+
+  it('defaults the reset redirect to the portal, honouring both variable names', () => {
+    expect(loadConfig(minimal).urls.passwordResetRedirect).toBe('https://portal.example.com/reset-password');
+    expect(loadConfig({ ...minimal, AUTH_RESET_REDIRECT_URL: 'https://x.example/r' }).urls.passwordResetRedirect).toBe('https://x.example/r');
+    expect(
+      loadConfig({ ...minimal, AUTH_RESET_REDIRECT_URL: 'https://x.example/r', PASSWORD_RESET_REDIRECT_URL: 'https://y.example/r' }).urls
+        .passwordResetRedirect,
+    ).toBe('https://y.example/r');
+  });
+
+  it('leaves an integration unconfigured (null) when its credential is absent', () => {
+    const c = loadConfig(minimal);
+    expect(c.payments).toBeNull();
+    expect(c.taskTool).toBeNull();
+    expect(c.corsOrigins).toEqual(['https://portal.example.com', 'https://app.example.com']);
+  });
+
+  it('requires the companions of a configured integration', () => {
+    expect(() => loadConfig({ ...minimal, STRIPE_SECRET_KEY: 'sk_test_x' })).toThrow(/STRIPE_WEBHOOK_SECRET is required/);
+  });
+
+  it('is frozen', () => {
+    const c = loadConfig(minimal);
+    expect(Object.isFrozen(c)).toBe(true);
+    expect(Object.isFrozen(c.urls)).toBe(true);
+  });
+});

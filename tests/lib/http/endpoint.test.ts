@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import { route } from '../../../lib/api/route.ts';
+import { Conflict, InvalidInput, RateLimited, VendorError } from '../../../lib/errors.ts';
+import { httpEndpoint, json } from '../../../lib/http/endpoint.ts';
+import { httpEvent, lambdaContext } from '../../support/events.ts';
+
+const echoRoute = route({
+  method: 'POST',
+  path: '/echo',
+  operationId: 'echo',
+  summary: 'echo',
+  tag: 'test',
+  access: 'public',
+  body: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['email'],
+    properties: { email: { type: 'string', format: 'email' }, count: { type: 'integer', minimum: 1 } },
+  },
+  responses: { 200: { description: 'ok' } },
+});
+
+const echo = httpEndpoint(echoRoute, async ({ body }) => json(200, { got: body }));
+const call = (handler: typeof echo, init: Parameters<typeof httpEvent>[0]) =>
+  handler(httpEvent({ method: 'POST', path: '/echo', ...init }) as never, lambdaContext()) as Promise<{
+    statusCode: number;
+    headers: Record<string, string>;
+    body: string;
+  }>;
+
+describe('the HTTP endpoint stack', () => {
+  it('passes a valid JSON body to the handler and answers JSON', async () => {
+    const res = await call(echo, { headers: { 'Content-Type': 'application/json' }, body: '{"email":"a@b.co","count":2}' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(res.body)).toEqual({ got: { email: 'a@b.co', count: 2 } });
+    expect(res.headers['x-correlation-id']).toMatch(/^aws-req-/);
+  });
+
+  it('answers 415 with the JSON error shape for a non-JSON content type', async () => {
+    const res = await call(echo, { headers: { 'content-type': 'text/plain' }, body: 'email=a@b.co' });
+    expect(res.statusCode).toBe(415);
+    expect(JSON.parse(res.body)).toMatchObject({ error: { code: 'unsupported_media_type' }, requestId: expect.any(String) });
+  });
+
+  it('answers 400 malformed_json for JSON that does not parse', async () => {
+    const res = await call(echo, { headers: { 'content-type': 'application/json' }, body: '{"email":' });
+    expect(res.statusCode).toBe(400);
+    expect(JSON.parse(res.body).error.code).toBe('malformed_json');
+  });
+
+  it('refuses __proto__ keys as malformed instead of merging them', async () => {
+    const res = await call(echo, { headers: { 'content-type': 'application/json' }, body: '{"email":"a@b.co","__proto__":{"polluted":1}}' });
+    expect(res.statusCode).toBe(400);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('answers 400 with one detail per problem, never echoing the value', async () => {
+    const res = await call(echo, { headers: { 'content-type': 'application/json' }, body: '{"email":"not-an-email","count":"2","extra":true}' });
+    expect(res.statusCode).toBe(400);
+    const body = JSON.parse(res.body);
+    expect(body.error.code).toBe('invalid_request');
+    expect(body.error.details).toEqual(
+      expect.arrayContaining([
+        { path: '/body/email', message: 'must match format "email"' },
+        { path: '/body/count', message: 'must be integer' },
+        { path: '/body/extra', message: 'is not allowed' },
+      ]),
+    );
+    expect(res.body).not.toContain('not-an-email');
+  });
+
+  it('answers 400 when a required field is missing, naming it', async () => {
+    const res = await call(echo, { headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(res.statusCode).toBe(400);
+    expect(JSON.parse(res.body).error.details).toContainEqual({ path: '/body/email', message: 'is required' });
+  });
+
+  it('maps domain errors to their statuses in one shape', async () => {
+    const cases: [Error, number, string][] = [
+      [new InvalidInput('bad'), 400, 'invalid_request'],
+      [new Conflict('taken', 'email_taken'), 409, 'email_taken'],
+      [new RateLimited('slow down', 42), 429, 'rate_limited'],
+      [new VendorError('resend', 'could not send', { transient: true, operation: 'send' }), 500, 'vendor_failed'],
+    ];
+    for (const [error, status, code] of cases) {
+      const failing = httpEndpoint(echoRoute, async () => {
+        throw error;
+      });
+      const res = await call(failing, { headers: { 'content-type': 'application/json' }, body: '{"email":"a@b.co"}' });
+      expect(res.statusCode).toBe(status);
+      expect(JSON.parse(res.body).error.code).toBe(code);
+      if (status === 429) expect(res.headers['retry-after']).toBe('42');
+    }
+  });
+
+  it('hides the details of an unexpected error behind a 500 with the same shape', async () => {
+    const failing = httpEndpoint(echoRoute, async () => {
+      throw new Error('db password is hunter2');
+    });
+    const res = await call(failing, { headers: { 'content-type': 'application/json' }, body: '{"email":"a@b.co"}' });
+    expect(res.statusCode).toBe(500);
+    expect(JSON.parse(res.body).error.code).toBe('internal_error');
+    expect(res.body).not.toContain('hunter2');
+    expect(res.body).not.toContain('at ');
+  });
+
+  it('adds CORS headers for the portal and dashboard origins only', async () => {
+    const allowed = await call(echo, {
+      headers: { 'content-type': 'application/json', origin: 'http://localhost:3001' },
+      body: '{"email":"a@b.co"}',
+    });
+    expect(allowed.headers['access-control-allow-origin']).toBe('http://localhost:3001');
+    const other = await call(echo, {
+      headers: { 'content-type': 'application/json', origin: 'https://evil.example' },
+      body: '{"email":"a@b.co"}',
+    });
+    expect(other.headers['access-control-allow-origin']).not.toBe('https://evil.example');
+  });
+
+  it('keeps a well-formed correlation id from the caller and ignores a hostile one', async () => {
+    const kept = await call(echo, {
+      headers: { 'content-type': 'application/json', 'x-correlation-id': 'trace-123' },
+      body: '{"email":"a@b.co"}',
+    });
+    expect(kept.headers['x-correlation-id']).toBe('trace-123');
+    const replaced = await call(echo, {
+      headers: { 'content-type': 'application/json', 'x-correlation-id': 'a\r\nset-cookie: x=1' },
+      body: '{"email":"a@b.co"}',
+    });
+    expect(replaced.headers['x-correlation-id']).toMatch(/^aws-req-/);
+  });
+});

@@ -1,0 +1,107 @@
+import { Hono } from 'hono';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startEmulatorHost, type EmulatorHost, type VendorEmulator } from '../../../local/emulators/host.ts';
+
+/** A minimal vendor: records notes, fails and throttles in its own way. */
+function notesVendor(): VendorEmulator {
+  let notes: string[] = [];
+  const app = new Hono();
+  app.post('/notes/api/add', async (c) => {
+    const { text } = await c.req.json();
+    notes.push(text);
+    return c.json({ ok: true });
+  });
+  return {
+    vendor: 'notes',
+    prefixes: ['/notes'],
+    app,
+    records: { notes: () => notes },
+    failure: (c) => c.json({ err: 'boom' }, 503),
+    throttle: (c, s) => c.json({ err: 'slow' }, 429, { 'x-notes-retry': String(s) }),
+    reset: () => (notes = []),
+    dump: () => notes,
+    load: (state) => (notes = state as string[]),
+  };
+}
+
+const hosts: EmulatorHost[] = [];
+const dirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(hosts.splice(0).map((h) => h.stop()));
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+async function host(stateFile?: string) {
+  const h = await startEmulatorHost({ port: 0, stateFile });
+  h.register(notesVendor());
+  hosts.push(h);
+  return h;
+}
+const add = (h: EmulatorHost, text: string, signal?: AbortSignal) =>
+  fetch(`${h.url}/notes/api/add`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text }), signal });
+const fault = (h: EmulatorHost, body: object) =>
+  fetch(`${h.url}/_local/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+describe('the emulator host', () => {
+  it('records what a vendor was asked and serves it at /_local/<kind>', async () => {
+    const h = await host();
+    await add(h, 'one');
+    await add(h, 'two');
+    expect(await (await fetch(`${h.url}/_local/notes`)).json()).toEqual(['one', 'two']);
+    expect((await fetch(`${h.url}/_local/nothing`)).status).toBe(404);
+    expect(await (await fetch(`${h.url}/`)).text()).toContain('notes');
+  });
+
+  it('fails, then throttles with the vendor header, for exactly the count asked', async () => {
+    const h = await host();
+    expect((await fault(h, { vendor: 'notes', mode: 'fail', count: 2 })).status).toBe(201);
+    expect((await add(h, 'a')).status).toBe(503);
+    expect((await add(h, 'b')).status).toBe(503);
+    expect((await add(h, 'c')).status).toBe(200);
+    await fault(h, { vendor: 'notes', mode: 'throttle', retryAfterSeconds: 7 });
+    const throttled = await add(h, 'd');
+    expect(throttled.status).toBe(429);
+    expect(throttled.headers.get('x-notes-retry')).toBe('7');
+    expect(await (await fetch(`${h.url}/_local/notes`)).json()).toEqual(['c']);
+  });
+
+  it('aims a fault at matching calls only', async () => {
+    const h = await host();
+    await fault(h, { vendor: 'notes', mode: 'fail', count: 5, match: 'acme' });
+    expect((await add(h, 'globex')).status).toBe(200);
+    expect((await add(h, 'acme-1')).status).toBe(503);
+    const faults = (await (await fetch(`${h.url}/_local/faults`)).json()) as { remaining: number }[];
+    expect(faults[0]!.remaining).toBe(4);
+  });
+
+  it('hangs until the caller gives up', async () => {
+    const h = await host();
+    await fault(h, { vendor: 'notes', mode: 'hang' });
+    // Only the caller's own timeout ends the call: no answer ever came.
+    await expect(add(h, 'x', AbortSignal.timeout(300))).rejects.toMatchObject({ name: 'TimeoutError' });
+    expect((await add(h, 'after')).status).toBe(200);
+  });
+
+  it('refuses an unknown vendor or mode', async () => {
+    const h = await host();
+    expect((await fault(h, { vendor: 'nobody', mode: 'fail' })).status).toBe(400);
+    expect((await fault(h, { vendor: 'notes', mode: 'explode' })).status).toBe(400);
+  });
+
+  it('forgets everything on DELETE /_local, and keeps state across restarts', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'emu-'));
+    dirs.push(dir);
+    const file = join(dir, 'state.json');
+    const first = await host(file);
+    await add(first, 'kept');
+    await first.stop();
+    hosts.splice(hosts.indexOf(first), 1);
+    const second = await host(file);
+    expect(await (await fetch(`${second.url}/_local/notes`)).json()).toEqual(['kept']);
+    expect((await fetch(`${second.url}/_local`, { method: 'DELETE' })).status).toBe(204);
+    expect(await (await fetch(`${second.url}/_local/notes`)).json()).toEqual([]);
+  });
+});

@@ -1,0 +1,177 @@
+// The local Step Functions endpoint, driven through the real AWS SDK client.
+import {
+  DescribeExecutionCommand,
+  ExecutionAlreadyExists,
+  GetExecutionHistoryCommand,
+  ListExecutionsCommand,
+  RedriveExecutionCommand,
+  SFNClient,
+  StartExecutionCommand,
+  StopExecutionCommand,
+} from '@aws-sdk/client-sfn';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { StepFunctionsEngine, type Invoke, type MachineDefinition } from '../../../local/stepfunctions/engine.ts';
+import { serveStepFunctions } from '../../../local/stepfunctions/server.ts';
+
+const ARN = 'arn:aws:states:eu-west-1:000000000000:stateMachine:svc-local-demo';
+
+// Prepare → (A ‖ B) → Finish, shaped like the onboarding machine.
+const machine: MachineDefinition = {
+  arn: ARN,
+  name: 'svc-local-demo',
+  roleArn: 'arn:aws:iam::000000000000:role/r',
+  creationDate: Date.now(),
+  functionArns: {},
+  definition: {
+    StartAt: 'Prepare',
+    States: {
+      Prepare: { Type: 'Task', Resource: 'fn-prepare', ResultPath: '$.prepared', Next: 'Both' },
+      Both: {
+        Type: 'Parallel',
+        ResultPath: '$.branches',
+        Next: 'Finish',
+        Branches: [
+          { StartAt: 'A', States: { A: { Type: 'Task', Resource: 'fn-a', End: true } } },
+          { StartAt: 'B', States: { B: { Type: 'Task', Resource: 'fn-b', End: true } } },
+        ],
+      },
+      Finish: { Type: 'Task', Resource: 'fn-finish', End: true },
+    },
+  },
+};
+
+function fakeLambdas(behaviour: Record<string, () => unknown>) {
+  const calls: Record<string, number> = {};
+  const invoke: Invoke = async (name, payload) => {
+    calls[name] = (calls[name] ?? 0) + 1;
+    try {
+      const out = behaviour[name]?.() ?? { from: name };
+      return { ok: true, payload: (out === 'echo' ? payload : out) as never };
+    } catch (error) {
+      return { ok: false, errorType: (error as Error).name, errorMessage: (error as Error).message };
+    }
+  };
+  return { invoke, calls };
+}
+
+const servers: { stop(): Promise<void> }[] = [];
+const dirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.stop()));
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+async function serve(invoke: Invoke, dataDir?: string) {
+  const engine = new StepFunctionsEngine([machine], invoke, dataDir);
+  const server = await serveStepFunctions(engine, 0);
+  servers.push(server);
+  const client = new SFNClient({ endpoint: server.endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'y' } });
+  return { engine, client };
+}
+
+describe('the local Step Functions endpoint', () => {
+  it('runs an execution to completion and describes it as AWS does', async () => {
+    const { invoke, calls } = fakeLambdas({ 'fn-finish': () => ({ done: true }) });
+    const { engine, client } = await serve(invoke);
+    const started = await client.send(new StartExecutionCommand({ stateMachineArn: ARN, name: 'run-1', input: '{"x":1}' }));
+    expect(started.executionArn).toBe('arn:aws:states:eu-west-1:000000000000:execution:svc-local-demo:run-1');
+    expect(started.startDate).toBeInstanceOf(Date);
+    await engine.idle();
+    const described = await client.send(new DescribeExecutionCommand({ executionArn: started.executionArn }));
+    expect(described.status).toBe('SUCCEEDED');
+    expect(JSON.parse(described.output!)).toEqual({ done: true });
+    expect(calls).toEqual({ 'fn-prepare': 1, 'fn-a': 1, 'fn-b': 1, 'fn-finish': 1 });
+
+    const history = await client.send(new GetExecutionHistoryCommand({ executionArn: started.executionArn }));
+    const types = history.events!.map((e) => e.type);
+    expect(types[0]).toBe('ExecutionStarted');
+    expect(types.at(-1)).toBe('ExecutionSucceeded');
+    expect(types.filter((t) => t === 'LambdaFunctionSucceeded')).toHaveLength(4);
+  });
+
+  it('treats the same name and input while running as the same execution, and refuses reuse otherwise', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const { engine, client } = await serve(async (name) => {
+      if (name === 'fn-prepare') await gate;
+      return { ok: true, payload: {} };
+    });
+    const first = await client.send(new StartExecutionCommand({ stateMachineArn: ARN, name: 'same', input: '{}' }));
+    const again = await client.send(new StartExecutionCommand({ stateMachineArn: ARN, name: 'same', input: '{}' }));
+    expect(again.executionArn).toBe(first.executionArn);
+    await expect(client.send(new StartExecutionCommand({ stateMachineArn: ARN, name: 'same', input: '{"other":1}' }))).rejects.toBeInstanceOf(
+      ExecutionAlreadyExists,
+    );
+    release();
+    await engine.idle();
+    await expect(client.send(new StartExecutionCommand({ stateMachineArn: ARN, name: 'same', input: '{}' }))).rejects.toBeInstanceOf(
+      ExecutionAlreadyExists,
+    );
+  });
+
+  it('fails with the Lambda error shaped as on AWS, then redrives only what did not succeed', async () => {
+    let bFails = true;
+    const { invoke, calls } = fakeLambdas({
+      'fn-b': () => {
+        if (bFails) throw Object.assign(new Error('storage down'), { name: 'VendorUnavailable' });
+        return { b: 'ok' };
+      },
+    });
+    const { engine, client } = await serve(invoke);
+    const { executionArn } = await client.send(new StartExecutionCommand({ stateMachineArn: ARN, name: 'redrive-me' }));
+    await engine.idle();
+    const failed = await client.send(new DescribeExecutionCommand({ executionArn }));
+    expect(failed.status).toBe('FAILED');
+    expect(failed.error).toBe('VendorUnavailable');
+    expect(JSON.parse(failed.cause!)).toMatchObject({ errorType: 'VendorUnavailable', errorMessage: 'storage down' });
+    expect(failed.redriveStatus).toBe('REDRIVABLE');
+
+    bFails = false;
+    await client.send(new RedriveExecutionCommand({ executionArn }));
+    await engine.idle();
+    const redriven = await client.send(new DescribeExecutionCommand({ executionArn }));
+    expect(redriven.status).toBe('SUCCEEDED');
+    expect(redriven.redriveCount).toBe(1);
+    // Prepare and A succeeded the first time and were not run again; B ran twice; Finish once.
+    expect(calls).toEqual({ 'fn-prepare': 1, 'fn-a': 1, 'fn-b': 2, 'fn-finish': 1 });
+  });
+
+  it('lists executions newest first, filtered by status, and stops a running one', async () => {
+    const gate = new Promise<void>(() => {});
+    const { engine, client } = await serve(async (name) => {
+      if (name === 'fn-prepare') await gate;
+      return { ok: true, payload: {} };
+    });
+    await client.send(new StartExecutionCommand({ stateMachineArn: ARN, name: 'older' }));
+    await new Promise((r) => setTimeout(r, 5));
+    const { executionArn } = await client.send(new StartExecutionCommand({ stateMachineArn: ARN, name: 'newer' }));
+    const running = await client.send(new ListExecutionsCommand({ stateMachineArn: ARN, statusFilter: 'RUNNING' }));
+    expect(running.executions!.map((e) => e.name)).toEqual(['newer', 'older']);
+
+    await client.send(new StopExecutionCommand({ executionArn, error: 'Operator', cause: 'testing' }));
+    const stopped = await client.send(new DescribeExecutionCommand({ executionArn }));
+    expect(stopped.status).toBe('ABORTED');
+    expect(stopped.redriveStatus).toBe('REDRIVABLE');
+    engine.shutdown();
+  });
+
+  it('after a restart, marks executions that were running as ABORTED so a redrive can finish them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sfn-'));
+    dirs.push(dir);
+    const first = await serve(async () => new Promise(() => {}), dir);
+    const { executionArn } = await first.client.send(new StartExecutionCommand({ stateMachineArn: ARN, name: 'interrupted' }));
+    first.engine.shutdown();
+
+    const { invoke, calls } = fakeLambdas({});
+    const second = await serve(invoke, dir);
+    const recovered = await second.client.send(new DescribeExecutionCommand({ executionArn }));
+    expect(recovered.status).toBe('ABORTED');
+    await second.client.send(new RedriveExecutionCommand({ executionArn }));
+    await second.engine.idle();
+    expect((await second.client.send(new DescribeExecutionCommand({ executionArn }))).status).toBe('SUCCEEDED');
+    expect(calls['fn-finish']).toBe(1);
+  });
+});

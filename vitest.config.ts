@@ -1,0 +1,30 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    // ajv's format plugin imports the deprecated punycode module; the warning is noise.
+    execArgv: ['--disable-warning=DEP0040'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['tests/**/*.test.ts'],
+          exclude: ['tests/e2e/**'],
+          setupFiles: ['tests/support/test-settings.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['tests/e2e/**/*.test.ts'],
+          // The whole local stack, started once by the suite itself on free ports.
+          globalSetup: ['tests/support/stack-setup.ts'],
+          testTimeout: 90_000,
+          hookTimeout: 180_000,
+        },
+      },
+    ],
+  },
+});

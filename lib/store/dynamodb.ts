@@ -5,11 +5,34 @@ import { config } from '../config.ts';
 export type { DynamoDBDocumentClient };
 
 /** Every table of the service; the physical name is `<TABLE_PREFIX><name>`. */
-export type TableName = 'accounts' | 'members' | 'integrations' | 'verification_tokens';
+export type TableName =
+  | 'accounts'
+  | 'members'
+  | 'integrations'
+  | 'verification_tokens'
+  | 'slugs'
+  | 'webhook_secrets'
+  | 'rate_limits'
+  | 'webhook_events'
+  | 'provisioning'
+  | 'onboarding_runs'
+  | 'follow_ups';
 
 export type Tables = Record<TableName, string>;
 
-const names: TableName[] = ['accounts', 'members', 'integrations', 'verification_tokens'];
+const names: TableName[] = [
+  'accounts',
+  'members',
+  'integrations',
+  'verification_tokens',
+  'slugs',
+  'webhook_secrets',
+  'rate_limits',
+  'webhook_events',
+  'provisioning',
+  'onboarding_runs',
+  'follow_ups',
+];
 
 export function tablesWithPrefix(prefix: string): Tables {
   return Object.fromEntries(names.map((n) => [n, `${prefix}${n}`])) as Tables;

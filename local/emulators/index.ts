@@ -1,6 +1,7 @@
 // The vendor emulators of the local stack. Each brings its routes and the
 // settings that point the service at it; adding a vendor means adding it here.
 import type { VendorEmulator } from './host.ts';
+import { resendVendor } from './resend.ts';
 
 export interface EmulatorContext {
   /** This emulator host's origin, e.g. http://localhost:10001 */
@@ -15,4 +16,4 @@ export interface LocalVendor {
   env(ctx: EmulatorContext): Record<string, string>;
 }
 
-export const localVendors: LocalVendor[] = [];
+export const localVendors: LocalVendor[] = [resendVendor];

@@ -1,0 +1,79 @@
+// Account and member records, and the ports that keep them. DynamoDB
+// attribute names follow the contract (portal_slug, storage_link, ...).
+
+export type AccountStatus = 'provisioning' | 'active' | 'needs_attention';
+export type MemberStatus = 'provisioning' | 'active' | 'needs_attention' | 'removed';
+
+export interface Account {
+  id: string;
+  status: AccountStatus;
+  company_name?: string;
+  company_url?: string;
+  company_domain?: string;
+  contact_email?: string;
+  phone?: string;
+  location?: string;
+  timezone?: string;
+  plan?: string;
+  metadata?: Record<string, unknown>;
+  portal_slug?: string;
+  dashboard_slug?: string;
+  stripe_customer_id?: string;
+  subscription_id?: string;
+  subscription_status?: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Member {
+  email: string;
+  account_id: string;
+  status: MemberStatus;
+  role: 'owner' | 'member';
+  name?: string;
+  user_id?: string;
+  storage_link?: string;
+  storage_path?: string;
+  storage_created_at?: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Contact and company details, as the latest submission gives them (undefined: leave as is). */
+export type AccountDetails = Partial<
+  Pick<Account, 'company_name' | 'company_url' | 'company_domain' | 'contact_email' | 'phone' | 'location' | 'timezone' | 'plan' | 'metadata'>
+>;
+
+export interface NewMember {
+  email: string;
+  account_id: string;
+  role: Member['role'];
+  name?: string;
+  user_id?: string;
+}
+
+export interface AccountStore {
+  getAccount(id: string): Promise<Account | undefined>;
+  getMember(email: string): Promise<Member | undefined>;
+  /** Creates the member unless the e-mail already has one; answers with whichever member holds it. */
+  claimMember(member: NewMember): Promise<{ member: Member; created: boolean }>;
+  /** Creates the account (status provisioning) when missing, and sets the given details. */
+  saveAccountDetails(id: string, details: AccountDetails): Promise<Account>;
+  /** Sets the portal (and dashboard) slug unless the account has one; answers with the slug it has. */
+  setPortalSlugOnce(accountId: string, slug: string): Promise<string>;
+  setAccountStatus(accountId: string, status: AccountStatus): Promise<void>;
+  setMemberStatusForAccount(accountId: string, status: MemberStatus): Promise<void>;
+  /** Records the client's storage folder on the member; storage_created_at keeps its first value. */
+  setMemberStorage(email: string, storage: { link: string; path: string; createdAt: string }): Promise<void>;
+  /** Every member of an account. */
+  membersOf(accountId: string): Promise<Member[]>;
+}
+
+export interface SlugRegistry {
+  /** Reserves the slug for the account: true when it is now, or already was, this account's. */
+  reserve(slug: string, accountId: string): Promise<boolean>;
+  /** Gives a slug back, if this account holds it. */
+  release(slug: string, accountId: string): Promise<void>;
+}
+
+export const normaliseEmail = (email: string) => email.trim().toLowerCase();

@@ -1,0 +1,172 @@
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { isConditionFailure, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
+import type { Account, AccountDetails, AccountStatus, AccountStore, Member, MemberStatus, NewMember, SlugRegistry } from './accounts.ts';
+
+type Deps = { db: DynamoDBDocumentClient; tables: Pick<Tables, 'accounts' | 'members' | 'slugs'>; now?: () => Date };
+
+export function dynamodbAccounts({ db, tables, now = () => new Date() }: Deps): AccountStore {
+  const iso = () => now().toISOString();
+
+  const getAccount = async (id: string) =>
+    (await db.send(new GetCommand({ TableName: tables.accounts, Key: { id }, ConsistentRead: true }))).Item as Account | undefined;
+  const getMember = async (email: string) =>
+    (await db.send(new GetCommand({ TableName: tables.members, Key: { email }, ConsistentRead: true }))).Item as Member | undefined;
+  const membersOf = async (accountId: string) => {
+    const items: Member[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await db.send(
+        new QueryCommand({
+          TableName: tables.members,
+          IndexName: 'byAccount',
+          KeyConditionExpression: 'account_id = :id',
+          ExpressionAttributeValues: { ':id': accountId },
+          ExclusiveStartKey: start,
+        }),
+      );
+      items.push(...((page.Items ?? []) as Member[]));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return items;
+  };
+
+  return {
+    getAccount,
+    getMember,
+    membersOf,
+
+    async claimMember(m: NewMember) {
+      const at = iso();
+      const member: Member = { ...m, status: 'provisioning', created_at: at, updated_at: at };
+      try {
+        await db.send(
+          new PutCommand({ TableName: tables.members, Item: member, ConditionExpression: 'attribute_not_exists(email)' }),
+        );
+        return { member, created: true };
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+        return { member: (await getMember(m.email))!, created: false };
+      }
+    },
+
+    async saveAccountDetails(id: string, details: AccountDetails) {
+      const names: Record<string, string> = { '#status': 'status' };
+      const values: Record<string, unknown> = { ':now': iso(), ':provisioning': 'provisioning' };
+      const sets = ['created_at = if_not_exists(created_at, :now)', 'updated_at = :now', '#status = if_not_exists(#status, :provisioning)'];
+      for (const [key, value] of Object.entries(details)) {
+        if (value === undefined) continue;
+        names[`#${key}`] = key;
+        values[`:${key}`] = value;
+        sets.push(`#${key} = :${key}`);
+      }
+      const res = await db.send(
+        new UpdateCommand({
+          TableName: tables.accounts,
+          Key: { id },
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return res.Attributes as Account;
+    },
+
+    async setPortalSlugOnce(accountId: string, slug: string) {
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName: tables.accounts,
+            Key: { id: accountId },
+            UpdateExpression: 'SET portal_slug = :slug, dashboard_slug = :slug, updated_at = :now',
+            ConditionExpression: 'attribute_exists(id) AND attribute_not_exists(portal_slug)',
+            ExpressionAttributeValues: { ':slug': slug, ':now': iso() },
+          }),
+        );
+        return slug;
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+        const account = await getAccount(accountId);
+        if (!account?.portal_slug) throw new Error(`Account ${accountId} does not exist`);
+        return account.portal_slug;
+      }
+    },
+
+    async setAccountStatus(accountId: string, status: AccountStatus) {
+      await db.send(
+        new UpdateCommand({
+          TableName: tables.accounts,
+          Key: { id: accountId },
+          UpdateExpression: 'SET #status = :status, updated_at = :now',
+          ConditionExpression: 'attribute_exists(id)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':status': status, ':now': iso() },
+        }),
+      );
+    },
+
+    async setMemberStatusForAccount(accountId: string, status: MemberStatus) {
+      for (const member of await membersOf(accountId)) {
+        if (member.status === 'removed') continue;
+        await db.send(
+          new UpdateCommand({
+            TableName: tables.members,
+            Key: { email: member.email },
+            UpdateExpression: 'SET #status = :status, updated_at = :now',
+            ConditionExpression: 'account_id = :account',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':status': status, ':now': iso(), ':account': accountId },
+          }),
+        );
+      }
+    },
+
+    async setMemberStorage(email, storage) {
+      await db.send(
+        new UpdateCommand({
+          TableName: tables.members,
+          Key: { email },
+          UpdateExpression:
+            'SET storage_link = :link, storage_path = :path, storage_created_at = if_not_exists(storage_created_at, :at), updated_at = :now',
+          ConditionExpression: 'attribute_exists(email)',
+          ExpressionAttributeValues: { ':link': storage.link, ':path': storage.path, ':at': storage.createdAt, ':now': iso() },
+        }),
+      );
+    },
+  };
+}
+
+export function dynamodbSlugs({ db, tables, now = () => new Date() }: Deps): SlugRegistry {
+  return {
+    async reserve(slug, accountId) {
+      try {
+        await db.send(
+          new PutCommand({
+            TableName: tables.slugs,
+            Item: { slug, account_id: accountId, reserved_at: now().toISOString() },
+            ConditionExpression: 'attribute_not_exists(slug) OR account_id = :id',
+            ExpressionAttributeValues: { ':id': accountId },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (isConditionFailure(error)) return false;
+        throw error;
+      }
+    },
+    async release(slug, accountId) {
+      try {
+        await db.send(
+          new DeleteCommand({
+            TableName: tables.slugs,
+            Key: { slug },
+            ConditionExpression: 'account_id = :id',
+            ExpressionAttributeValues: { ':id': accountId },
+          }),
+        );
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+    },
+  };
+}

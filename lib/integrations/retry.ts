@@ -1,0 +1,80 @@
+// One retry mechanism for every vendor call: exponential backoff with full
+// jitter, or the vendor's own retry hint when it sends one. A hint longer
+// than a step should wait ends the attempts early with a transient error that
+// carries the hint, so the state machine's own retry takes over.
+import { VendorError } from '../errors.ts';
+
+export interface RetryPolicy {
+  maxAttempts: number;
+  /** First backoff ceiling; doubles each attempt (full jitter below it). */
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** The longest vendor hint honoured in-process. */
+  maxRetryWaitMs: number;
+}
+
+/** How one failed attempt went. Vendor free text never goes in here. */
+export interface AttemptFailure {
+  transient: boolean;
+  reason: string;
+  status?: number;
+  vendorCode?: string;
+  retryAfterMs?: number;
+}
+
+/** Thrown by an attempt to say how it failed. */
+export class AttemptFailed extends Error {
+  readonly failure: AttemptFailure;
+  constructor(failure: AttemptFailure) {
+    super(failure.reason);
+    this.failure = failure;
+  }
+}
+
+export type Sleep = (ms: number) => Promise<void>;
+const realSleep: Sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+export async function withRetries<T>(
+  vendor: string,
+  operation: string,
+  policy: RetryPolicy,
+  attempt: (n: number) => Promise<T>,
+  sleep: Sleep = realSleep,
+): Promise<T> {
+  let last: AttemptFailure = { transient: true, reason: 'no attempt made' };
+  for (let n = 1; n <= Math.max(1, policy.maxAttempts); n++) {
+    try {
+      return await attempt(n);
+    } catch (error) {
+      last = error instanceof AttemptFailed ? error.failure : { transient: true, reason: networkReason(error) };
+      if (!last.transient) break;
+      if (last.retryAfterMs !== undefined && last.retryAfterMs > policy.maxRetryWaitMs) break;
+      if (n === policy.maxAttempts) break;
+      await sleep(delayBefore(n, policy, last.retryAfterMs));
+    }
+  }
+  const attempts = Math.max(1, policy.maxAttempts);
+  throw new VendorError(vendor, `${vendor}: ${operation} ${last.reason}${last.transient ? ` (gave up after ${attemptsMade(last, attempts)})` : ''}`, {
+    transient: last.transient,
+    operation,
+    status: last.status,
+    vendorCode: last.vendorCode,
+    retryAfterMs: last.retryAfterMs,
+  });
+}
+
+function attemptsMade(last: AttemptFailure, max: number) {
+  return last.retryAfterMs !== undefined ? 'a long retry hint' : `${max} attempts`;
+}
+
+export function delayBefore(attempt: number, policy: RetryPolicy, hintMs?: number): number {
+  if (hintMs !== undefined) return hintMs + Math.random() * Math.min(250, hintMs * 0.1);
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+  return Math.random() * ceiling;
+}
+
+function networkReason(error: unknown): string {
+  const name = (error as { name?: string } | null)?.name;
+  if (name === 'TimeoutError' || name === 'AbortError') return 'timed out';
+  return 'could not be reached';
+}

@@ -1,0 +1,104 @@
+// Resend's e-mail API as the resend SDK calls it: POST /emails with a bearer
+// key and an optional Idempotency-Key (same key + same payload → same id,
+// different payload → 409). The mailbox is at /_local/emails, newest first.
+import { Hono } from 'hono';
+import { createHash } from 'node:crypto';
+import type { VendorEmulator } from './host.ts';
+import type { LocalVendor } from './index.ts';
+
+export const RESEND_KEY = 're_local_emulator_key';
+
+interface SentEmail {
+  id: string;
+  from: string;
+  to: string[];
+  subject: string;
+  html?: string;
+  text?: string;
+  reply_to?: string[];
+  tags?: { name: string; value: string }[];
+  idempotency_key?: string;
+  created_at: string;
+}
+
+interface State {
+  emails: SentEmail[];
+  idempotency: Record<string, { hash: string; id: string }>;
+}
+
+const error = (statusCode: number, name: string, message: string) => ({ statusCode, name, message });
+
+export function resendEmulator(): VendorEmulator {
+  let state: State = { emails: [], idempotency: {} };
+  const app = new Hono().basePath('/resend');
+
+  app.post('/emails', async (c) => {
+    const auth = c.req.header('authorization');
+    if (!auth) return c.json(error(401, 'missing_api_key', 'Missing API key in the authorization header'), 401);
+    if (auth !== `Bearer ${RESEND_KEY}`) return c.json(error(403, 'invalid_api_key', 'API key is invalid'), 403);
+    const body = (await c.req.json().catch(() => null)) as Record<string, unknown> | null;
+    if (!body) return c.json(error(422, 'validation_error', 'Invalid JSON'), 422);
+    for (const field of ['from', 'to', 'subject']) {
+      if (!body[field]) return c.json(error(422, 'missing_required_field', `Missing \`${field}\` field.`), 422);
+    }
+    if (!body.html && !body.text) return c.json(error(422, 'validation_error', 'Provide html or text'), 422);
+    const key = c.req.header('idempotency-key');
+    const hash = createHash('sha256').update(JSON.stringify(body)).digest('hex');
+    if (key) {
+      if (key.length > 256) return c.json(error(400, 'invalid_idempotency_key', 'Key must be 1-256 characters'), 400);
+      const seen = state.idempotency[key];
+      if (seen && seen.hash !== hash) {
+        return c.json(error(409, 'invalid_idempotent_request', 'Same idempotency key used with a different payload'), 409);
+      }
+      if (seen) return c.json({ id: seen.id });
+    }
+    const email: SentEmail = {
+      id: crypto.randomUUID(),
+      from: String(body.from),
+      to: [body.to].flat().map(String),
+      subject: String(body.subject),
+      html: body.html as string | undefined,
+      text: body.text as string | undefined,
+      reply_to: body.reply_to ? [body.reply_to].flat().map(String) : undefined,
+      tags: body.tags as SentEmail['tags'],
+      idempotency_key: key,
+      created_at: new Date().toISOString(),
+    };
+    state.emails.push(email);
+    if (key) state.idempotency[key] = { hash, id: email.id };
+    return c.json({ id: email.id });
+  });
+
+  app.get('/emails/:id', (c) => {
+    const email = state.emails.find((e) => e.id === c.req.param('id'));
+    return email ? c.json({ object: 'email', ...email }) : c.json(error(404, 'not_found', 'Email not found'), 404);
+  });
+
+  return {
+    vendor: 'resend',
+    prefixes: ['/resend'],
+    app,
+    records: { emails: () => [...state.emails].reverse() },
+    failure: (c) => c.json(error(500, 'internal_server_error', 'An unexpected error occurred'), 500),
+    throttle: (c, seconds) =>
+      c.json(error(429, 'rate_limit_exceeded', 'Too many requests'), 429, {
+        'retry-after': String(seconds),
+        'ratelimit-limit': '5',
+        'ratelimit-remaining': '0',
+        'ratelimit-reset': String(seconds),
+      }),
+    reset: () => (state = { emails: [], idempotency: {} }),
+    dump: () => state,
+    load: (saved) => (state = saved as State),
+  };
+}
+
+export const resendVendor: LocalVendor = {
+  create: () => resendEmulator(),
+  env: (ctx) => ({
+    RESEND_API_KEY: RESEND_KEY,
+    RESEND_BASE_URL: `${ctx.hostUrl}/resend`,
+    EMAIL_FROM: 'Agency <hello@agency.local>',
+    TEAM_NOTIFICATION_EMAIL: 'team@agency.local',
+  }),
+};

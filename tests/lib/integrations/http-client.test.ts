@@ -1,0 +1,115 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { VendorError } from '../../../lib/errors.ts';
+import { retryAfterHeader, vendorHttp } from '../../../lib/integrations/http-client.ts';
+
+// A scripted vendor: each request takes the next planned answer.
+type Plan = { status: number; body?: unknown; headers?: Record<string, string>; hang?: boolean };
+let plan: Plan[] = [];
+let seen: { method?: string; url?: string; auth?: string; body: string }[] = [];
+let server: Server;
+let base: string;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      seen.push({ method: req.method, url: req.url, auth: req.headers.authorization, body });
+      const next = plan.shift() ?? { status: 200, body: { ok: true } };
+      if (next.hang) return;
+      res.writeHead(next.status, { 'content-type': 'application/json', ...next.headers });
+      res.end(next.body === undefined ? '' : typeof next.body === 'string' ? next.body : JSON.stringify(next.body));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => {
+  server.closeAllConnections();
+  server.close();
+});
+beforeEach(() => {
+  plan = [];
+  seen = [];
+});
+
+const sleeps: number[] = [];
+const client = (overrides: Partial<Parameters<typeof vendorHttp>[0]['policy']> = {}) =>
+  vendorHttp({
+    vendor: 'acme',
+    baseUrl: base,
+    headers: () => ({ authorization: 'Bearer secret-token' }),
+    policy: { timeoutMs: 300, maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2, maxRetryWaitMs: 5000, ...overrides },
+    retryHint: (res) => retryAfterHeader(res),
+    errorCode: (body) => (body as { code?: string } | undefined)?.code,
+    sleep: async (ms) => {
+      sleeps.push(ms);
+    },
+  });
+
+describe('the vendor HTTP client', () => {
+  beforeEach(() => sleeps.splice(0));
+
+  it('sends JSON with the auth headers and returns the parsed answer', async () => {
+    plan = [{ status: 201, body: { id: 'x1' } }];
+    const res = await client()('create thing', { path: '/things', json: { name: 'a' } });
+    expect(res).toMatchObject({ status: 201, body: { id: 'x1' } });
+    expect(seen[0]).toMatchObject({ method: 'POST', url: '/things', auth: 'Bearer secret-token', body: '{"name":"a"}' });
+  });
+
+  it('retries a 5xx and succeeds', async () => {
+    plan = [{ status: 503 }, { status: 502 }, { status: 200, body: { ok: 1 } }];
+    expect((await client()('get', { path: '/x' })).body).toEqual({ ok: 1 });
+    expect(seen).toHaveLength(3);
+  });
+
+  it("waits for the vendor's retry hint on 429", async () => {
+    plan = [{ status: 429, headers: { 'retry-after': '2' } }, { status: 200 }];
+    await client()('get', { path: '/x' });
+    expect(sleeps[0]).toBeGreaterThanOrEqual(2000);
+    expect(sleeps[0]).toBeLessThan(2300);
+  });
+
+  it('hands a hint longer than it may wait to the caller as a transient error', async () => {
+    plan = [{ status: 429, headers: { 'retry-after': '60' } }];
+    const error = await client()('get', { path: '/x' }).catch((e) => e);
+    expect(error).toBeInstanceOf(VendorError);
+    expect(error.name).toBe('VendorUnavailable');
+    expect(error.context).toMatchObject({ transient: true, status: 429, retryAfterMs: 60000 });
+    expect(seen).toHaveLength(1);
+  });
+
+  it('gives up after its attempts with a transient error naming the operation', async () => {
+    plan = [{ status: 500 }, { status: 500 }, { status: 500 }];
+    const error = await client()('create folder', { path: '/x' }).catch((e) => e);
+    expect(error.name).toBe('VendorUnavailable');
+    expect(error.message).toBe('acme: create folder answered 500 (gave up after 3 attempts)');
+  });
+
+  it('does not retry a refusal, keeps the vendor code and drops vendor free text', async () => {
+    plan = [{ status: 400, body: { code: 'INVALID_NAME', message: 'user@example.com secret stuff' } }];
+    const error = await client()('create', { path: '/x', json: {} }).catch((e) => e);
+    expect(error.name).toBe('VendorRejected');
+    expect(error.context).toMatchObject({ transient: false, status: 400, vendorCode: 'INVALID_NAME' });
+    expect(error.message).not.toContain('secret stuff');
+    expect(seen).toHaveLength(1);
+  });
+
+  it('returns statuses the caller accepts', async () => {
+    plan = [{ status: 409, body: { error_summary: 'path/conflict/folder/' } }];
+    expect((await client()('create', { path: '/x', accept: [409] })).status).toBe(409);
+  });
+
+  it('times out a hanging vendor and retries', async () => {
+    plan = [{ status: 0, hang: true }, { status: 200, body: { ok: true } }];
+    expect((await client()('get', { path: '/x' })).body).toEqual({ ok: true });
+  });
+
+  it('reports a vendor that always hangs as timed out', async () => {
+    plan = [{ status: 0, hang: true }, { status: 0, hang: true }];
+    const error = await client({ maxAttempts: 2 })('get', { path: '/x' }).catch((e) => e);
+    expect(error.message).toBe('acme: get timed out (gave up after 2 attempts)');
+  });
+});

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { inject } from 'vitest';
 
 export const stack = () => inject('stack');
@@ -9,10 +10,17 @@ export interface Reply<T = any> {
   text: string;
 }
 
+/**
+ * A loopback address of this test file's own (Linux routes all of 127/8 to
+ * loopback): the API sees it as the client IP, so per-IP rate limits of one
+ * file never affect another.
+ */
+export const fileClientIp = `127.${1 + Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 256)}.${1 + Math.floor(Math.random() * 250)}`;
+
 /** Calls the running API the way a front end does. */
 export async function api<T = any>(
   path: string,
-  init: { method?: string; body?: unknown; headers?: Record<string, string>; raw?: string } = {},
+  init: { method?: string; body?: unknown; headers?: Record<string, string>; raw?: string; fromIp?: string } = {},
 ): Promise<Reply<T>> {
   const headers: Record<string, string> = { ...init.headers };
   let body: string | undefined = init.raw;
@@ -20,15 +28,38 @@ export async function api<T = any>(
     body = JSON.stringify(init.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await fetch(`${stack().urls.api}${path}`, { method: init.method ?? (body ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
-  const text = await res.text();
+  const url = new URL(`${stack().urls.api}${path}`);
+  const { status, headers: responseHeaders, text } = await new Promise<{ status: number; headers: Headers; text: string }>((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: url.port,
+        path: `${url.pathname}${url.search}`,
+        method: init.method ?? (body !== undefined ? 'POST' : 'GET'),
+        headers: body !== undefined ? { ...headers, 'content-length': String(Buffer.byteLength(body)) } : headers,
+        localAddress: init.fromIp ?? fileClientIp,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const h = new Headers();
+          for (const [k, v] of Object.entries(res.headers)) for (const one of [v].flat()) if (one !== undefined) h.append(k, one);
+          resolve({ status: res.statusCode ?? 0, headers: h, text: Buffer.concat(chunks).toString('utf8') });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
   let parsed: unknown = undefined;
   try {
     parsed = text ? JSON.parse(text) : undefined;
   } catch {
     parsed = undefined;
   }
-  return { status: res.status, headers: res.headers, body: parsed as T, text };
+  return { status, headers: responseHeaders, body: parsed as T, text };
 }
 
 /** Reads what the vendor emulators recorded. */

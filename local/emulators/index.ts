@@ -2,6 +2,7 @@
 // settings that point the service at it; adding a vendor means adding it here.
 import type { VendorEmulator } from './host.ts';
 import { resendVendor } from './resend.ts';
+import { supabaseVendor } from './supabase.ts';
 
 export interface EmulatorContext {
   /** This emulator host's origin, e.g. http://localhost:10001 */
@@ -16,4 +17,4 @@ export interface LocalVendor {
   env(ctx: EmulatorContext): Record<string, string>;
 }
 
-export const localVendors: LocalVendor[] = [resendVendor];
+export const localVendors: LocalVendor[] = [resendVendor, supabaseVendor];

@@ -1,0 +1,638 @@
+// Supabase Auth (GoTrue) as supabase-js calls it, under /auth/v1, answering
+// the way the real service does (../shared/spec/vendor-contracts.md §7):
+//   - e-mail confirmation is required: signUp answers a bare user, no session;
+//     an address that is already confirmed gets an obfuscated user (fresh id,
+//     no identities), an unconfirmed one gets its confirmation re-sent (at most
+//     once a minute, else 429 over_email_send_rate_limit);
+//   - a wrong password and an unknown address both give 400 invalid_credentials;
+//   - access tokens are HS256 JWTs (sub, email, session_id, exp, role, aal);
+//     logout deletes sessions, so their tokens stop working at once;
+//   - e-mail links (confirmation, recovery) are valid one hour and single use;
+//   - passwords are compared on their first 72 bytes, as bcrypt does;
+//   - errors are {code, message} with X-Supabase-Api-Version 2024-01-01 (which
+//     supabase-js sends), else {code: <status>, error_code, msg}; both carry
+//     x-sb-error-code. The API gateway checks the apikey header first.
+// The e-mails the provider itself sends are recorded at /_local/auth-emails.
+// POST /_local/supabase/recovery { email, issuedSecondsAgo } mints a recovery
+// link and a recovery session as if issued that long ago, so tests can show an
+// expired link being refused without waiting an hour.
+import { Hono, type Context } from 'hono';
+import { createHash, createHmac, randomBytes, randomInt, randomUUID, scryptSync, timingSafeEqual } from 'node:crypto';
+import type { VendorEmulator } from './host.ts';
+import type { LocalVendor } from './index.ts';
+
+// Fixed, so the keys stay valid across restarts of a persisted local stack.
+const JWT_SECRET = 'local-gotrue-emulator-jwt-secret-not-for-production-use';
+const ACCESS_TOKEN_SECONDS = 3600;
+/** How long an e-mailed link (confirmation, recovery) works: the contract's "1 hour". */
+const EMAIL_LINK_SECONDS = 3600;
+/** GoTrue's SMTP max frequency: one e-mail of a kind per address per minute. */
+const EMAIL_FREQUENCY_SECONDS = 60;
+const MIN_PASSWORD_LENGTH = 6;
+const BCRYPT_MAX_BYTES = 72;
+const ADMIN_ROLES = new Set(['service_role', 'supabase_admin']);
+const SITE_URL = 'http://localhost:3001';
+
+// ---- JWTs (HS256, as GoTrue signs them with its JWT secret) ----
+
+const b64url = (data: Buffer | string) => Buffer.from(data).toString('base64url');
+
+export function signJwt(claims: Record<string, unknown>, secret = JWT_SECRET): string {
+  const head = b64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
+  const body = b64url(JSON.stringify(claims));
+  const signature = createHmac('sha256', secret).update(`${head}.${body}`).digest('base64url');
+  return `${head}.${body}.${signature}`;
+}
+
+type JwtCheck = { claims: Record<string, any> } | { problem: string };
+
+function verifyJwt(token: string, nowSeconds: number): JwtCheck {
+  const parts = token.split('.');
+  if (parts.length !== 3) return { problem: 'token is malformed: token contains an invalid number of segments' };
+  const [head, body, signature] = parts as [string, string, string];
+  let header: { alg?: string };
+  let claims: Record<string, any>;
+  try {
+    header = JSON.parse(Buffer.from(head, 'base64url').toString('utf8'));
+    claims = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
+  } catch {
+    return { problem: 'token is malformed: could not JSON decode header' };
+  }
+  if (header.alg !== 'HS256') return { problem: 'token is unverifiable: signing method is invalid' };
+  const expected = createHmac('sha256', JWT_SECRET).update(`${head}.${body}`).digest();
+  const presented = Buffer.from(signature, 'base64url');
+  if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) {
+    return { problem: 'token signature is invalid: signature is invalid' };
+  }
+  if (typeof claims.exp === 'number' && claims.exp <= nowSeconds) return { problem: 'token has invalid claims: token is expired' };
+  return { claims };
+}
+
+/** The project's API keys: JWTs with role anon / service_role, like Supabase's legacy keys. */
+export const SUPABASE_ANON_KEY = signJwt({ iss: 'supabase-local', ref: 'local', role: 'anon', iat: 1_700_000_000, exp: 4_102_444_800 });
+export const SUPABASE_SERVICE_ROLE_KEY = signJwt({ iss: 'supabase-local', ref: 'local', role: 'service_role', iat: 1_700_000_000, exp: 4_102_444_800 });
+
+// ---- State ----
+
+interface StoredUser {
+  id: string;
+  email: string;
+  password_hash: string;
+  email_confirmed_at: string | null;
+  confirmation_token: string | null;
+  confirmation_sent_at: string | null;
+  recovery_token: string | null;
+  recovery_sent_at: string | null;
+  last_sign_in_at: string | null;
+  user_metadata: Record<string, unknown>;
+  app_metadata: Record<string, unknown>;
+  identity_id: string;
+  created_at: string;
+  updated_at: string;
+}
+
+interface StoredSession {
+  id: string;
+  user_id: string;
+  created_at: string;
+}
+
+interface StoredRefreshToken {
+  token: string;
+  session_id: string;
+  revoked: boolean;
+}
+
+interface AuthEmail {
+  id: string;
+  to: string;
+  kind: 'signup' | 'recovery';
+  subject: string;
+  link: string;
+  otp: string;
+  created_at: string;
+}
+
+interface State {
+  users: StoredUser[];
+  sessions: StoredSession[];
+  refreshTokens: StoredRefreshToken[];
+  emails: AuthEmail[];
+}
+
+const emptyState = (): State => ({ users: [], sessions: [], refreshTokens: [], emails: [] });
+
+// ---- Helpers ----
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+const iso = (seconds = nowSeconds()) => new Date(seconds * 1000).toISOString();
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** bcrypt only ever sees the first 72 bytes of a password; so does this hash. */
+function bcryptBytes(password: string): Buffer {
+  return Buffer.from(password, 'utf8').subarray(0, BCRYPT_MAX_BYTES);
+}
+
+function hashPassword(password: string): string {
+  const salt = randomBytes(16);
+  const hash = scryptSync(bcryptBytes(password), salt, 32, { N: 1024 });
+  return `${salt.toString('base64')}$${hash.toString('base64')}`;
+}
+
+function passwordMatches(password: string, stored: string): boolean {
+  const [salt, hash] = stored.split('$');
+  if (!salt || !hash) return false;
+  const candidate = scryptSync(bcryptBytes(password), Buffer.from(salt, 'base64'), 32, { N: 1024 });
+  return timingSafeEqual(candidate, Buffer.from(hash, 'base64'));
+}
+
+/** GoTrue's token hash: sha224 of e-mail and one-time code, hex. */
+const tokenHash = (email: string, otp: string) => createHash('sha224').update(email + otp).digest('hex');
+const newOtp = () => String(randomInt(0, 1_000_000)).padStart(6, '0');
+
+function apiVersion2024(c: Context): boolean {
+  const v = c.req.header('x-supabase-api-version');
+  return !!v && /^\d{4}-\d{2}-\d{2}$/.test(v) && Date.parse(`${v}T00:00:00Z`) >= Date.parse('2024-01-01T00:00:00Z');
+}
+
+/** An error the way GoTrue sends it, in the shape the request's API version asks for. */
+function authError(
+  c: Context,
+  status: number,
+  code: string,
+  message: string,
+  extra: Record<string, unknown> = {},
+  extraHeaders: Record<string, string> = {},
+): Response {
+  const headers: Record<string, string> = { 'x-sb-error-code': code, ...extraHeaders };
+  if (apiVersion2024(c)) {
+    headers['x-supabase-api-version'] = '2024-01-01';
+    return c.json({ code, message, ...extra }, status as never, headers);
+  }
+  return c.json({ code: status, error_code: code, msg: message, ...extra }, status as never, headers);
+}
+
+function userJson(u: StoredUser) {
+  return {
+    id: u.id,
+    aud: 'authenticated',
+    role: 'authenticated',
+    email: u.email,
+    email_confirmed_at: u.email_confirmed_at ?? undefined,
+    phone: '',
+    confirmation_sent_at: u.confirmation_sent_at ?? undefined,
+    confirmed_at: u.email_confirmed_at ?? undefined,
+    recovery_sent_at: u.recovery_sent_at ?? undefined,
+    last_sign_in_at: u.last_sign_in_at ?? undefined,
+    app_metadata: { provider: 'email', providers: ['email'], ...u.app_metadata },
+    user_metadata: u.user_metadata,
+    identities: [
+      {
+        identity_id: u.identity_id,
+        id: u.id,
+        user_id: u.id,
+        identity_data: { email: u.email, email_verified: !!u.email_confirmed_at, phone_verified: false, sub: u.id },
+        provider: 'email',
+        last_sign_in_at: u.created_at,
+        created_at: u.created_at,
+        updated_at: u.updated_at,
+        email: u.email,
+      },
+    ],
+    created_at: u.created_at,
+    updated_at: u.updated_at,
+    is_anonymous: false,
+  };
+}
+
+/** What signUp answers for an address that is already taken: nothing about the real account. */
+function obfuscatedUserJson(email: string, data: Record<string, unknown>) {
+  const at = iso();
+  return {
+    id: randomUUID(),
+    aud: 'authenticated',
+    role: '',
+    email,
+    phone: '',
+    confirmation_sent_at: at,
+    app_metadata: { provider: 'email', providers: ['email'] },
+    user_metadata: data,
+    identities: [],
+    created_at: at,
+    updated_at: at,
+    is_anonymous: false,
+  };
+}
+
+async function jsonBody(c: Context): Promise<Record<string, any>> {
+  const body = await c.req.json().catch(() => null);
+  return body && typeof body === 'object' && !Array.isArray(body) ? body : {};
+}
+
+export function supabaseEmulator(options: { hostUrl: string }): VendorEmulator {
+  let state = emptyState();
+  const externalUrl = `${options.hostUrl}/auth/v1`;
+
+  const userByEmail = (email: string) => state.users.find((u) => u.email === email.toLowerCase());
+  const userById = (id: string) => state.users.find((u) => u.id === id);
+  const touch = (u: StoredUser) => (u.updated_at = iso());
+
+  function issueSession(user: StoredUser, method: string, issuedAt = nowSeconds()) {
+    const session: StoredSession = { id: randomUUID(), user_id: user.id, created_at: iso(issuedAt) };
+    state.sessions.push(session);
+    return tokensFor(user, session, method, issuedAt);
+  }
+
+  function tokensFor(user: StoredUser, session: StoredSession, method: string, issuedAt = nowSeconds()) {
+    const refresh: StoredRefreshToken = { token: randomBytes(9).toString('base64url'), session_id: session.id, revoked: false };
+    state.refreshTokens.push(refresh);
+    const exp = issuedAt + ACCESS_TOKEN_SECONDS;
+    const access_token = signJwt({
+      aud: 'authenticated',
+      exp,
+      iat: issuedAt,
+      iss: externalUrl,
+      sub: user.id,
+      email: user.email,
+      phone: '',
+      app_metadata: userJson(user).app_metadata,
+      user_metadata: user.user_metadata,
+      role: 'authenticated',
+      aal: 'aal1',
+      amr: [{ method, timestamp: issuedAt }],
+      session_id: session.id,
+      is_anonymous: false,
+    });
+    return { access_token, token_type: 'bearer', expires_in: ACCESS_TOKEN_SECONDS, expires_at: exp, refresh_token: refresh.token, user: userJson(user) };
+  }
+
+  function endSessions(ids: Set<string>) {
+    state.sessions = state.sessions.filter((s) => !ids.has(s.id));
+    for (const r of state.refreshTokens) if (ids.has(r.session_id)) r.revoked = true;
+  }
+
+  function actionLink(hashed: string, type: string, redirectTo: string) {
+    return `${externalUrl}/verify?token=${hashed}&type=${type}&redirect_to=${encodeURIComponent(redirectTo)}`;
+  }
+
+  function startRecovery(user: StoredUser, redirectTo: string, issuedAt = nowSeconds()) {
+    const otp = newOtp();
+    user.recovery_token = tokenHash(user.email, otp);
+    user.recovery_sent_at = iso(issuedAt);
+    touch(user);
+    return { otp, hashed: user.recovery_token, link: actionLink(user.recovery_token, 'recovery', redirectTo) };
+  }
+
+  function startConfirmation(user: StoredUser, redirectTo: string) {
+    const otp = newOtp();
+    user.confirmation_token = tokenHash(user.email, otp);
+    user.confirmation_sent_at = iso();
+    touch(user);
+    return { otp, hashed: user.confirmation_token, link: actionLink(user.confirmation_token, 'signup', redirectTo) };
+  }
+
+  function recordEmail(to: string, kind: AuthEmail['kind'], link: string, otp: string) {
+    const subject = kind === 'signup' ? 'Confirm Your Signup' : 'Reset Your Password';
+    state.emails.push({ id: randomUUID(), to, kind, subject, link, otp, created_at: iso() });
+  }
+
+  const sentWithinFrequency = (sentAt: string | null) =>
+    sentAt !== null && Date.parse(sentAt) / 1000 + EMAIL_FREQUENCY_SECONDS > nowSeconds();
+  const frequencyError = (c: Context, sentAt: string) => {
+    const left = Math.max(1, Math.ceil(Date.parse(sentAt) / 1000 + EMAIL_FREQUENCY_SECONDS - nowSeconds()));
+    return authError(c, 429, 'over_email_send_rate_limit', `For security purposes, you can only request this after ${left} seconds.`);
+  };
+  const linkExpired = (sentAt: string | null) => sentAt === null || Date.parse(sentAt) / 1000 + EMAIL_LINK_SECONDS <= nowSeconds();
+  const redirectTarget = (candidate: string | undefined) => {
+    try {
+      return candidate && /^https?:$/.test(new URL(candidate).protocol) ? candidate : SITE_URL;
+    } catch {
+      return SITE_URL;
+    }
+  };
+
+  /** GoTrue's requireAuthentication: a valid user JWT whose user and session still exist. */
+  function authenticate(c: Context): { user: StoredUser; session?: StoredSession } | Response {
+    const match = /^Bearer (\S+)$/i.exec(c.req.header('authorization') ?? '');
+    if (!match) return authError(c, 401, 'no_authorization', 'This endpoint requires a valid Bearer token');
+    const checked = verifyJwt(match[1]!, nowSeconds());
+    if ('problem' in checked) return authError(c, 403, 'bad_jwt', `invalid JWT: unable to parse or verify signature, ${checked.problem}`);
+    const { sub, session_id: sessionId } = checked.claims;
+    if (!sub) return authError(c, 403, 'bad_jwt', 'invalid claim: missing sub claim');
+    const user = userById(String(sub));
+    if (!user) return authError(c, 403, 'user_not_found', 'User from sub claim in JWT does not exist');
+    if (!sessionId) return { user };
+    const session = state.sessions.find((s) => s.id === sessionId);
+    if (!session) return authError(c, 403, 'session_not_found', 'Session from session_id claim in JWT does not exist');
+    return { user, session };
+  }
+
+  /** Admin endpoints need a bearer JWT with an admin role (the service-role key). */
+  function requireAdmin(c: Context): Response | undefined {
+    const match = /^Bearer (\S+)$/i.exec(c.req.header('authorization') ?? '');
+    if (!match) return authError(c, 401, 'no_authorization', 'This endpoint requires a valid Bearer token');
+    const checked = verifyJwt(match[1]!, nowSeconds());
+    if ('problem' in checked) return authError(c, 403, 'bad_jwt', `invalid JWT: unable to parse or verify signature, ${checked.problem}`);
+    if (!ADMIN_ROLES.has(String(checked.claims.role))) return authError(c, 403, 'not_admin', 'User not allowed');
+    return undefined;
+  }
+
+  function passwordProblem(c: Context, password: unknown): Response | undefined {
+    if (typeof password !== 'string' || password.length < MIN_PASSWORD_LENGTH) {
+      return authError(c, 422, 'weak_password', `Password should be at least ${MIN_PASSWORD_LENGTH} characters.`, {
+        weak_password: { reasons: ['length'] },
+      });
+    }
+    return undefined;
+  }
+
+  const app = new Hono();
+  const auth = new Hono();
+
+  // The API gateway in front of GoTrue: every call needs a project key, except
+  // the e-mailed links (GET /verify), which a browser opens.
+  auth.use('*', async (c, next) => {
+    if (c.req.method === 'GET' && c.req.path === '/auth/v1/verify') return next();
+    const key = c.req.header('apikey');
+    if (!key) return c.json({ message: 'No API key found in request', hint: 'No `apikey` request header or url param was found.' }, 401);
+    if (key !== SUPABASE_ANON_KEY && key !== SUPABASE_SERVICE_ROLE_KEY) {
+      return c.json({ message: 'Invalid API key', hint: 'Double check your Supabase `anon` or `service_role` API key.' }, 401);
+    }
+    return next();
+  });
+
+  auth.get('/health', (c) => c.json({ version: 'local-emulator', name: 'GoTrue', description: 'GoTrue is a user registration and authentication API' }));
+
+  auth.post('/signup', async (c) => {
+    const body = await jsonBody(c);
+    const email = typeof body.email === 'string' ? body.email.trim().toLowerCase() : '';
+    if (!email) return authError(c, 400, 'validation_failed', 'An email address is required');
+    if (!EMAIL.test(email)) return authError(c, 400, 'validation_failed', 'Unable to validate email address: invalid format');
+    if (typeof body.password !== 'string' || !body.password) return authError(c, 422, 'validation_failed', 'Signup requires a valid password');
+    const weak = passwordProblem(c, body.password);
+    if (weak) return weak;
+    const data = body.data && typeof body.data === 'object' ? (body.data as Record<string, unknown>) : {};
+    const redirectTo = redirectTarget(c.req.query('redirect_to'));
+
+    const existing = userByEmail(email);
+    if (existing?.email_confirmed_at) return c.json(obfuscatedUserJson(email, data));
+    if (existing) {
+      // Unconfirmed: GoTrue re-sends the confirmation and leaves the user (and its password) as it was.
+      if (sentWithinFrequency(existing.confirmation_sent_at)) return frequencyError(c, existing.confirmation_sent_at!);
+      const { link, otp } = startConfirmation(existing, redirectTo);
+      recordEmail(email, 'signup', link, otp);
+      return c.json(userJson(existing));
+    }
+    const at = iso();
+    const user: StoredUser = {
+      id: randomUUID(),
+      email,
+      password_hash: hashPassword(body.password),
+      email_confirmed_at: null,
+      confirmation_token: null,
+      confirmation_sent_at: null,
+      recovery_token: null,
+      recovery_sent_at: null,
+      last_sign_in_at: null,
+      user_metadata: data,
+      app_metadata: {},
+      identity_id: randomUUID(),
+      created_at: at,
+      updated_at: at,
+    };
+    state.users.push(user);
+    const { link, otp } = startConfirmation(user, redirectTo);
+    recordEmail(email, 'signup', link, otp);
+    return c.json(userJson(user));
+  });
+
+  auth.post('/token', async (c) => {
+    const grant = c.req.query('grant_type');
+    const body = await jsonBody(c);
+    if (grant === 'password') {
+      const email = typeof body.email === 'string' ? body.email.trim().toLowerCase() : '';
+      const password = typeof body.password === 'string' ? body.password : '';
+      const user = userByEmail(email);
+      // Same answer for an unknown address and a wrong password.
+      if (!user || !passwordMatches(password, user.password_hash)) return authError(c, 400, 'invalid_credentials', 'Invalid login credentials');
+      if (!user.email_confirmed_at) return authError(c, 400, 'email_not_confirmed', 'Email not confirmed');
+      user.last_sign_in_at = iso();
+      return c.json(issueSession(user, 'password'));
+    }
+    if (grant === 'refresh_token') {
+      const presented = state.refreshTokens.find((r) => r.token === body.refresh_token);
+      const session = presented && !presented.revoked ? state.sessions.find((s) => s.id === presented.session_id) : undefined;
+      const user = session && userById(session.user_id);
+      if (!presented || !session || !user) return authError(c, 400, 'refresh_token_not_found', 'Invalid Refresh Token: Refresh Token Not Found');
+      presented.revoked = true;
+      return c.json(tokensFor(user, session, 'token_refresh'));
+    }
+    return authError(c, 400, 'validation_failed', 'unsupported_grant_type');
+  });
+
+  auth.get('/user', (c) => {
+    const who = authenticate(c);
+    return who instanceof Response ? who : c.json(userJson(who.user));
+  });
+
+  auth.put('/user', async (c) => {
+    const who = authenticate(c);
+    if (who instanceof Response) return who;
+    const body = await jsonBody(c);
+    const user = who.user;
+    if (body.password !== undefined && body.password !== null) {
+      const weak = passwordProblem(c, body.password);
+      if (weak) return weak;
+      if (passwordMatches(body.password, user.password_hash)) {
+        return authError(c, 422, 'same_password', 'New password should be different from the old password.');
+      }
+      user.password_hash = hashPassword(body.password);
+    }
+    if (body.data && typeof body.data === 'object') user.user_metadata = { ...user.user_metadata, ...body.data };
+    touch(user);
+    return c.json(userJson(user));
+  });
+
+  auth.post('/logout', (c) => {
+    const scope = c.req.query('scope') ?? 'global';
+    if (!['global', 'local', 'others'].includes(scope)) return authError(c, 400, 'validation_failed', `Unsupported logout scope "${scope}"`);
+    const who = authenticate(c);
+    if (who instanceof Response) return who;
+    const mine = state.sessions.filter((s) => s.user_id === who.user.id);
+    const ending =
+      scope === 'local' && who.session
+        ? [who.session]
+        : scope === 'others' && who.session
+          ? mine.filter((s) => s.id !== who.session!.id)
+          : mine;
+    endSessions(new Set(ending.map((s) => s.id)));
+    return c.body(null, 204);
+  });
+
+  auth.post('/recover', async (c) => {
+    const body = await jsonBody(c);
+    const email = typeof body.email === 'string' ? body.email.trim().toLowerCase() : '';
+    if (!email) return authError(c, 400, 'validation_failed', 'Password recovery requires an email');
+    if (!EMAIL.test(email)) return authError(c, 400, 'validation_failed', 'Unable to validate email address: invalid format');
+    const user = userByEmail(email);
+    // An unknown address gets the same empty answer: recovery never reveals who has an account.
+    if (!user) return c.json({});
+    if (sentWithinFrequency(user.recovery_sent_at)) return frequencyError(c, user.recovery_sent_at!);
+    const { link, otp } = startRecovery(user, redirectTarget(c.req.query('redirect_to')));
+    recordEmail(email, 'recovery', link, otp);
+    return c.json({});
+  });
+
+  /** Consumes an e-mailed token: the user, or why not. */
+  function consumeEmailToken(type: string, hashed: string): StoredUser | { status: number; code: string; message: string } {
+    const recovery = type === 'recovery' || type === 'magiclink';
+    if (!recovery && type !== 'signup' && type !== 'invite') {
+      return { status: 400, code: 'validation_failed', message: 'Unsupported verification type' };
+    }
+    const user = state.users.find((u) => (recovery ? u.recovery_token : u.confirmation_token) === hashed);
+    if (!user || linkExpired(recovery ? user.recovery_sent_at : user.confirmation_sent_at)) {
+      return { status: 403, code: 'otp_expired', message: 'Email link is invalid or has expired' };
+    }
+    if (recovery) user.recovery_token = null;
+    else user.confirmation_token = null;
+    user.email_confirmed_at ??= iso();
+    touch(user);
+    return user;
+  }
+
+  auth.get('/verify', (c) => {
+    const type = c.req.query('type') ?? '';
+    const token = c.req.query('token') ?? '';
+    const redirectTo = redirectTarget(c.req.query('redirect_to'));
+    if (!type || !token) return authError(c, 400, 'validation_failed', 'Verify requires a verification type and a token');
+    const outcome = consumeEmailToken(type, token);
+    const target = new URL(redirectTo);
+    if (!('id' in outcome)) {
+      const hash = new URLSearchParams({ error: outcome.status === 403 ? 'access_denied' : 'invalid_request', error_code: outcome.code, error_description: outcome.message });
+      target.hash = hash.toString();
+      return c.redirect(target.toString(), 303);
+    }
+    const tokens = issueSession(outcome, 'otp');
+    target.hash = new URLSearchParams({
+      access_token: tokens.access_token,
+      expires_at: String(tokens.expires_at),
+      expires_in: String(tokens.expires_in),
+      refresh_token: tokens.refresh_token,
+      token_type: 'bearer',
+      type,
+    }).toString();
+    return c.redirect(target.toString(), 303);
+  });
+
+  auth.post('/verify', async (c) => {
+    const body = await jsonBody(c);
+    const type = typeof body.type === 'string' ? body.type : '';
+    if (!type) return authError(c, 400, 'validation_failed', 'Verify requires a verification type');
+    let hashed: string | undefined = typeof body.token_hash === 'string' ? body.token_hash : undefined;
+    if (!hashed && typeof body.token === 'string' && typeof body.email === 'string') hashed = tokenHash(body.email.trim().toLowerCase(), body.token);
+    if (!hashed) return authError(c, 400, 'validation_failed', 'Verify requires either a token or a token hash');
+    const outcome = consumeEmailToken(type, hashed);
+    if (!('id' in outcome)) return authError(c, outcome.status, outcome.code, outcome.message);
+    return c.json(issueSession(outcome, 'otp'));
+  });
+
+  auth.post('/admin/generate_link', async (c) => {
+    const denied = requireAdmin(c);
+    if (denied) return denied;
+    const body = await jsonBody(c);
+    const email = typeof body.email === 'string' ? body.email.trim().toLowerCase() : '';
+    if (!EMAIL.test(email)) return authError(c, 400, 'validation_failed', 'Unable to validate email address: invalid format');
+    // supabase-js puts redirectTo in the query; GoTrue reads redirect_to from there or the body.
+    const redirectTo = redirectTarget(c.req.query('redirect_to') ?? body.redirect_to);
+    const data = body.data && typeof body.data === 'object' ? (body.data as Record<string, unknown>) : undefined;
+    let user = userByEmail(email);
+    let type = String(body.type ?? '');
+    if (!['recovery', 'magiclink', 'signup'].includes(type)) return authError(c, 400, 'validation_failed', `Invalid email action link type requested: ${type}`);
+    if (type === 'recovery' && !user) return authError(c, 404, 'user_not_found', 'User with this email not found');
+    if (type === 'magiclink' && !user) type = 'signup';
+    if (type === 'signup') {
+      if (user?.email_confirmed_at) return authError(c, 422, 'email_exists', 'A user with this email address has already been registered');
+      if (!user) {
+        const password = typeof body.password === 'string' && body.password ? body.password : randomBytes(32).toString('base64url');
+        const weak = passwordProblem(c, password);
+        if (weak) return weak;
+        const at = iso();
+        user = {
+          id: randomUUID(), email, password_hash: hashPassword(password), email_confirmed_at: null, confirmation_token: null,
+          confirmation_sent_at: null, recovery_token: null, recovery_sent_at: null, last_sign_in_at: null,
+          user_metadata: data ?? {}, app_metadata: {}, identity_id: randomUUID(), created_at: at, updated_at: at,
+        };
+        state.users.push(user);
+      } else if (data) {
+        user.user_metadata = { ...user.user_metadata, ...data };
+      }
+    }
+    const { otp, hashed, link } = type === 'signup' ? startConfirmation(user!, redirectTo) : startRecovery(user!, redirectTo);
+    // Generating a link sends nothing: the caller sends its own e-mail.
+    return c.json({ ...userJson(user!), action_link: link, email_otp: otp, hashed_token: hashed, verification_type: type, redirect_to: redirectTo });
+  });
+
+  auth.get('/admin/users/:id', (c) => {
+    const denied = requireAdmin(c);
+    if (denied) return denied;
+    const user = userById(c.req.param('id'));
+    return user ? c.json(userJson(user)) : authError(c, 404, 'user_not_found', 'User not found');
+  });
+
+  auth.put('/admin/users/:id', async (c) => {
+    const denied = requireAdmin(c);
+    if (denied) return denied;
+    const user = userById(c.req.param('id'));
+    if (!user) return authError(c, 404, 'user_not_found', 'User not found');
+    const body = await jsonBody(c);
+    if (body.password !== undefined) {
+      const weak = passwordProblem(c, body.password);
+      if (weak) return weak;
+      user.password_hash = hashPassword(body.password);
+    }
+    if (body.email_confirm === true) user.email_confirmed_at ??= iso();
+    if (body.user_metadata && typeof body.user_metadata === 'object') user.user_metadata = { ...user.user_metadata, ...body.user_metadata };
+    if (body.app_metadata && typeof body.app_metadata === 'object') user.app_metadata = { ...user.app_metadata, ...body.app_metadata };
+    touch(user);
+    return c.json(userJson(user));
+  });
+
+  app.route('/auth/v1', auth);
+
+  // Local only: a recovery link and a recovery session issued `issuedSecondsAgo` ago.
+  app.post('/_local/supabase/recovery', async (c) => {
+    const body = await jsonBody(c);
+    const user = typeof body.email === 'string' ? userByEmail(body.email) : undefined;
+    if (!user) return c.json({ error: { code: 'user_not_found', message: 'No user with this email' } }, 404);
+    const ago = Number.isInteger(body.issuedSecondsAgo) && body.issuedSecondsAgo >= 0 ? (body.issuedSecondsAgo as number) : 0;
+    const issuedAt = nowSeconds() - ago;
+    const { link } = startRecovery(user, redirectTarget(body.redirectTo), issuedAt);
+    const session = issueSession(user, 'otp', issuedAt);
+    return c.json({ action_link: link, access_token: session.access_token, expires_at: session.expires_at });
+  });
+
+  return {
+    vendor: 'supabase',
+    prefixes: ['/auth/v1'],
+    app,
+    records: {
+      'auth-emails': () => [...state.emails].reverse(),
+      'auth-users': () => state.users.map(({ password_hash: _hash, ...user }) => user),
+    },
+    failure: (c) => authError(c, 500, 'unexpected_failure', 'Unexpected failure, please check server logs for more information'),
+    throttle: (c, seconds) =>
+      authError(c, 429, 'over_request_rate_limit', 'Request rate limit reached', {}, { 'retry-after': String(seconds) }),
+    reset: () => (state = emptyState()),
+    dump: () => state,
+    load: (saved) => (state = { ...emptyState(), ...(saved as Partial<State>) }),
+  };
+}
+
+export const supabaseVendor: LocalVendor = {
+  create: (ctx) => supabaseEmulator({ hostUrl: ctx.hostUrl }),
+  env: (ctx) => ({
+    SUPABASE_URL: ctx.hostUrl,
+    SUPABASE_ANON_KEY,
+    SUPABASE_SERVICE_ROLE_KEY,
+  }),
+};

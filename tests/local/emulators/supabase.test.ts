@@ -1,0 +1,214 @@
+// The GoTrue emulator over raw HTTP: the wire details supabase-js relies on
+// (error shapes per API version, x-sb-error-code, the gateway's key check,
+// admin-only endpoints, link expiry), and that its users survive a restart.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulatorHost, type EmulatorHost } from '../../../local/emulators/host.ts';
+import { SUPABASE_ANON_KEY, SUPABASE_SERVICE_ROLE_KEY, signJwt, supabaseVendor } from '../../../local/emulators/supabase.ts';
+
+let host: EmulatorHost;
+const dir = mkdtempSync(join(tmpdir(), 'gotrue-'));
+const stateFile = join(dir, 'state.json');
+
+async function startHost() {
+  host = await startEmulatorHost({ port: 0, stateFile });
+  host.register(supabaseVendor.create({ hostUrl: host.url, apiUrl: 'http://127.0.0.1:9' }));
+}
+beforeAll(startHost);
+afterAll(async () => {
+  await host?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const V2024 = { 'x-supabase-api-version': '2024-01-01' };
+const email = () => `${crypto.randomUUID()}@example.com`;
+
+async function call(method: string, path: string, init: { body?: unknown; headers?: Record<string, string>; key?: string | null } = {}) {
+  const headers: Record<string, string> = { ...V2024, ...init.headers };
+  if (init.key !== null) headers.apikey = init.key ?? SUPABASE_ANON_KEY;
+  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${host.url}/auth/v1${path}`, {
+    method,
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    redirect: 'manual',
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+async function confirmedUser(password = 'Secret123') {
+  const address = email();
+  const signup = await call('POST', '/signup', { body: { email: address, password } });
+  await call('PUT', `/admin/users/${signup.body.id}`, {
+    body: { email_confirm: true },
+    key: SUPABASE_SERVICE_ROLE_KEY,
+    headers: { authorization: `Bearer ${SUPABASE_SERVICE_ROLE_KEY}` },
+  });
+  const login = await call('POST', '/token?grant_type=password', { body: { email: address, password } });
+  return { email: address, id: signup.body.id as string, accessToken: login.body.access_token as string };
+}
+
+describe('the GoTrue emulator', () => {
+  it('answers errors as {code, message} with the 2024-01-01 header, echoing it, and as {code, error_code, msg} without', async () => {
+    const versioned = await call('POST', '/token?grant_type=password', { body: { email: email(), password: 'x' } });
+    expect(versioned.status).toBe(400);
+    expect(versioned.body).toEqual({ code: 'invalid_credentials', message: 'Invalid login credentials' });
+    expect(versioned.headers.get('x-sb-error-code')).toBe('invalid_credentials');
+    expect(versioned.headers.get('x-supabase-api-version')).toBe('2024-01-01');
+
+    const legacy = await call('POST', '/token?grant_type=password', { body: { email: email(), password: 'x' }, headers: { 'x-supabase-api-version': '' } });
+    expect(legacy.body).toEqual({ code: 400, error_code: 'invalid_credentials', msg: 'Invalid login credentials' });
+    expect(legacy.headers.get('x-sb-error-code')).toBe('invalid_credentials');
+    expect(legacy.headers.get('x-supabase-api-version')).toBeNull();
+  });
+
+  it('refuses calls without a project key, or with a wrong one, at the gateway', async () => {
+    expect((await call('GET', '/health', { key: null })).status).toBe(401);
+    const wrong = await call('GET', '/health', { key: 'nope' });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.message).toBe('Invalid API key');
+    expect((await call('GET', '/health')).status).toBe(200);
+  });
+
+  it('signs up with confirmation required: a bare user with one identity, and no session', async () => {
+    const res = await call('POST', '/signup', { body: { email: email(), password: 'Secret123', data: { companyName: 'Acme' } } });
+    expect(res.status).toBe(200);
+    expect(res.body).not.toHaveProperty('access_token');
+    expect(res.body.identities).toHaveLength(1);
+    expect(res.body.user_metadata).toEqual({ companyName: 'Acme' });
+    expect(res.body.email_confirmed_at).toBeUndefined();
+  });
+
+  it('answers a confirmed address with an obfuscated user: a fresh id and no identities', async () => {
+    const user = await confirmedUser();
+    const again = await call('POST', '/signup', { body: { email: user.email, password: 'Other1234' } });
+    expect(again.status).toBe(200);
+    expect(again.body.id).not.toBe(user.id);
+    expect(again.body.identities).toEqual([]);
+    expect(again.body.email_confirmed_at).toBeUndefined();
+  });
+
+  it('re-sends an unconfirmed address its confirmation at most once a minute', async () => {
+    const address = email();
+    const first = await call('POST', '/signup', { body: { email: address, password: 'Secret123' } });
+    const second = await call('POST', '/signup', { body: { email: address, password: 'Secret123' } });
+    expect(second.status).toBe(429);
+    expect(second.body.code).toBe('over_email_send_rate_limit');
+    expect(second.body.message).toMatch(/after \d+ seconds/);
+    expect(first.body.identities).toHaveLength(1);
+  });
+
+  it('refuses a wrong password and an unknown address alike, and an unconfirmed one as such', async () => {
+    const user = await confirmedUser();
+    const wrong = await call('POST', '/token?grant_type=password', { body: { email: user.email, password: 'Wrong1234' } });
+    const unknown = await call('POST', '/token?grant_type=password', { body: { email: email(), password: 'Wrong1234' } });
+    expect(wrong).toMatchObject({ status: 400, body: { code: 'invalid_credentials' } });
+    expect(unknown.body).toEqual(wrong.body);
+    const address = email();
+    await call('POST', '/signup', { body: { email: address, password: 'Secret123' } });
+    const unconfirmed = await call('POST', '/token?grant_type=password', { body: { email: address, password: 'Secret123' } });
+    expect(unconfirmed).toMatchObject({ status: 400, body: { code: 'email_not_confirmed' } });
+  });
+
+  it('issues HS256 JWTs with sub, email, session_id, exp, role and aal', async () => {
+    const user = await confirmedUser();
+    const [head, payload] = user.accessToken.split('.').slice(0, 2).map((p) => JSON.parse(Buffer.from(p, 'base64url').toString('utf8')));
+    expect(head).toMatchObject({ alg: 'HS256' });
+    expect(payload).toMatchObject({ sub: user.id, email: user.email, role: 'authenticated', aal: 'aal1', session_id: expect.any(String) });
+    expect(payload.exp - payload.iat).toBe(3600);
+  });
+
+  it('refuses a token after logout, a forged one, and an expired one', async () => {
+    const user = await confirmedUser();
+    const auth = (token: string) => ({ authorization: `Bearer ${token}` });
+    expect((await call('GET', '/user', { headers: auth(user.accessToken) })).status).toBe(200);
+
+    const forged = signJwt({ sub: user.id, exp: Math.floor(Date.now() / 1000) + 60, role: 'authenticated' }, 'not-the-secret');
+    expect(await call('GET', '/user', { headers: auth(forged) })).toMatchObject({ status: 403, body: { code: 'bad_jwt' } });
+
+    expect((await call('POST', '/logout?scope=global', { headers: auth(user.accessToken) })).status).toBe(204);
+    expect(await call('GET', '/user', { headers: auth(user.accessToken) })).toMatchObject({ status: 403, body: { code: 'session_not_found' } });
+    expect(await call('GET', '/user')).toMatchObject({ status: 401, body: { code: 'no_authorization' } });
+  });
+
+  it('keeps admin endpoints to the service-role key', async () => {
+    const user = await confirmedUser();
+    const asAnon = await call('PUT', `/admin/users/${user.id}`, { body: { email_confirm: true }, headers: { authorization: `Bearer ${SUPABASE_ANON_KEY}` } });
+    expect(asAnon).toMatchObject({ status: 403, body: { code: 'not_admin' } });
+    const asUser = await call('POST', '/admin/generate_link', { body: { type: 'recovery', email: user.email }, headers: { authorization: `Bearer ${user.accessToken}` } });
+    expect(asUser).toMatchObject({ status: 403, body: { code: 'not_admin' } });
+    const unknown = await call('POST', '/admin/generate_link', {
+      body: { type: 'recovery', email: email() },
+      key: SUPABASE_SERVICE_ROLE_KEY,
+      headers: { authorization: `Bearer ${SUPABASE_SERVICE_ROLE_KEY}` },
+    });
+    expect(unknown).toMatchObject({ status: 404, body: { code: 'user_not_found' } });
+  });
+
+  it('opens a recovery session from a link once, then refuses the link', async () => {
+    const user = await confirmedUser();
+    const generated = await call('POST', '/admin/generate_link?redirect_to=http%3A%2F%2Fportal.test%2Freset-password', {
+      body: { type: 'recovery', email: user.email },
+      key: SUPABASE_SERVICE_ROLE_KEY,
+      headers: { authorization: `Bearer ${SUPABASE_SERVICE_ROLE_KEY}` },
+    });
+    expect(generated.status).toBe(200);
+    expect(generated.body).toMatchObject({ verification_type: 'recovery', redirect_to: 'http://portal.test/reset-password', id: user.id });
+
+    const first = await fetch(generated.body.action_link, { redirect: 'manual' });
+    expect(first.status).toBe(303);
+    const landing = new URL(first.headers.get('location')!);
+    expect(`${landing.origin}${landing.pathname}`).toBe('http://portal.test/reset-password');
+    const hash = new URLSearchParams(landing.hash.slice(1));
+    expect(hash.get('type')).toBe('recovery');
+    expect(hash.get('expires_in')).toBe('3600');
+    expect(hash.get('access_token')).toBeTruthy();
+
+    const second = await fetch(generated.body.action_link, { redirect: 'manual' });
+    const refused = new URLSearchParams(new URL(second.headers.get('location')!).hash.slice(1));
+    expect(refused.get('error_code')).toBe('otp_expired');
+    expect(refused.get('access_token')).toBeNull();
+  });
+
+  it('refuses a recovery link issued more than an hour ago, and lets a test mint one', async () => {
+    const user = await confirmedUser();
+    const minted = await fetch(`${host.url}/_local/supabase/recovery`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: user.email, issuedSecondsAgo: 3601, redirectTo: 'http://portal.test/reset-password' }),
+    }).then((r) => r.json() as Promise<{ action_link: string; access_token: string }>);
+    const res = await fetch(minted.action_link, { redirect: 'manual' });
+    const hash = new URLSearchParams(new URL(res.headers.get('location')!).hash.slice(1));
+    expect(hash.get('error_code')).toBe('otp_expired');
+    expect(await call('GET', '/user', { headers: { authorization: `Bearer ${minted.access_token}` } })).toMatchObject({
+      status: 403,
+      body: { code: 'bad_jwt', message: expect.stringContaining('expired') },
+    });
+  });
+
+  it('compares passwords on their first 72 bytes, as bcrypt does', async () => {
+    const long = `Aa1${'x'.repeat(69)}`; // exactly 72 bytes
+    const user = await confirmedUser(`${long}-anything-after-byte-72`);
+    const login = await call('POST', '/token?grant_type=password', { body: { email: user.email, password: long } });
+    expect(login.status).toBe(200);
+  });
+
+  it('records the e-mails the provider sends itself, and answers an unknown address the same', async () => {
+    const user = await confirmedUser();
+    expect(await call('POST', '/recover', { body: { email: user.email } })).toMatchObject({ status: 200, body: {} });
+    expect(await call('POST', '/recover', { body: { email: email() } })).toMatchObject({ status: 200, body: {} });
+    const mails = (await (await fetch(`${host.url}/_local/auth-emails`)).json()) as { to: string; kind: string; link: string }[];
+    expect(mails[0]).toMatchObject({ to: user.email, kind: 'recovery', link: expect.stringContaining('/auth/v1/verify?token=') });
+  });
+
+  it('keeps its users across a restart', async () => {
+    const user = await confirmedUser();
+    await host.stop();
+    await startHost();
+    const login = await call('POST', '/token?grant_type=password', { body: { email: user.email, password: 'Secret123' } });
+    expect(login.status).toBe(200);
+  });
+});

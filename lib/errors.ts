@@ -21,12 +21,20 @@ export abstract class DomainError extends Error {
 
 /** The input is missing, malformed or breaks a rule. */
 export class InvalidInput extends DomainError {
-  readonly code = 'invalid_request';
+  readonly code: string;
+  constructor(message: string, details?: ErrorDetail[], code = 'invalid_request') {
+    super(message, details);
+    this.code = code;
+  }
 }
 
 /** No valid credentials were presented. */
 export class Unauthenticated extends DomainError {
-  readonly code = 'unauthenticated';
+  readonly code: string;
+  constructor(message: string, code = 'unauthenticated') {
+    super(message);
+    this.code = code;
+  }
 }
 
 /** The caller is known but may not do this. */

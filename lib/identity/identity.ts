@@ -1,6 +1,11 @@
 // The identity provider as the rest of the service sees it. Supabase Auth in
 // production, the local GoTrue emulator in the local stack: the same adapter
 // (supabase-js) talks to both.
+//
+// Expected refusals (wrong password, unknown token, taken address) are answers,
+// not exceptions. The adapter throws only domain errors a client should see as
+// they are (RateLimited when the provider throttles, InvalidInput when it
+// refuses an address or password) and VendorError when the provider fails.
 
 export interface IdentityUser {
   id: string;
@@ -10,10 +15,78 @@ export interface IdentityUser {
   userMetadata: Record<string, unknown>;
 }
 
+export interface IdentitySession {
+  accessToken: string;
+  refreshToken: string;
+  tokenType: string;
+  /** Seconds the access token is valid for, and when that ends (epoch seconds). */
+  expiresIn: number;
+  expiresAt: number;
+}
+
+export interface NewRegistration {
+  email: string;
+  password: string;
+  /** Kept as the user's metadata at the provider. */
+  metadata: Record<string, string>;
+}
+
+export type Registration =
+  | { outcome: 'registered'; user: IdentityUser }
+  /** The provider hides whose address it is; only that it is taken. */
+  | { outcome: 'already-registered' };
+
+export type SignIn =
+  | { outcome: 'signed-in'; session: IdentitySession; user: IdentityUser }
+  /** Wrong password and unknown address alike. */
+  | { outcome: 'invalid-credentials' }
+  | { outcome: 'email-not-confirmed' };
+
+export type PasswordChange = 'changed' | 'weak-password' | 'same-password' | 'failed';
+
+/** A session opened with a recovery token, held for one request. */
+export interface RecoverySession {
+  user: IdentityUser;
+  /** Sets the password through the session itself; 'failed' when the provider would not. */
+  updatePassword(password: string): Promise<PasswordChange>;
+}
+
 export interface IdentityProvider {
   /**
    * The user an access token belongs to, asked of the provider itself, so a
    * token that is malformed, expired or revoked (logged out) gives undefined.
    */
   userForAccessToken(accessToken: string): Promise<IdentityUser | undefined>;
+
+  /** Registers a user whose e-mail address still has to be confirmed. */
+  register(registration: NewRegistration): Promise<Registration>;
+
+  signIn(email: string, password: string): Promise<SignIn>;
+
+  /**
+   * Ends every session of the token's user, revoking their refresh tokens, so
+   * the token itself stops working; false when the token was not valid.
+   */
+  endSessions(accessToken: string): Promise<boolean>;
+
+  /** Marks the user's e-mail address confirmed (admin interface); undefined when there is no such user. */
+  confirmEmail(userId: string): Promise<IdentityUser | undefined>;
+
+  /** Whether recovery links can be generated here: that needs the admin interface. */
+  readonly canCreateRecoveryLinks: boolean;
+
+  /**
+   * A password-recovery link (admin interface) that opens a recovery session
+   * and lands on `redirectTo`; undefined when no user has this address.
+   */
+  createRecoveryLink(email: string, redirectTo: string): Promise<string | undefined>;
+
+  /** Has the provider send its own recovery e-mail; an unknown address gets the same silent success. */
+  sendRecoveryEmail(email: string, redirectTo: string): Promise<void>;
+
+  /** Opens a session with a recovery (access) token; undefined when the token is invalid, expired or revoked. */
+  openRecoverySession(recoveryToken: string): Promise<RecoverySession | undefined>;
+
+  /** Sets a user's password through the admin interface. */
+  setPasswordAsAdmin(userId: string, password: string): Promise<PasswordChange>;
 }

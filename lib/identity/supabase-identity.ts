@@ -1,0 +1,231 @@
+// The identity provider through supabase-js: Supabase Auth on AWS, the GoTrue
+// emulator locally. Two clients live as long as the Lambda instance: one with
+// the anonymous key (user calls) and, when configured, one with the
+// service-role key (admin calls). Neither ever holds a user's session that a
+// later call could act on; the only session-bound work (a password change in a
+// recovery session) gets a client of its own that lives for that one call.
+import {
+  createClient,
+  isAuthRetryableFetchError,
+  type AuthError,
+  type Session,
+  type SupabaseClient,
+  type User,
+} from '@supabase/supabase-js';
+import { ConfigError } from '../config.ts';
+import { InvalidInput, RateLimited, VendorError } from '../errors.ts';
+import { AttemptFailed, withRetries, type RetryPolicy } from '../integrations/retry.ts';
+import { readAccessTokenClaims } from './jwt-claims.ts';
+import type { IdentityProvider, IdentitySession, IdentityUser, PasswordChange, RecoverySession } from './identity.ts';
+
+export interface SupabaseSettings {
+  url: string;
+  anonKey: string;
+  serviceRoleKey?: string;
+}
+
+type Policy = RetryPolicy & { timeoutMs: number };
+
+/** How the provider answered, once retries of transient failures are over. */
+type Answer<T> = { ok: true; data: T } | { ok: false; status: number; code?: string; message: string };
+type SdkResult = { data: unknown; error: AuthError | null };
+/** The data of an SDK result that has no error. */
+type Success<R extends SdkResult> = [Extract<R, { error: null }>] extends [never] ? R['data'] : Extract<R, { error: null }>['data'];
+
+// GoTrue says how long its per-address e-mail limit lasts only in the message.
+const WAIT_IN_MESSAGE = /after (\d+) seconds/;
+const DEFAULT_THROTTLE_SECONDS = 60;
+
+// setSession insists on a refresh token, which it uses only to renew an
+// expired access token; expired tokens never get that far (see below).
+const NO_REFRESH_TOKEN = 'not-used';
+
+export function supabaseIdentity(settings: SupabaseSettings, policy: Policy): IdentityProvider {
+  const options = {
+    auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
+    global: {
+      // supabase-js sets no timeout of its own; a hung provider must not hang the request.
+      fetch: (input: Parameters<typeof fetch>[0], init?: RequestInit) => fetch(input, { ...init, signal: init?.signal ?? AbortSignal.timeout(policy.timeoutMs) }),
+    },
+  };
+  const anon = createClient(settings.url, settings.anonKey, options);
+  const admin = settings.serviceRoleKey ? createClient(settings.url, settings.serviceRoleKey, options) : undefined;
+
+  const ask = <R extends SdkResult>(operation: string, run: () => Promise<R>): Promise<Answer<Success<R>>> =>
+    withRetries('supabase', operation, policy, async () => {
+      const { data, error } = await run();
+      if (!error) return { ok: true, data: data as Success<R> };
+      // 5xx and network failures (timeouts included) are worth another attempt; refusals are answers.
+      if (isAuthRetryableFetchError(error)) {
+        throw new AttemptFailed({
+          transient: true,
+          reason: error.status ? `answered ${error.status}` : 'could not be reached',
+          status: error.status || undefined,
+        });
+      }
+      return { ok: false, status: error.status ?? 0, code: error.code, message: error.message };
+    });
+
+  const adminClient = (purpose: string): SupabaseClient => {
+    if (!admin) throw new ConfigError(`SUPABASE_SERVICE_ROLE_KEY is not set: cannot ${purpose}`);
+    return admin;
+  };
+
+  return {
+    canCreateRecoveryLinks: admin !== undefined,
+
+    async userForAccessToken(accessToken) {
+      // An empty token would make supabase-js look for a stored session instead.
+      if (!accessToken) return undefined;
+      const answer = await ask('read the user of an access token', () => anon.auth.getUser(accessToken));
+      if (answer.ok) return answer.data.user ? toIdentityUser(answer.data.user) : undefined;
+      if (isRefusalOfToken(answer)) return undefined;
+      throw refusal('read the user of an access token', answer);
+    },
+
+    async register({ email, password, metadata }) {
+      const answer = await ask('sign up a user', () => anon.auth.signUp({ email, password, options: { data: metadata } }));
+      if (answer.ok) {
+        const user = answer.data.user;
+        if (!user) throw new VendorError('supabase', 'supabase: sign up a user answered without a user', { transient: false, operation: 'sign up a user' });
+        // With confirmation required, a taken address comes back as a stand-in user with no identities.
+        if (user.identities?.length === 0) return { outcome: 'already-registered' };
+        return { outcome: 'registered', user: toIdentityUser(user) };
+      }
+      // Projects that auto-confirm say it outright.
+      if (answer.code === 'user_already_exists' || answer.code === 'email_exists') return { outcome: 'already-registered' };
+      if (answer.code === 'weak_password') {
+        throw new InvalidInput('The identity provider refused this password as too weak', [{ path: '/body/password', message: 'is too weak' }], 'weak_password');
+      }
+      if (answer.code === 'validation_failed' || answer.code === 'email_address_invalid') {
+        throw new InvalidInput('The identity provider refused this e-mail address', [{ path: '/body/email', message: 'is not accepted' }]);
+      }
+      throw refusal('sign up a user', answer);
+    },
+
+    async signIn(email, password) {
+      const answer = await ask('sign in with a password', () => anon.auth.signInWithPassword({ email, password }));
+      if (answer.ok) {
+        const { session, user } = answer.data;
+        if (!session || !user) throw new VendorError('supabase', 'supabase: sign in answered without a session', { transient: false, operation: 'sign in with a password' });
+        return { outcome: 'signed-in', session: toIdentitySession(session), user: toIdentityUser(user) };
+      }
+      if (answer.code === 'invalid_credentials') return { outcome: 'invalid-credentials' };
+      if (answer.code === 'email_not_confirmed') return { outcome: 'email-not-confirmed' };
+      throw refusal('sign in with a password', answer);
+    },
+
+    async endSessions(accessToken) {
+      // admin.signOut needs only the user's own token; the anonymous client suffices.
+      const answer = await ask('end the sessions of a user', () => anon.auth.admin.signOut(accessToken, 'global'));
+      if (answer.ok) return true;
+      if (isRefusalOfToken(answer)) return false;
+      throw refusal('end the sessions of a user', answer);
+    },
+
+    async confirmEmail(userId) {
+      const client = adminClient('confirm e-mail addresses');
+      const answer = await ask('confirm an e-mail address', () => client.auth.admin.updateUserById(userId, { email_confirm: true }));
+      if (answer.ok) return answer.data.user ? toIdentityUser(answer.data.user) : undefined;
+      if (answer.status === 404 || answer.code === 'user_not_found') return undefined;
+      throw refusal('confirm an e-mail address', answer);
+    },
+
+    async createRecoveryLink(email, redirectTo) {
+      const client = adminClient('generate recovery links');
+      const answer = await ask('generate a recovery link', () =>
+        client.auth.admin.generateLink({ type: 'recovery', email, options: { redirectTo } }),
+      );
+      if (answer.ok) return answer.data.properties?.action_link ?? undefined;
+      if (answer.status === 404 || answer.code === 'user_not_found') return undefined;
+      throw refusal('generate a recovery link', answer);
+    },
+
+    async sendRecoveryEmail(email, redirectTo) {
+      const answer = await ask('send a recovery e-mail', () => anon.auth.resetPasswordForEmail(email, { redirectTo }));
+      if (!answer.ok) throw refusal('send a recovery e-mail', answer);
+    },
+
+    async openRecoverySession(recoveryToken): Promise<RecoverySession | undefined> {
+      // setSession would try to renew an expired token with a refresh token the caller does not have.
+      const exp = readAccessTokenClaims(recoveryToken)?.exp;
+      if (exp === undefined || exp * 1000 <= Date.now()) return undefined;
+      const client = createClient(settings.url, settings.anonKey, options);
+      const opened = await ask('open a recovery session', () =>
+        client.auth.setSession({ access_token: recoveryToken, refresh_token: NO_REFRESH_TOKEN }),
+      );
+      if (!opened.ok) {
+        if (isRefusalOfToken(opened)) return undefined;
+        throw refusal('open a recovery session', opened);
+      }
+      if (!opened.data.user) return undefined;
+      return {
+        user: toIdentityUser(opened.data.user),
+        updatePassword: async (password) => {
+          try {
+            const answer = await ask('update the password in a recovery session', () => client.auth.updateUser({ password }));
+            return answer.ok ? 'changed' : passwordRefusal(answer);
+          } catch (error) {
+            if (error instanceof VendorError) return 'failed';
+            throw error;
+          }
+        },
+      };
+    },
+
+    async setPasswordAsAdmin(userId, password) {
+      const client = adminClient('set passwords');
+      const answer = await ask('set a password as admin', () => client.auth.admin.updateUserById(userId, { password }));
+      if (answer.ok) return 'changed';
+      const reason = passwordRefusal(answer);
+      if (reason !== 'failed') return reason;
+      throw refusal('set a password as admin', answer);
+    },
+  };
+}
+
+function passwordRefusal(answer: { code?: string }): PasswordChange {
+  if (answer.code === 'weak_password') return 'weak-password';
+  if (answer.code === 'same_password') return 'same-password';
+  return 'failed';
+}
+
+/** A 4xx about the token itself (bad, expired, revoked, user gone): not a provider failure. */
+function isRefusalOfToken(answer: { status: number }): boolean {
+  return answer.status >= 400 && answer.status < 500 && answer.status !== 429;
+}
+
+/** What an unexpected answer becomes: a throttle for the client, anything else a vendor failure. */
+function refusal(operation: string, answer: { status: number; code?: string; message: string }): Error {
+  if (answer.status === 429) {
+    const seconds = Number(WAIT_IN_MESSAGE.exec(answer.message)?.[1] ?? DEFAULT_THROTTLE_SECONDS);
+    return new RateLimited('The identity provider says too many requests; try again later', Math.max(1, seconds));
+  }
+  // The vendor's free text stays out: only its status and code travel.
+  return new VendorError('supabase', `supabase: ${operation} was refused (${answer.status}${answer.code ? ` ${answer.code}` : ''})`, {
+    transient: false,
+    operation,
+    status: answer.status,
+    vendorCode: answer.code,
+  });
+}
+
+function toIdentityUser(user: User): IdentityUser {
+  return {
+    id: user.id,
+    email: user.email ?? '',
+    emailConfirmed: Boolean(user.email_confirmed_at),
+    appMetadata: user.app_metadata ?? {},
+    userMetadata: user.user_metadata ?? {},
+  };
+}
+
+function toIdentitySession(session: Session): IdentitySession {
+  return {
+    accessToken: session.access_token,
+    refreshToken: session.refresh_token,
+    tokenType: session.token_type,
+    expiresIn: session.expires_in,
+    expiresAt: session.expires_at ?? Math.floor(Date.now() / 1000) + session.expires_in,
+  };
+}

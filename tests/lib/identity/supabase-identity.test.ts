@@ -1,0 +1,203 @@
+// The Supabase identity adapter, through supabase-js itself, against the local
+// GoTrue emulator (no mock of the SDK anywhere).
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../../lib/config.ts';
+import { InvalidInput, RateLimited, VendorError } from '../../../lib/errors.ts';
+import type { IdentityProvider } from '../../../lib/identity/identity.ts';
+import { supabaseIdentity } from '../../../lib/identity/supabase-identity.ts';
+import { supabaseVendor } from '../../../local/emulators/supabase.ts';
+import { quickPolicy, useEmulators } from '../../support/emulators.ts';
+
+const emu = useEmulators(supabaseVendor);
+const settings = () => ({ url: emu.env.SUPABASE_URL!, anonKey: emu.env.SUPABASE_ANON_KEY!, serviceRoleKey: emu.env.SUPABASE_SERVICE_ROLE_KEY! });
+const identity = (): IdentityProvider => supabaseIdentity(settings(), quickPolicy);
+const withoutAdmin = (): IdentityProvider => supabaseIdentity({ ...settings(), serviceRoleKey: undefined }, quickPolicy);
+const newEmail = () => `${crypto.randomUUID()}@example.com`;
+const REDIRECT = 'http://portal.test/reset-password';
+
+async function registered(password = 'Secret123') {
+  const email = newEmail();
+  const result = await identity().register({ email, password, metadata: { companyName: 'Acme' } });
+  if (result.outcome !== 'registered') throw new Error('not registered');
+  return { email, password, user: result.user };
+}
+
+async function confirmed(password = 'Secret123') {
+  const r = await registered(password);
+  await identity().confirmEmail(r.user.id);
+  return r;
+}
+
+async function signedIn(password = 'Secret123') {
+  const r = await confirmed(password);
+  const result = await identity().signIn(r.email, password);
+  if (result.outcome !== 'signed-in') throw new Error(result.outcome);
+  return { ...r, accessToken: result.session.accessToken };
+}
+
+/** Follows an e-mailed recovery link as a browser does; the access token from where it lands. */
+async function followRecoveryLink(link: string) {
+  const res = await fetch(link, { redirect: 'manual' });
+  const landing = new URL(res.headers.get('location')!);
+  return { landing: `${landing.origin}${landing.pathname}`, token: new URLSearchParams(landing.hash.slice(1)).get('access_token') };
+}
+
+describe('the Supabase identity adapter', () => {
+  it('registers a user whose address still needs confirming, keeping the metadata', async () => {
+    const { user } = await registered();
+    expect(user).toMatchObject({ emailConfirmed: false, userMetadata: { companyName: 'Acme' } });
+    expect(user.id).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('reads the obfuscated user of a taken address as already registered', async () => {
+    const { email } = await confirmed();
+    expect(await identity().register({ email, password: 'Another123', metadata: {} })).toEqual({ outcome: 'already-registered' });
+  });
+
+  it('passes the provider throttling a repeated signup on as 429 with its wait', async () => {
+    const { email } = await registered();
+    const error = await identity().register({ email, password: 'Secret123', metadata: {} }).catch((e) => e);
+    expect(error).toBeInstanceOf(RateLimited);
+    expect(error.retryAfterSeconds).toBeGreaterThan(0);
+    expect(error.retryAfterSeconds).toBeLessThanOrEqual(60);
+  });
+
+  it('refuses what the provider refuses as invalid input', async () => {
+    await expect(identity().register({ email: newEmail(), password: 'abc', metadata: {} })).rejects.toMatchObject({ code: 'weak_password' });
+    await expect(identity().register({ email: 'not an address', password: 'Secret123', metadata: {} })).rejects.toBeInstanceOf(InvalidInput);
+  });
+
+  it('tells a wrong password, an unknown address and an unconfirmed address apart only as the provider does', async () => {
+    const { email } = await confirmed();
+    expect(await identity().signIn(email, 'Wrong1234')).toEqual({ outcome: 'invalid-credentials' });
+    expect(await identity().signIn(newEmail(), 'Wrong1234')).toEqual({ outcome: 'invalid-credentials' });
+    const pending = await registered();
+    expect(await identity().signIn(pending.email, pending.password)).toEqual({ outcome: 'email-not-confirmed' });
+  });
+
+  it('signs in a confirmed user with a session whose token names the user', async () => {
+    const { email, user } = await confirmed();
+    const result = await identity().signIn(email, 'Secret123');
+    expect(result).toMatchObject({ outcome: 'signed-in', user: { id: user.id, email, emailConfirmed: true } });
+    if (result.outcome !== 'signed-in') return;
+    expect(result.session).toMatchObject({ tokenType: 'bearer', expiresIn: 3600, refreshToken: expect.any(String) });
+    expect(await identity().userForAccessToken(result.session.accessToken)).toMatchObject({ id: user.id, email });
+  });
+
+  it('gives no user for a missing, malformed or forged token', async () => {
+    expect(await identity().userForAccessToken('')).toBeUndefined();
+    expect(await identity().userForAccessToken('not-a-jwt')).toBeUndefined();
+    const { accessToken } = await signedIn();
+    const [head, body] = accessToken.split('.');
+    expect(await identity().userForAccessToken(`${head}.${body}.${'A'.repeat(43)}`)).toBeUndefined();
+  });
+
+  it('ends every session of the user, so the same token is refused afterwards', async () => {
+    const { accessToken, email } = await signedIn();
+    const other = await identity().signIn(email, 'Secret123');
+    expect(await identity().endSessions(accessToken)).toBe(true);
+    expect(await identity().userForAccessToken(accessToken)).toBeUndefined();
+    if (other.outcome !== 'signed-in') throw new Error('no second session');
+    expect(await identity().userForAccessToken(other.session.accessToken)).toBeUndefined();
+    expect(await identity().endSessions(accessToken)).toBe(false);
+  });
+
+  it('confirms an address through the admin interface, and says when the user does not exist', async () => {
+    const { user } = await registered();
+    expect(await identity().confirmEmail(user.id)).toMatchObject({ id: user.id, emailConfirmed: true });
+    expect(await identity().confirmEmail(crypto.randomUUID())).toBeUndefined();
+  });
+
+  it('creates a recovery link that lands on the redirect with a token for a recovery session, once', async () => {
+    const { email, user } = await confirmed();
+    const link = await identity().createRecoveryLink(email, REDIRECT);
+    expect(link).toContain('/auth/v1/verify?token=');
+    const { landing, token } = await followRecoveryLink(link!);
+    expect(landing).toBe(REDIRECT);
+    const session = await identity().openRecoverySession(token!);
+    expect(session?.user.id).toBe(user.id);
+    expect(await session!.updatePassword('NewSecret456')).toBe('changed');
+    expect(await identity().signIn(email, 'NewSecret456')).toMatchObject({ outcome: 'signed-in' });
+    expect(await identity().signIn(email, 'Secret123')).toEqual({ outcome: 'invalid-credentials' });
+    expect((await followRecoveryLink(link!)).token).toBeNull();
+  });
+
+  it('creates no recovery link for an unknown address', async () => {
+    expect(await identity().createRecoveryLink(newEmail(), REDIRECT)).toBeUndefined();
+  });
+
+  it('has the provider send its own recovery e-mail without the admin interface, to the same landing page', async () => {
+    const provider = withoutAdmin();
+    expect(provider.canCreateRecoveryLinks).toBe(false);
+    const { email } = await confirmed();
+    await provider.sendRecoveryEmail(email, REDIRECT);
+    await provider.sendRecoveryEmail(newEmail(), REDIRECT);
+    const mails = await emu.get<{ to: string; kind: string; link: string }[]>('auth-emails');
+    const mine = mails.filter((m) => m.to === email && m.kind === 'recovery');
+    expect(mine).toHaveLength(1);
+    expect((await followRecoveryLink(mine[0]!.link)).landing).toBe(REDIRECT);
+  });
+
+  it('needs the service-role key for admin work', async () => {
+    const provider = withoutAdmin();
+    await expect(provider.createRecoveryLink(newEmail(), REDIRECT)).rejects.toBeInstanceOf(ConfigError);
+    await expect(provider.confirmEmail(crypto.randomUUID())).rejects.toBeInstanceOf(ConfigError);
+  });
+
+  it('opens no recovery session with an expired, revoked or garbled token', async () => {
+    const { email, accessToken } = await signedIn();
+    const minted = await fetch(`${emu.url}/_local/supabase/recovery`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, issuedSecondsAgo: 3601 }),
+    }).then((r) => r.json() as Promise<{ action_link: string; access_token: string }>);
+    expect(await identity().openRecoverySession(minted.access_token)).toBeUndefined();
+    expect(await identity().openRecoverySession('garbage')).toBeUndefined();
+    await identity().endSessions(accessToken);
+    expect(await identity().openRecoverySession(accessToken)).toBeUndefined();
+  });
+
+  it('reports a refused new password, and sets a password as admin', async () => {
+    const { email, user, accessToken } = await signedIn();
+    const session = await identity().openRecoverySession(accessToken);
+    expect(await session!.updatePassword('Secret123')).toBe('same-password');
+    expect(await session!.updatePassword('abc')).toBe('weak-password');
+    expect(await identity().setPasswordAsAdmin(user.id, 'ByAdmin789')).toBe('changed');
+    expect(await identity().signIn(email, 'ByAdmin789')).toMatchObject({ outcome: 'signed-in' });
+  });
+
+  it("reports a direct update the provider keeps failing as 'failed', after retries", async () => {
+    const { accessToken } = await signedIn();
+    const session = await identity().openRecoverySession(accessToken);
+    // Only the session's own PUT /user: its body starts with the password.
+    await emu.fault({ vendor: 'supabase', mode: 'fail', count: quickPolicy.maxAttempts, match: 'user? {"password"' });
+    expect(await session!.updatePassword('NewSecret456')).toBe('failed');
+    expect(await emu.get('faults')).toEqual([]);
+  });
+
+  it('retries a failing provider, and gives up with a transient VendorError', async () => {
+    const { email } = await confirmed();
+    await emu.fault({ vendor: 'supabase', mode: 'fail', count: quickPolicy.maxAttempts - 1, match: email });
+    expect(await identity().signIn(email, 'Secret123')).toMatchObject({ outcome: 'signed-in' });
+    await emu.fault({ vendor: 'supabase', mode: 'fail', count: 10, match: email });
+    const error = await identity().signIn(email, 'Secret123').catch((e) => e);
+    expect(error).toBeInstanceOf(VendorError);
+    expect(error).toMatchObject({ name: 'VendorUnavailable', vendor: 'supabase' });
+    await emu.reset();
+  });
+
+  it('passes a throttling provider on as 429', async () => {
+    const { email } = await confirmed();
+    await emu.fault({ vendor: 'supabase', mode: 'throttle', count: 1, match: email });
+    await expect(identity().signIn(email, 'Secret123')).rejects.toBeInstanceOf(RateLimited);
+  });
+
+  it('times out a hanging provider instead of hanging the request', async () => {
+    const { email } = await confirmed();
+    await emu.fault({ vendor: 'supabase', mode: 'hang', count: 10, match: email });
+    const error = await identity().signIn(email, 'Secret123').catch((e) => e);
+    expect(error).toMatchObject({ name: 'VendorUnavailable' });
+    expect(error.message).toContain('could not be reached');
+    await emu.reset();
+  });
+});

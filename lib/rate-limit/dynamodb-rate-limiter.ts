@@ -1,0 +1,93 @@
+// Rate-limit windows in the rate_limits table, one item per rule and subject:
+//   { key, hits, window_started_at, expires_at }   (epoch seconds)
+// Every change is one conditional write, so the limit is exact under any
+// concurrency: a hit is counted by `ADD hits 1` only while the window is open
+// and has room, and a new window is opened only where none is open. Expiry is
+// decided here, by comparing expires_at with the clock; DynamoDB's TTL (which
+// dynalite lacks) only clears old items away.
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { createHash } from 'node:crypto';
+import { isConditionFailure, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
+import type { RateDecision, RateLimiter, RateLimitRule } from './rate-limiter.ts';
+
+interface Deps {
+  db: DynamoDBDocumentClient;
+  tables: Pick<Tables, 'rate_limits'>;
+  now?: () => Date;
+}
+
+interface WindowItem {
+  key: string;
+  hits: number;
+  window_started_at: number;
+  expires_at: number;
+}
+
+// Each round either counts the hit or sees another request change the window;
+// only a window that expires in the middle of a round needs a second one.
+const MAX_ROUNDS = 4;
+
+export function dynamodbRateLimiter({ db, tables, now = () => new Date() }: Deps): RateLimiter {
+  const TableName = tables.rate_limits;
+
+  const countInOpenWindow = async (key: string, rule: RateLimitRule, at: number) => {
+    try {
+      await db.send(
+        new UpdateCommand({
+          TableName,
+          Key: { key },
+          UpdateExpression: 'ADD hits :one',
+          ConditionExpression: 'expires_at > :now AND hits < :limit',
+          ExpressionAttributeValues: { ':one': 1, ':now': at, ':limit': rule.limit },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  };
+
+  const openWindow = async (key: string, rule: RateLimitRule, at: number) => {
+    try {
+      await db.send(
+        new PutCommand({
+          TableName,
+          Item: { key, hits: 1, window_started_at: at, expires_at: at + rule.windowSeconds } satisfies WindowItem,
+          ConditionExpression: 'attribute_not_exists(#key) OR expires_at <= :now',
+          ExpressionAttributeNames: { '#key': 'key' },
+          ExpressionAttributeValues: { ':now': at },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  };
+
+  return {
+    async hit(rule, subject): Promise<RateDecision> {
+      if (rule.limit <= 0) return { allowed: false, retryAfterSeconds: rule.windowSeconds };
+      const key = storageKey(rule, subject);
+      let item: WindowItem | undefined;
+      for (let round = 0; round < MAX_ROUNDS; round++) {
+        const at = Math.floor(now().getTime() / 1000);
+        if (await countInOpenWindow(key, rule, at)) return { allowed: true, retryAfterSeconds: 0 };
+        if (await openWindow(key, rule, at)) return { allowed: true, retryAfterSeconds: 0 };
+        // Both refused: the open window is full, or another request just opened one.
+        item = (await db.send(new GetCommand({ TableName, Key: { key }, ConsistentRead: true }))).Item as WindowItem | undefined;
+        if (item && item.expires_at > at && item.hits >= rule.limit) {
+          return { allowed: false, retryAfterSeconds: Math.max(1, item.expires_at - at) };
+        }
+      }
+      // Endless contention on one key is itself a sign of abuse: refuse rather than guess.
+      return { allowed: false, retryAfterSeconds: 1 };
+    },
+  };
+}
+
+/** The subject (an IP, an e-mail address) is stored only as a hash. */
+function storageKey(rule: RateLimitRule, subject: string): string {
+  return `${rule.name}#${createHash('sha256').update(subject).digest('hex')}`;
+}

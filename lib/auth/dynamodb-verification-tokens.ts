@@ -1,0 +1,87 @@
+// Verification tokens in the verification_tokens table, keyed by token_hash.
+// expires_at (epoch seconds) is checked in the consuming write itself;
+// DynamoDB's TTL on it only clears old rows away.
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { isConditionFailure, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
+import type { ConsumedVerification, VerificationRecord, VerificationTokenStore } from './verification-tokens.ts';
+
+interface Row {
+  token_hash: string;
+  purpose: 'verify-email';
+  user_id: string;
+  email: string;
+  company_name?: string;
+  name?: string;
+  created_at: string;
+  expires_at: number;
+  used_at?: string;
+}
+
+export function dynamodbVerificationTokens({ db, tables }: { db: DynamoDBDocumentClient; tables: Pick<Tables, 'verification_tokens'> }): VerificationTokenStore {
+  const TableName = tables.verification_tokens;
+  return {
+    async save(record) {
+      const row: Row = {
+        token_hash: record.tokenHash,
+        purpose: 'verify-email',
+        user_id: record.userId,
+        email: record.email,
+        company_name: record.companyName,
+        name: record.name,
+        created_at: record.createdAt,
+        expires_at: record.expiresAt,
+      };
+      await db.send(new PutCommand({ TableName, Item: row, ConditionExpression: 'attribute_not_exists(token_hash)' }));
+    },
+
+    async consume(tokenHash, now) {
+      const usedAt = now.toISOString();
+      try {
+        const { Attributes } = await db.send(
+          new UpdateCommand({
+            TableName,
+            Key: { token_hash: tokenHash },
+            UpdateExpression: 'SET used_at = :usedAt',
+            ConditionExpression: 'attribute_exists(token_hash) AND purpose = :purpose AND attribute_not_exists(used_at) AND expires_at > :now',
+            ExpressionAttributeValues: { ':usedAt': usedAt, ':purpose': 'verify-email', ':now': Math.floor(now.getTime() / 1000) },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return fromRow(Attributes as Row, usedAt);
+      } catch (error) {
+        if (isConditionFailure(error)) return undefined;
+        throw error;
+      }
+    },
+
+    async restore(consumed) {
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName,
+            Key: { token_hash: consumed.tokenHash },
+            UpdateExpression: 'REMOVE used_at',
+            // Only the consumption this caller made: never revive a token someone else used.
+            ConditionExpression: 'used_at = :usedAt',
+            ExpressionAttributeValues: { ':usedAt': consumed.usedAt },
+          }),
+        );
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+    },
+  };
+}
+
+function fromRow(row: Row, usedAt: string): ConsumedVerification {
+  return {
+    tokenHash: row.token_hash,
+    userId: row.user_id,
+    email: row.email,
+    ...(row.company_name ? { companyName: row.company_name } : {}),
+    ...(row.name ? { name: row.name } : {}),
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    usedAt,
+  };
+}

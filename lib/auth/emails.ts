@@ -1,0 +1,40 @@
+// The two e-mails authentication sends through Resend, each with a text and an
+// HTML part carrying the same link.
+
+interface EmailContent {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+const escapeHtml = (s: string) =>
+  s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
+
+function layout(paragraphs: string[], link: string, action: string): string {
+  const body = paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('\n');
+  return `<!doctype html>
+<html><body style="font-family: system-ui, sans-serif; line-height: 1.5">
+${body}
+<p><a href="${escapeHtml(link)}">${escapeHtml(action)}</a></p>
+<p style="color:#666">If the button does not work, copy this address into your browser:<br>${escapeHtml(link)}</p>
+</body></html>`;
+}
+
+export function verificationEmail(link: string, validHours: number, name?: string): EmailContent {
+  const greeting = name ? `Hello ${name},` : 'Hello,';
+  const lines = [greeting, 'Please confirm your e-mail address to finish creating your account.', `The link works once and for ${validHours} hours.`];
+  return {
+    subject: 'Confirm your e-mail address',
+    text: `${lines.join('\n\n')}\n\n${link}\n\nIf you did not sign up, ignore this e-mail.\n`,
+    html: layout([...lines, 'If you did not sign up, ignore this e-mail.'], link, 'Confirm my e-mail address'),
+  };
+}
+
+export function passwordResetEmail(link: string, validMinutes: number): EmailContent {
+  const lines = ['Hello,', 'We received a request to reset the password of your account.', `The link works once and for ${validMinutes} minutes.`];
+  return {
+    subject: 'Reset your password',
+    text: `${lines.join('\n\n')}\n\n${link}\n\nIf you did not ask for this, ignore this e-mail: your password stays as it is.\n`,
+    html: layout([...lines, 'If you did not ask for this, ignore this e-mail: your password stays as it is.'], link, 'Choose a new password'),
+  };
+}

@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto';
+import { normaliseEmail } from '../accounts/accounts.ts';
+import { RateLimited } from '../errors.ts';
+import type { IdentityProvider } from '../identity/identity.ts';
+import type { Mailer } from '../integrations/mailer.ts';
+import type { Logger } from '../log.ts';
+import { enforceRateLimits, type RateLimiter } from '../rate-limit/rate-limiter.ts';
+import { rule, type AuthSettings } from './auth.ts';
+import { passwordResetEmail } from './emails.ts';
+
+export interface RequestPasswordResetDeps {
+  identity: Pick<IdentityProvider, 'canCreateRecoveryLinks' | 'createRecoveryLink' | 'sendRecoveryEmail'>;
+  mailer: Mailer;
+  limiter: RateLimiter;
+  settings: Pick<AuthSettings, 'passwordResetRedirect' | 'recoveryTtlSeconds' | 'rateLimits'>;
+  log: Logger;
+}
+
+/** The one answer, whether or not the address has an account: nothing here may tell them apart. */
+export const PASSWORD_RESET_REQUESTED = Object.freeze({
+  success: true as const,
+  message: 'If an account exists for this e-mail address, a password reset link is on its way.',
+});
+
+/**
+ * 1. Counts the request per client IP and per e-mail address (429 past either).
+ * 2. With the admin interface (service-role key): generates the recovery link,
+ *    landing on the reset redirect, and sends our reset e-mail through Resend;
+ *    an unknown address gets no e-mail. Only a failed send answers 500.
+ * 3. Without it: has the provider send its own reset e-mail, with the same
+ *    landing page (we never see that link, so we cannot send it ourselves).
+ */
+export async function requestPasswordReset(deps: RequestPasswordResetDeps, request: { email: string; clientIp: string }) {
+  const email = normaliseEmail(request.email);
+  const { rateLimits, passwordResetRedirect } = deps.settings;
+  await enforceRateLimits(deps.limiter, [
+    { rule: rule('forgot-password-ip', rateLimits.forgotPassword), subject: request.clientIp },
+    { rule: rule('forgot-password-email', rateLimits.perEmail), subject: email },
+  ]);
+
+  if (deps.identity.canCreateRecoveryLinks) {
+    const link = await deps.identity.createRecoveryLink(email, passwordResetRedirect);
+    if (link) {
+      await deps.mailer.send({
+        to: email,
+        ...passwordResetEmail(link, Math.round(deps.settings.recoveryTtlSeconds / 60)),
+        idempotencyKey: `password-reset/${randomUUID()}`,
+        kind: 'password-reset',
+      });
+    }
+    return PASSWORD_RESET_REQUESTED;
+  }
+
+  try {
+    await deps.identity.sendRecoveryEmail(email, passwordResetRedirect);
+  } catch (error) {
+    // The provider throttles per existing address only; passing its 429 on would tell who has an account.
+    if (!(error instanceof RateLimited)) throw error;
+    deps.log.warn('the identity provider throttled a recovery e-mail; answered as usual', { retryAfterSeconds: error.retryAfterSeconds });
+  }
+  return PASSWORD_RESET_REQUESTED;
+}

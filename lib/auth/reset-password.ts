@@ -1,0 +1,72 @@
+import { InvalidInput, VendorError } from '../errors.ts';
+import type { IdentityProvider, PasswordChange } from '../identity/identity.ts';
+import { readAccessTokenClaims } from '../identity/jwt-claims.ts';
+import type { Logger } from '../log.ts';
+import { enforceRateLimits, type RateLimiter } from '../rate-limit/rate-limiter.ts';
+import { rule, type AuthSettings } from './auth.ts';
+import { assertPasswordAcceptable } from './password-policy.ts';
+
+export interface ResetPasswordDeps {
+  identity: Pick<IdentityProvider, 'openRecoverySession' | 'setPasswordAsAdmin' | 'endSessions'>;
+  limiter: RateLimiter;
+  settings: Pick<AuthSettings, 'recoveryTtlSeconds' | 'rateLimits'>;
+  log: Logger;
+  now?: () => Date;
+}
+
+export interface ResetPasswordRequest {
+  password: string;
+  /** The recovery token from the body or, failing that, the bearer token. */
+  token: string | undefined;
+  clientIp: string;
+}
+
+const invalidToken = (message: string) =>
+  new InvalidInput(message, [{ path: '/body/token', message: 'is invalid, used or expired' }], 'invalid_token');
+
+/**
+ * 1. Counts the attempt per client IP (429), then checks the password rule (400).
+ * 2. Refuses a token issued more than an hour ago (the link's validity), and
+ *    any token the provider will not open a session with (400 invalid_token).
+ * 3. Updates the password in that session; if the provider will not, sets it
+ *    through the admin interface for the user the token names (its JWT sub,
+ *    trusted only because the provider has just accepted the token).
+ * 4. Ends every session of the user, the recovery session included, so the
+ *    token works once and whoever held the old password is signed out.
+ */
+export async function resetPassword(deps: ResetPasswordDeps, request: ResetPasswordRequest) {
+  await enforceRateLimits(deps.limiter, [{ rule: rule('reset-password-ip', deps.settings.rateLimits.resetPassword), subject: request.clientIp }]);
+  assertPasswordAcceptable(request.password);
+  if (!request.token) throw invalidToken('Send the recovery token in the body (token) or as Authorization: Bearer <token>');
+
+  const claims = readAccessTokenClaims(request.token);
+  if (!claims) throw invalidToken('The reset link is invalid');
+  const nowSeconds = Math.floor((deps.now?.() ?? new Date()).getTime() / 1000);
+  if (claims.iat + deps.settings.recoveryTtlSeconds <= nowSeconds) throw invalidToken('The reset link has expired; ask for a new one');
+
+  const session = await deps.identity.openRecoverySession(request.token);
+  if (!session || session.user.id !== claims.sub) throw invalidToken('The reset link is invalid, already used or expired');
+
+  let change: PasswordChange = await session.updatePassword(request.password);
+  if (change === 'failed') {
+    deps.log.warn('the recovery session could not update the password; using the admin interface', { userId: claims.sub });
+    change = await deps.identity.setPasswordAsAdmin(claims.sub, request.password);
+  }
+  if (change === 'weak-password') {
+    throw new InvalidInput('The identity provider refused this password as too weak', [{ path: '/body/password', message: 'is too weak' }], 'weak_password');
+  }
+  if (change === 'same-password') {
+    throw new InvalidInput('Choose a password different from the current one', [{ path: '/body/password', message: 'must differ from the current password' }], 'same_password');
+  }
+  if (change === 'failed') {
+    throw new VendorError('supabase', 'supabase: the password could not be updated', { transient: true, operation: 'update a password' });
+  }
+
+  try {
+    await deps.identity.endSessions(request.token);
+  } catch (error) {
+    // The password is changed either way; the recovery token still expires within the hour.
+    deps.log.warn('the sessions could not be ended after a password reset', { userId: claims.sub, error });
+  }
+  return { success: true as const, message: 'Your password has been changed. Log in with the new password.' };
+}

@@ -1,0 +1,193 @@
+import { route } from '../api/route.ts';
+import { PASSWORD_RULE } from './password-policy.ts';
+
+const email = { type: 'string', format: 'email', maxLength: 254 } as const;
+// The password rule (characters, classes, bytes) is checked in code, where it
+// can count bytes; the schema only bounds the size of what is accepted.
+const newPassword = { type: 'string', maxLength: 1024, description: PASSWORD_RULE } as const;
+
+const user = {
+  type: 'object',
+  required: ['id', 'email', 'email_confirmed', 'app_metadata', 'metadata'],
+  properties: {
+    id: { type: 'string' },
+    email: { type: 'string' },
+    email_confirmed: { type: 'boolean' },
+    app_metadata: { type: 'object', description: 'Set by the identity provider and the service; read only for the user' },
+    metadata: { type: 'object', description: 'Given at signup: name, companyName' },
+  },
+} as const;
+
+const session = {
+  type: 'object',
+  required: ['access_token', 'refresh_token', 'token_type', 'expires_in', 'expires_at'],
+  properties: {
+    access_token: { type: 'string', description: 'Send as Authorization: Bearer <access_token>' },
+    refresh_token: { type: 'string' },
+    token_type: { type: 'string' },
+    expires_in: { type: 'integer', description: 'Seconds' },
+    expires_at: { type: 'integer', description: 'Epoch seconds' },
+  },
+} as const;
+
+const done = {
+  type: 'object',
+  required: ['success', 'message'],
+  properties: { success: { const: true }, message: { type: 'string' } },
+} as const;
+
+const error = (description: string) => ({ description });
+const rateLimited = error('Too many requests from this address or for this e-mail (rate_limited); see Retry-After');
+
+export const authRoutes = {
+  signup: route({
+    method: 'POST',
+    path: '/api/auth/signup',
+    operationId: 'signup',
+    summary: 'Register a user and send the e-mail verification link; the session stays null until the address is verified',
+    tag: 'auth',
+    access: 'public',
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['email', 'password'],
+      properties: {
+        email,
+        password: newPassword,
+        metadata: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { name: { type: 'string', maxLength: 200 }, companyName: { type: 'string', maxLength: 200 } },
+        },
+      },
+    },
+    responses: {
+      201: {
+        description: 'Registered; a verification e-mail is on its way',
+        schema: { type: 'object', required: ['user', 'session'], properties: { user, session: { type: 'null' } } },
+      },
+      400: error('Invalid input (invalid_request) or a password that breaks the rule (weak_password)'),
+      409: error('The e-mail address is already registered (email_already_registered)'),
+      429: rateLimited,
+    },
+  }),
+
+  login: route({
+    method: 'POST',
+    path: '/api/auth/login',
+    operationId: 'login',
+    summary: 'Sign in with e-mail and password',
+    tag: 'auth',
+    access: 'public',
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['email', 'password'],
+      properties: { email, password: { type: 'string', minLength: 1, maxLength: 1024 } },
+    },
+    responses: {
+      200: { description: 'Signed in', schema: { type: 'object', required: ['session', 'user'], properties: { session, user } } },
+      400: error('Invalid input'),
+      401: error('Wrong e-mail or password (invalid_credentials); an unknown e-mail gets the same answer'),
+      403: error('The e-mail address is not verified yet (email_not_confirmed)'),
+      429: rateLimited,
+    },
+  }),
+
+  logout: route({
+    method: 'POST',
+    path: '/api/auth/logout',
+    operationId: 'logout',
+    summary: "End every session of the token's user: refresh tokens are revoked and the access token stops working",
+    tag: 'auth',
+    access: 'user',
+    responses: {
+      200: { description: 'Signed out', schema: done },
+      401: error('Bearer token missing, malformed, expired or already revoked (unauthenticated)'),
+    },
+  }),
+
+  me: route({
+    method: 'GET',
+    path: '/api/auth/me',
+    operationId: 'currentUser',
+    summary: 'The signed-in user',
+    tag: 'auth',
+    access: 'user',
+    responses: {
+      200: { description: 'The user of the bearer token', schema: user },
+      401: error('Bearer token missing, malformed, expired or revoked (unauthenticated)'),
+    },
+  }),
+
+  forgotPassword: route({
+    method: 'POST',
+    path: '/api/auth/forgot-password',
+    operationId: 'forgotPassword',
+    summary: 'E-mail a password-reset link (valid 1 hour); the answer is the same whether or not the account exists',
+    tag: 'auth',
+    access: 'public',
+    body: { type: 'object', additionalProperties: false, required: ['email'], properties: { email } },
+    responses: {
+      200: { description: 'Generic acknowledgement', schema: done },
+      400: error('Invalid e-mail address'),
+      429: rateLimited,
+      500: error('The reset e-mail could not be sent'),
+    },
+  }),
+
+  resetPassword: route({
+    method: 'POST',
+    path: '/api/auth/reset-password',
+    operationId: 'resetPassword',
+    summary: 'Set a new password with the recovery token of a reset link (from the body, or as Authorization: Bearer)',
+    tag: 'auth',
+    access: 'public',
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['password'],
+      properties: {
+        password: newPassword,
+        token: { type: 'string', minLength: 1, maxLength: 8192, description: 'The access_token from the reset link; or send it as a bearer token' },
+      },
+    },
+    responses: {
+      200: { description: 'Password changed; every session of the user has ended', schema: done },
+      400: error('Token missing, invalid, used or expired (invalid_token), or a password that breaks the rule (weak_password)'),
+      429: rateLimited,
+      500: error('The identity provider failed to update the password'),
+    },
+  }),
+
+  verifyEmail: route({
+    method: 'POST',
+    path: '/api/verify-email',
+    operationId: 'verifyEmail',
+    summary: 'Consume an e-mail verification token and say where the user goes next',
+    tag: 'auth',
+    access: 'public',
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['token'],
+      properties: { token: { type: 'string', minLength: 1, maxLength: 512 } },
+    },
+    responses: {
+      200: {
+        description: "Verified: redirectTo is the portal's /<client-slug>, or its /onboarding when no company is known yet",
+        schema: {
+          type: 'object',
+          required: ['success', 'email', 'redirectTo', 'portalSlug'],
+          properties: {
+            success: { const: true },
+            email: { type: 'string' },
+            redirectTo: { type: 'string', format: 'uri' },
+            portalSlug: { type: ['string', 'null'] },
+          },
+        },
+      },
+      400: error('The token is wrong, already used or expired (invalid_token); nothing changed'),
+    },
+  }),
+};

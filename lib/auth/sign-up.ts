@@ -1,0 +1,76 @@
+import { normaliseEmail } from '../accounts/accounts.ts';
+import { Conflict } from '../errors.ts';
+import type { IdentityProvider } from '../identity/identity.ts';
+import type { Mailer } from '../integrations/mailer.ts';
+import { enforceRateLimits, type RateLimiter } from '../rate-limit/rate-limiter.ts';
+import { rule, toPublicUser, type AuthSettings, type PublicUser } from './auth.ts';
+import { verificationEmail } from './emails.ts';
+import { assertPasswordAcceptable } from './password-policy.ts';
+import { hashToken, newVerificationToken, type VerificationTokenStore } from './verification-tokens.ts';
+
+export interface SignUpDeps {
+  identity: Pick<IdentityProvider, 'register'>;
+  tokens: Pick<VerificationTokenStore, 'save'>;
+  mailer: Mailer;
+  limiter: RateLimiter;
+  settings: AuthSettings;
+  now?: () => Date;
+}
+
+export interface SignUpRequest {
+  email: string;
+  password: string;
+  metadata?: { name?: string; companyName?: string };
+  clientIp: string;
+}
+
+/**
+ * 1. Counts the attempt per client IP and per e-mail address (429 past either limit).
+ * 2. Checks the password rule (400 weak_password).
+ * 3. Registers the user with the identity provider; a taken address is 409,
+ *    also when the provider only hints at it with a stand-in user.
+ * 4. Stores a new verification token (its hash) with an expiry, and e-mails
+ *    the link {portal}/verify?token=<token>.
+ * The session stays null: it exists only after the address is verified and the user logs in.
+ */
+export async function signUp(deps: SignUpDeps, request: SignUpRequest): Promise<{ user: PublicUser; session: null }> {
+  const email = normaliseEmail(request.email);
+  const { rateLimits } = deps.settings;
+  await enforceRateLimits(deps.limiter, [
+    { rule: rule('signup-ip', rateLimits.signup), subject: request.clientIp },
+    { rule: rule('signup-email', rateLimits.perEmail), subject: email },
+  ]);
+  assertPasswordAcceptable(request.password);
+
+  const metadata = definedStrings({ name: request.metadata?.name?.trim(), companyName: request.metadata?.companyName?.trim() });
+  const registration = await deps.identity.register({ email, password: request.password, metadata });
+  if (registration.outcome === 'already-registered') {
+    throw new Conflict('An account with this e-mail address already exists', 'email_already_registered');
+  }
+
+  const now = deps.now?.() ?? new Date();
+  const token = newVerificationToken();
+  await deps.tokens.save({
+    tokenHash: hashToken(token),
+    userId: registration.user.id,
+    email,
+    ...metadata,
+    createdAt: now.toISOString(),
+    expiresAt: Math.floor(now.getTime() / 1000) + deps.settings.verificationTtlHours * 3600,
+  });
+
+  const link = `${deps.settings.portalUrl}/verify?token=${token}`;
+  await deps.mailer.send({
+    to: email,
+    ...verificationEmail(link, deps.settings.verificationTtlHours, metadata.name),
+    // One key per token: the mailer's retries of this send never deliver it twice.
+    idempotencyKey: `verify-email/${hashToken(token).slice(0, 32)}`,
+    kind: 'verify-email',
+  });
+
+  return { user: toPublicUser(registration.user), session: null };
+}
+
+function definedStrings(values: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(values).filter((entry): entry is [string, string] => Boolean(entry[1])));
+}

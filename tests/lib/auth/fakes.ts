@@ -1,0 +1,283 @@
+// In-memory fakes of the ports the auth use cases take, for tests of the use
+// cases alone. Each keeps what it was asked, so tests can check the state left
+// behind; none reaches outside the process.
+import type { Account, AccountStore, Member, SlugRegistry } from '../../../lib/accounts/accounts.ts';
+import type { AuthSettings } from '../../../lib/auth/auth.ts';
+import type { ConsumedVerification, VerificationRecord, VerificationTokenStore } from '../../../lib/auth/verification-tokens.ts';
+import { RateLimited, VendorError } from '../../../lib/errors.ts';
+import type { IdentityProvider, IdentityUser, PasswordChange, RecoverySession } from '../../../lib/identity/identity.ts';
+import type { Mailer, OutgoingEmail } from '../../../lib/integrations/mailer.ts';
+import type { Logger, LogFields } from '../../../lib/log.ts';
+import type { RateLimiter } from '../../../lib/rate-limit/rate-limiter.ts';
+
+export const settings: AuthSettings = {
+  portalUrl: 'https://portal.test',
+  passwordResetRedirect: 'https://portal.test/reset-password',
+  verificationTtlHours: 24,
+  recoveryTtlSeconds: 3600,
+  rateLimits: {
+    signup: { limit: 100, windowSeconds: 600 },
+    login: { limit: 100, windowSeconds: 300 },
+    forgotPassword: { limit: 100, windowSeconds: 900 },
+    resetPassword: { limit: 100, windowSeconds: 900 },
+    perEmail: { limit: 100, windowSeconds: 900 },
+  },
+};
+
+export const withLimits = (limits: Partial<AuthSettings['rateLimits']>): AuthSettings => ({
+  ...settings,
+  rateLimits: { ...settings.rateLimits, ...limits },
+});
+
+/** A JWT-shaped token with the claims the use cases read (not signed: the fake provider is the judge). */
+export function fakeJwt(claims: { sub: string; iat: number; exp: number }): string {
+  const part = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+  return `${part({ alg: 'none' })}.${part({ ...claims, nonce: crypto.randomUUID() })}.sig`;
+}
+
+interface FakeUser {
+  id: string;
+  email: string;
+  password: string;
+  confirmed: boolean;
+  metadata: Record<string, string>;
+}
+
+/** An identity provider with Supabase's observable rules, in memory. */
+export class FakeIdentity implements IdentityProvider {
+  users: FakeUser[] = [];
+  /** Live session tokens → their user; ending a user's sessions removes all of theirs. */
+  sessions = new Map<string, string>();
+  recoveryEmails: { email: string; redirectTo: string }[] = [];
+  adminPasswordSets: { userId: string; password: string }[] = [];
+  canCreateRecoveryLinks = true;
+  /** What the next direct (in-session) password update answers instead of doing it. */
+  directUpdateAnswer: PasswordChange | undefined;
+  throttleNext = false;
+  failNext = false;
+  endSessionsFails = false;
+  nowSeconds = () => Math.floor(Date.now() / 1000);
+
+  private guard(operation: string) {
+    if (this.throttleNext) {
+      this.throttleNext = false;
+      throw new RateLimited('throttled', 42);
+    }
+    if (this.failNext) {
+      this.failNext = false;
+      throw new VendorError('supabase', `supabase: ${operation} answered 500`, { transient: true, operation });
+    }
+  }
+
+  private view(u: FakeUser): IdentityUser {
+    return { id: u.id, email: u.email, emailConfirmed: u.confirmed, appMetadata: { provider: 'email' }, userMetadata: { ...u.metadata } };
+  }
+
+  addUser(email: string, password: string, confirmed = true, metadata: Record<string, string> = {}): FakeUser {
+    const user = { id: crypto.randomUUID(), email, password, confirmed, metadata };
+    this.users.push(user);
+    return user;
+  }
+
+  /** A session token for the user, issued `ageSeconds` ago and valid an hour from then. */
+  sessionFor(user: FakeUser, ageSeconds = 0): string {
+    const iat = this.nowSeconds() - ageSeconds;
+    const token = fakeJwt({ sub: user.id, iat, exp: iat + 3600 });
+    this.sessions.set(token, user.id);
+    return token;
+  }
+
+  private live(token: string): FakeUser | undefined {
+    const userId = this.sessions.get(token);
+    return userId ? this.users.find((u) => u.id === userId) : undefined;
+  }
+
+  async userForAccessToken(token: string) {
+    this.guard('read a user');
+    const user = this.live(token);
+    return user && this.view(user);
+  }
+
+  async register({ email, password, metadata }: { email: string; password: string; metadata: Record<string, string> }) {
+    this.guard('sign up');
+    if (this.users.some((u) => u.email === email)) return { outcome: 'already-registered' as const };
+    return { outcome: 'registered' as const, user: this.view(this.addUser(email, password, false, metadata)) };
+  }
+
+  async signIn(email: string, password: string) {
+    this.guard('sign in');
+    const user = this.users.find((u) => u.email === email);
+    if (!user || user.password !== password) return { outcome: 'invalid-credentials' as const };
+    if (!user.confirmed) return { outcome: 'email-not-confirmed' as const };
+    const accessToken = this.sessionFor(user);
+    return {
+      outcome: 'signed-in' as const,
+      user: this.view(user),
+      session: { accessToken, refreshToken: 'refresh', tokenType: 'bearer', expiresIn: 3600, expiresAt: this.nowSeconds() + 3600 },
+    };
+  }
+
+  async endSessions(token: string) {
+    if (this.endSessionsFails) throw new VendorError('supabase', 'supabase: end sessions answered 500', { transient: true, operation: 'end sessions' });
+    const user = this.live(token);
+    if (!user) return false;
+    for (const [t, id] of this.sessions) if (id === user.id) this.sessions.delete(t);
+    return true;
+  }
+
+  async confirmEmail(userId: string) {
+    this.guard('confirm');
+    const user = this.users.find((u) => u.id === userId);
+    if (!user) return undefined;
+    user.confirmed = true;
+    return this.view(user);
+  }
+
+  async createRecoveryLink(email: string, redirectTo: string) {
+    this.guard('generate link');
+    const user = this.users.find((u) => u.email === email);
+    return user ? `https://id.test/verify?token=${crypto.randomUUID()}&type=recovery&redirect_to=${encodeURIComponent(redirectTo)}` : undefined;
+  }
+
+  async sendRecoveryEmail(email: string, redirectTo: string) {
+    this.guard('recover');
+    if (this.users.some((u) => u.email === email)) this.recoveryEmails.push({ email, redirectTo });
+  }
+
+  async openRecoverySession(token: string): Promise<RecoverySession | undefined> {
+    this.guard('open session');
+    const user = this.live(token);
+    if (!user) return undefined;
+    return {
+      user: this.view(user),
+      updatePassword: async (password) => {
+        const answer = this.directUpdateAnswer;
+        if (answer) return answer;
+        if (password === user.password) return 'same-password';
+        user.password = password;
+        return 'changed';
+      },
+    };
+  }
+
+  async setPasswordAsAdmin(userId: string, password: string) {
+    this.guard('admin update');
+    const user = this.users.find((u) => u.id === userId);
+    if (!user) throw new VendorError('supabase', 'supabase: no such user', { transient: false, operation: 'admin update' });
+    this.adminPasswordSets.push({ userId, password });
+    user.password = password;
+    return 'changed' as const;
+  }
+}
+
+export class FakeMailer implements Mailer {
+  sent: OutgoingEmail[] = [];
+  failing = false;
+  async send(email: OutgoingEmail) {
+    if (this.failing) throw new VendorError('resend', 'resend: send answered 500 (gave up after 3 attempts)', { transient: true, operation: 'send' });
+    this.sent.push(email);
+    return { id: crypto.randomUUID() };
+  }
+}
+
+/** Counts hits per rule and subject; windows never end (tests that need a clock use the DynamoDB adapter). */
+export class MemoryRateLimiter implements RateLimiter {
+  counts = new Map<string, number>();
+  async hit(rule: { name: string; limit: number; windowSeconds: number }, subject: string) {
+    const key = `${rule.name}|${subject}`;
+    const count = this.counts.get(key) ?? 0;
+    if (count >= rule.limit) return { allowed: false, retryAfterSeconds: rule.windowSeconds };
+    this.counts.set(key, count + 1);
+    return { allowed: true, retryAfterSeconds: 0 };
+  }
+}
+
+export class MemoryTokens implements VerificationTokenStore {
+  rows = new Map<string, VerificationRecord & { usedAt?: string }>();
+  async save(record: VerificationRecord) {
+    if (this.rows.has(record.tokenHash)) throw new Error('duplicate token');
+    this.rows.set(record.tokenHash, { ...record });
+  }
+  async consume(tokenHash: string, now: Date): Promise<ConsumedVerification | undefined> {
+    const row = this.rows.get(tokenHash);
+    if (!row || row.usedAt || row.expiresAt <= Math.floor(now.getTime() / 1000)) return undefined;
+    row.usedAt = now.toISOString();
+    return { ...row, usedAt: row.usedAt };
+  }
+  async restore(consumed: ConsumedVerification) {
+    const row = this.rows.get(consumed.tokenHash);
+    if (row?.usedAt === consumed.usedAt) delete row.usedAt;
+  }
+}
+
+/** Accounts, members and slugs in memory, with the DynamoDB adapters' rules. */
+export class MemoryAccounts implements AccountStore, SlugRegistry {
+  accounts = new Map<string, Account>();
+  members = new Map<string, Member>();
+  slugOwners = new Map<string, string>();
+  private at = () => new Date().toISOString();
+
+  async getAccount(id: string) {
+    return this.accounts.get(id);
+  }
+  async getMember(email: string) {
+    return this.members.get(email);
+  }
+  async claimMember(m: { email: string; account_id: string; role: Member['role']; name?: string; user_id?: string }) {
+    const existing = this.members.get(m.email);
+    if (existing) return { member: existing, created: false };
+    const member: Member = { ...m, status: 'provisioning', created_at: this.at(), updated_at: this.at() };
+    this.members.set(m.email, member);
+    return { member, created: true };
+  }
+  async saveAccountDetails(id: string, details: Partial<Account>) {
+    const current = this.accounts.get(id) ?? { id, status: 'provisioning' as const, created_at: this.at(), updated_at: this.at() };
+    const defined = Object.fromEntries(Object.entries(details).filter(([, v]) => v !== undefined));
+    const next = { ...current, ...defined, updated_at: this.at() } as Account;
+    this.accounts.set(id, next);
+    return next;
+  }
+  async setPortalSlugOnce(accountId: string, slug: string) {
+    const account = this.accounts.get(accountId);
+    if (!account) throw new Error(`Account ${accountId} does not exist`);
+    account.portal_slug ??= slug;
+    account.dashboard_slug ??= slug;
+    return account.portal_slug;
+  }
+  async setAccountStatus(accountId: string, status: Account['status']) {
+    this.accounts.get(accountId)!.status = status;
+  }
+  async setMemberStatusForAccount(accountId: string, status: Member['status']) {
+    for (const m of this.members.values()) if (m.account_id === accountId) m.status = status;
+  }
+  async setMemberStorage(email: string, storage: { link: string; path: string; createdAt: string }) {
+    const m = this.members.get(email)!;
+    Object.assign(m, { storage_link: storage.link, storage_path: storage.path, storage_created_at: m.storage_created_at ?? storage.createdAt });
+  }
+  async membersOf(accountId: string) {
+    return [...this.members.values()].filter((m) => m.account_id === accountId);
+  }
+  async reserve(slug: string, accountId: string) {
+    const owner = this.slugOwners.get(slug);
+    if (owner && owner !== accountId) return false;
+    this.slugOwners.set(slug, accountId);
+    return true;
+  }
+  async release(slug: string, accountId: string) {
+    if (this.slugOwners.get(slug) === accountId) this.slugOwners.delete(slug);
+  }
+}
+
+/** A logger that keeps its entries, to check what was (and was not) logged. */
+export function recordingLogger(): Logger & { entries: { level: string; message: string; fields?: LogFields }[] } {
+  const entries: { level: string; message: string; fields?: LogFields }[] = [];
+  const logger = {
+    entries,
+    debug: (message: string, fields?: LogFields) => void entries.push({ level: 'debug', message, fields }),
+    info: (message: string, fields?: LogFields) => void entries.push({ level: 'info', message, fields }),
+    warn: (message: string, fields?: LogFields) => void entries.push({ level: 'warn', message, fields }),
+    error: (message: string, fields?: LogFields) => void entries.push({ level: 'error', message, fields }),
+    with: () => logger,
+  };
+  return logger;
+}

@@ -1,0 +1,104 @@
+// signUp against in-memory fakes of its ports.
+import { describe, expect, it } from 'vitest';
+import { signUp, type SignUpDeps } from '../../../lib/auth/sign-up.ts';
+import { hashToken } from '../../../lib/auth/verification-tokens.ts';
+import { Conflict, InvalidInput, RateLimited, VendorError } from '../../../lib/errors.ts';
+import { FakeIdentity, FakeMailer, MemoryRateLimiter, MemoryTokens, settings, withLimits } from './fakes.ts';
+
+const NOW = new Date('2026-05-01T10:00:00Z');
+
+function setup(overrides: Pick<SignUpDeps, 'settings'> = { settings }) {
+  return {
+    identity: new FakeIdentity(),
+    tokens: new MemoryTokens(),
+    mailer: new FakeMailer(),
+    limiter: new MemoryRateLimiter(),
+    now: () => NOW,
+    ...overrides,
+  };
+}
+const request = (over: Partial<Parameters<typeof signUp>[1]> = {}) => ({
+  email: 'New.Person@Example.com ',
+  password: 'Secret123',
+  metadata: { name: 'Ada', companyName: 'Acme Ltd' },
+  clientIp: '203.0.113.5',
+  ...over,
+});
+
+describe('signing up', () => {
+  it('registers the user and answers the user with a null session', async () => {
+    const deps = setup();
+    const result = await signUp(deps, request());
+    expect(result.session).toBeNull();
+    expect(result.user).toMatchObject({ email: 'new.person@example.com', email_confirmed: false, metadata: { name: 'Ada', companyName: 'Acme Ltd' } });
+    expect(deps.identity.users).toHaveLength(1);
+  });
+
+  it('stores only the hash of a fresh token, with the configured expiry, and e-mails the portal link', async () => {
+    const deps = setup();
+    await signUp(deps, request());
+    const [email] = deps.mailer.sent;
+    expect(email).toMatchObject({ to: 'new.person@example.com', kind: 'verify-email', subject: expect.any(String) });
+    const link = /https:\/\/portal\.test\/verify\?token=([A-Za-z0-9_-]+)/.exec(email!.text);
+    expect(link).not.toBeNull();
+    const token = link![1]!;
+    expect(email!.html).toContain(`https://portal.test/verify?token=${token}`);
+    const [row] = [...deps.tokens.rows.values()];
+    expect(row).toMatchObject({ tokenHash: hashToken(token), email: 'new.person@example.com', companyName: 'Acme Ltd', name: 'Ada' });
+    expect(row!.expiresAt).toBe(Math.floor(NOW.getTime() / 1000) + 24 * 3600);
+    expect(JSON.stringify([...deps.tokens.rows.values()])).not.toContain(token);
+    expect(email!.idempotencyKey).not.toContain(token);
+  });
+
+  it('refuses a password that breaks the rule before asking the provider', async () => {
+    const deps = setup();
+    for (const password of ['short1A', 'alllower123', 'NoDigitsHere', `Aa1${'é'.repeat(35)}`]) {
+      await expect(signUp(deps, request({ password }))).rejects.toMatchObject({ code: 'weak_password' });
+    }
+    expect(deps.identity.users).toHaveLength(0);
+    expect(deps.mailer.sent).toHaveLength(0);
+  });
+
+  it('answers 409 for a taken address, creating no token and sending nothing', async () => {
+    const deps = setup();
+    deps.identity.addUser('new.person@example.com', 'Whatever1');
+    const error = await signUp(deps, request()).catch((e) => e);
+    expect(error).toBeInstanceOf(Conflict);
+    expect(error.code).toBe('email_already_registered');
+    expect(deps.tokens.rows.size).toBe(0);
+    expect(deps.mailer.sent).toHaveLength(0);
+  });
+
+  it('limits signups per client IP', async () => {
+    const deps = setup({ settings: withLimits({ signup: { limit: 2, windowSeconds: 600 } }) });
+    await signUp(deps, request({ email: 'a@example.com' }));
+    await signUp(deps, request({ email: 'b@example.com' }));
+    const error = await signUp(deps, request({ email: 'c@example.com' })).catch((e) => e);
+    expect(error).toBeInstanceOf(RateLimited);
+    expect(error.retryAfterSeconds).toBe(600);
+    expect(await signUp(deps, request({ email: 'c@example.com', clientIp: '203.0.113.6' }))).toBeDefined();
+  });
+
+  it('limits signups per e-mail address across client IPs', async () => {
+    const deps = setup({ settings: withLimits({ perEmail: { limit: 1, windowSeconds: 900 } }) });
+    await signUp(deps, request({ email: 'x@example.com', clientIp: '1.1.1.1' }));
+    await expect(signUp(deps, request({ email: 'X@example.com', clientIp: '2.2.2.2' }))).rejects.toBeInstanceOf(RateLimited);
+    expect(deps.mailer.sent).toHaveLength(1);
+  });
+
+  it('passes on the provider saying too many', async () => {
+    const deps = setup();
+    deps.identity.throttleNext = true;
+    await expect(signUp(deps, request())).rejects.toMatchObject({ retryAfterSeconds: 42 });
+  });
+
+  it('fails with the vendor error when the e-mail cannot be sent', async () => {
+    const deps = setup();
+    deps.mailer.failing = true;
+    await expect(signUp(deps, request())).rejects.toBeInstanceOf(VendorError);
+  });
+
+  it('leaves invalid input to the schema but still refuses an empty password', async () => {
+    await expect(signUp(setup(), request({ password: '' }))).rejects.toBeInstanceOf(InvalidInput);
+  });
+});

@@ -1,0 +1,127 @@
+// verifyEmail against in-memory fakes: the token is consumed once, the user is
+// confirmed, and the answer says where the user goes next.
+import { describe, expect, it } from 'vitest';
+import { hashToken, newVerificationToken } from '../../../lib/auth/verification-tokens.ts';
+import { verifyEmail, type VerifyEmailDeps } from '../../../lib/auth/verify-email.ts';
+import { VendorError } from '../../../lib/errors.ts';
+import { FakeIdentity, MemoryAccounts, MemoryTokens, settings } from './fakes.ts';
+
+const NOW = new Date('2026-05-01T10:00:00Z');
+const nowSeconds = Math.floor(NOW.getTime() / 1000);
+
+function setup() {
+  const identity = new FakeIdentity();
+  const tokens = new MemoryTokens();
+  const stores = new MemoryAccounts();
+  let ids = 0;
+  const deps: VerifyEmailDeps & { identity: FakeIdentity; tokens: MemoryTokens } = {
+    identity,
+    tokens,
+    accounts: stores,
+    slugs: stores,
+    settings,
+    now: () => NOW,
+    newId: () => `acct-${++ids}`,
+  };
+  return { deps, stores };
+}
+
+async function pendingSignup(deps: ReturnType<typeof setup>['deps'], email: string, companyName?: string, expiresAt = nowSeconds + 3600) {
+  const user = deps.identity.addUser(email, 'Secret123', false, companyName ? { companyName } : {});
+  const token = newVerificationToken();
+  await deps.tokens.save({ tokenHash: hashToken(token), userId: user.id, email, companyName, name: 'Ada', createdAt: NOW.toISOString(), expiresAt });
+  return { token, user };
+}
+
+describe('verifying an e-mail address', () => {
+  it('confirms the user, creates the account with a slug from the company, and sends the user to it', async () => {
+    const { deps, stores } = setup();
+    const { token, user } = await pendingSignup(deps, 'ada@example.com', 'Café Ünïcorn & Co.');
+    expect(await verifyEmail(deps, token)).toEqual({
+      success: true,
+      email: 'ada@example.com',
+      redirectTo: 'https://portal.test/cafe-unicorn-and-co',
+      portalSlug: 'cafe-unicorn-and-co',
+    });
+    expect(user.confirmed).toBe(true);
+    expect(stores.members.get('ada@example.com')).toMatchObject({ account_id: 'acct-1', role: 'owner', user_id: user.id, name: 'Ada', status: 'provisioning' });
+    expect(stores.accounts.get('acct-1')).toMatchObject({
+      company_name: 'Café Ünïcorn & Co.',
+      contact_email: 'ada@example.com',
+      status: 'provisioning',
+      portal_slug: 'cafe-unicorn-and-co',
+    });
+    expect(stores.slugOwners.get('cafe-unicorn-and-co')).toBe('acct-1');
+  });
+
+  it('gives two companies of the same name different slugs, by the onboarding rules', async () => {
+    const { deps } = setup();
+    const first = await pendingSignup(deps, 'a@example.com', 'Acme');
+    const second = await pendingSignup(deps, 'b@example.com', 'Acme');
+    expect((await verifyEmail(deps, first.token)).portalSlug).toBe('acme');
+    expect((await verifyEmail(deps, second.token)).portalSlug).toBe('acme-2');
+  });
+
+  it("sends a user without a known company to the portal's onboarding, creating nothing", async () => {
+    const { deps, stores } = setup();
+    const { token, user } = await pendingSignup(deps, 'solo@example.com');
+    expect(await verifyEmail(deps, token)).toEqual({
+      success: true,
+      email: 'solo@example.com',
+      redirectTo: 'https://portal.test/onboarding',
+      portalSlug: null,
+    });
+    expect(user.confirmed).toBe(true);
+    expect(stores.members.size).toBe(0);
+    expect(stores.accounts.size).toBe(0);
+  });
+
+  it("sends a user who already has an account to that account's slug", async () => {
+    const { deps, stores } = setup();
+    await stores.saveAccountDetails('existing', { company_name: 'Globex' });
+    await stores.setPortalSlugOnce('existing', 'globex');
+    await stores.claimMember({ email: 'hank@example.com', account_id: 'existing', role: 'owner' });
+    const { token } = await pendingSignup(deps, 'hank@example.com', 'Something Else');
+    expect((await verifyEmail(deps, token)).redirectTo).toBe('https://portal.test/globex');
+    expect(stores.accounts.size).toBe(1);
+  });
+
+  it('refuses a wrong token with 400 and changes nothing', async () => {
+    const { deps, stores } = setup();
+    const { user } = await pendingSignup(deps, 'ada@example.com', 'Acme');
+    await expect(verifyEmail(deps, 'not-the-token')).rejects.toMatchObject({ code: 'invalid_token' });
+    expect(user.confirmed).toBe(false);
+    expect(stores.accounts.size).toBe(0);
+  });
+
+  it('refuses a used token the second time', async () => {
+    const { deps } = setup();
+    const { token } = await pendingSignup(deps, 'ada@example.com', 'Acme');
+    await verifyEmail(deps, token);
+    await expect(verifyEmail(deps, token)).rejects.toMatchObject({ code: 'invalid_token' });
+  });
+
+  it('refuses an expired token and leaves the user unconfirmed', async () => {
+    const { deps } = setup();
+    const { token, user } = await pendingSignup(deps, 'ada@example.com', 'Acme', nowSeconds);
+    await expect(verifyEmail(deps, token)).rejects.toMatchObject({ code: 'invalid_token' });
+    expect(user.confirmed).toBe(false);
+  });
+
+  it('gives the token back when the provider fails, so the same link works on a retry', async () => {
+    const { deps } = setup();
+    const { token, user } = await pendingSignup(deps, 'ada@example.com', 'Acme');
+    deps.identity.failNext = true;
+    await expect(verifyEmail(deps, token)).rejects.toBeInstanceOf(VendorError);
+    expect(user.confirmed).toBe(false);
+    expect((await verifyEmail(deps, token)).portalSlug).toBe('acme');
+  });
+
+  it('keeps the token used when the user no longer exists at the provider', async () => {
+    const { deps } = setup();
+    const { token } = await pendingSignup(deps, 'ada@example.com', 'Acme');
+    deps.identity.users = [];
+    await expect(verifyEmail(deps, token)).rejects.toMatchObject({ code: 'invalid_token' });
+    expect([...deps.tokens.rows.values()][0]!.usedAt).toBeDefined();
+  });
+});

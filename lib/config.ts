@@ -115,7 +115,7 @@ export function loadConfig(env: Env = process.env) {
     },
 
     identity: {
-      url: r.url('SUPABASE_URL') ?? '',
+      url: r.url('SUPABASE_URL') ?? r.required('SUPABASE_URL'),
       anonKey: r.required('SUPABASE_ANON_KEY'),
       serviceRoleKey: r.optional('SUPABASE_SERVICE_ROLE_KEY'),
     },

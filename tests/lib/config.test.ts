@@ -19,6 +19,7 @@ describe('configuration', () => {
       expect((error as Error).message).toContain('STAGE is required');
       expect((error as Error).message).toContain('TABLE_PREFIX is required');
       expect((error as Error).message).toContain('SUPABASE_ANON_KEY is required');
+      expect((error as Error).message).toContain('SUPABASE_URL is required');
     }
   });
 

@@ -8,6 +8,8 @@ import type { ResolvedService } from '../../local/serverless-config.ts';
 import { createDocumentClient, tablesWithPrefix, type DynamoDBDocumentClient, type Tables } from '../../lib/store/dynamodb.ts';
 
 export interface TestDynamo {
+  /** dynalite's URL, for code that finds DynamoDB through AWS_ENDPOINT_URL_DYNAMODB. */
+  endpoint: string;
   db: DynamoDBDocumentClient;
   client: DynamoDBClient;
   tables: Tables;
@@ -23,6 +25,7 @@ export function useDynamo(): TestDynamo {
     const text = readFileSync('infra/dynamodb.yml', 'utf8').replaceAll('${self:service}-${sls:stage}-', prefix);
     const resources = (parse(text) as { Resources: ResolvedService['resources'] }).Resources;
     await createTables(server.endpoint, { service: 't', stage: 'test', region: 'eu-west-1', functions: {}, resources });
+    ctx.endpoint = server.endpoint;
     ctx.client = new DynamoDBClient({ endpoint: server.endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'y' } });
     ctx.db = createDocumentClient(ctx.client);
     ctx.tables = tablesWithPrefix(prefix);

@@ -11,11 +11,15 @@ export interface Reply<T = any> {
 }
 
 /**
- * A loopback address of this test file's own (Linux routes all of 127/8 to
- * loopback): the API sees it as the client IP, so per-IP rate limits of one
- * file never affect another.
+ * A random loopback address (Linux routes all of 127/8 to loopback): the API
+ * sees it as the client IP, so a test calling from one of its own has per-IP
+ * rate limits to itself.
  */
-export const fileClientIp = `127.${1 + Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 256)}.${1 + Math.floor(Math.random() * 250)}`;
+export const randomLoopbackIp = () =>
+  `127.${1 + Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 256)}.${1 + Math.floor(Math.random() * 250)}`;
+
+/** This test file's own client address, so per-IP rate limits of one file never affect another. */
+export const fileClientIp = randomLoopbackIp();
 
 /** Calls the running API the way a front end does. */
 export async function api<T = any>(

@@ -1,0 +1,78 @@
+// Rate limits of the auth endpoints, end to end: counted in DynamoDB, so they
+// hold across Lambda instances and for concurrent requests. The local stack
+// runs the default limits (README, "Authentication"); each test calls from a
+// client IP of its own.
+import { describe, expect, it } from 'vitest';
+import { api, errorCode, randomLoopbackIp, stack, type Reply } from '../support/http.ts';
+
+const newEmail = () => `${crypto.randomUUID()}@example.com`;
+const limitOf = (setting: string, fallback: string) => Number((stack().env[setting] || fallback).split('/')[0]);
+
+function expectRateLimited(reply: Reply, windowSeconds: number) {
+  expect(reply.status).toBe(429);
+  expect(errorCode(reply)).toBe('rate_limited');
+  const retryAfter = Number(reply.headers.get('retry-after'));
+  expect(Number.isInteger(retryAfter)).toBe(true);
+  expect(retryAfter).toBeGreaterThan(0);
+  expect(retryAfter).toBeLessThanOrEqual(windowSeconds);
+}
+
+describe('auth rate limits', () => {
+  it('repeated signups from one IP reach 429 with Retry-After', async () => {
+    const fromIp = randomLoopbackIp();
+    const limit = limitOf('RATE_LIMIT_SIGNUP', '5/600');
+    for (let i = 0; i < limit; i++) {
+      expect((await api('/api/auth/signup', { body: { email: newEmail(), password: 'Secret123' }, fromIp })).status).toBe(201);
+    }
+    expectRateLimited(await api('/api/auth/signup', { body: { email: newEmail(), password: 'Secret123' }, fromIp }), 600);
+    // Another address is not affected.
+    expect((await api('/api/auth/signup', { body: { email: newEmail(), password: 'Secret123' }, fromIp: randomLoopbackIp() })).status).toBe(201);
+  });
+
+  it('the signup limit holds when the requests arrive at once', async () => {
+    const fromIp = randomLoopbackIp();
+    const limit = limitOf('RATE_LIMIT_SIGNUP', '5/600');
+    const replies = await Promise.all(
+      Array.from({ length: limit + 7 }, () => api('/api/auth/signup', { body: { email: newEmail(), password: 'Secret123' }, fromIp })),
+    );
+    expect(replies.filter((r) => r.status === 201)).toHaveLength(limit);
+    const refused = replies.filter((r) => r.status !== 201);
+    expect(refused).toHaveLength(7);
+    for (const r of refused) expectRateLimited(r, 600);
+  });
+
+  it('limits forgot-password per e-mail address, across client IPs', async () => {
+    const email = newEmail();
+    const limit = limitOf('RATE_LIMIT_PER_EMAIL', '3/900');
+    for (let i = 0; i < limit; i++) {
+      expect((await api('/api/auth/forgot-password', { body: { email }, fromIp: randomLoopbackIp() })).status).toBe(200);
+    }
+    expectRateLimited(await api('/api/auth/forgot-password', { body: { email }, fromIp: randomLoopbackIp() }), 900);
+  });
+
+  it('limits forgot-password per client IP', async () => {
+    const fromIp = randomLoopbackIp();
+    const limit = limitOf('RATE_LIMIT_FORGOT_PASSWORD', '5/900');
+    for (let i = 0; i < limit; i++) expect((await api('/api/auth/forgot-password', { body: { email: newEmail() }, fromIp })).status).toBe(200);
+    expectRateLimited(await api('/api/auth/forgot-password', { body: { email: newEmail() }, fromIp }), 900);
+  });
+
+  it('limits login attempts per client IP, against credential stuffing', async () => {
+    const fromIp = randomLoopbackIp();
+    const limit = limitOf('RATE_LIMIT_LOGIN', '10/300');
+    const replies = await Promise.all(
+      Array.from({ length: limit + 3 }, () => api('/api/auth/login', { body: { email: newEmail(), password: 'Wrong1234' }, fromIp })),
+    );
+    expect(replies.filter((r) => r.status === 401)).toHaveLength(limit);
+    for (const r of replies.filter((r) => r.status !== 401)) expectRateLimited(r, 300);
+  });
+
+  it('limits reset-password attempts per client IP', async () => {
+    const fromIp = randomLoopbackIp();
+    const limit = limitOf('RATE_LIMIT_RESET_PASSWORD', '5/900');
+    for (let i = 0; i < limit; i++) {
+      expect((await api('/api/auth/reset-password', { body: { token: 'guess', password: 'NewSecret456' }, fromIp })).status).toBe(400);
+    }
+    expectRateLimited(await api('/api/auth/reset-password', { body: { token: 'guess', password: 'NewSecret456' }, fromIp }), 900);
+  });
+});

@@ -1,0 +1,351 @@
+// Authentication end to end over HTTP, on the local stack: the API, the GoTrue
+// emulator behind supabase-js, the Resend mailbox and DynamoDB.
+// Every test uses addresses of its own and calls from a client IP of its own,
+// so tests running in parallel never meet in a mailbox or a rate limit.
+import { describe, expect, it } from 'vitest';
+import { api, errorCode, injectFault, randomLoopbackIp, recorded, stack, type Reply } from '../support/http.ts';
+
+const PASSWORD = 'Secret123';
+const newEmail = () => `${crypto.randomUUID()}@example.com`;
+const portal = () => stack().env.PORTAL_URL!;
+
+interface MailboxEmail {
+  to: string[];
+  subject: string;
+  text: string;
+  html: string;
+  tags?: { name: string; value: string }[];
+}
+
+/** A caller from an address of its own. */
+function client() {
+  const fromIp = randomLoopbackIp();
+  return {
+    post: (path: string, body?: unknown, headers?: Record<string, string>) => api(path, { method: 'POST', body, headers, fromIp }),
+    get: (path: string, headers?: Record<string, string>) => api(path, { headers, fromIp }),
+  };
+}
+type Client = ReturnType<typeof client>;
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** The e-mails Resend was asked to send to this address, newest first. */
+async function mailTo(email: string): Promise<MailboxEmail[]> {
+  return (await recorded<MailboxEmail[]>('emails')).filter((m) => m.to.includes(email));
+}
+
+async function verificationToken(email: string): Promise<string> {
+  const [mail] = (await mailTo(email)).filter((m) => m.subject === 'Confirm your e-mail address');
+  if (!mail) throw new Error(`no verification e-mail to ${email}`);
+  const match = new RegExp(`${portal().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/verify\\?token=([A-Za-z0-9_-]+)`).exec(mail.text);
+  if (!match) throw new Error(`no verification link in: ${mail.text}`);
+  return match[1]!;
+}
+
+async function verifiedUser(c: Client, companyName?: string) {
+  const email = newEmail();
+  const signup = await c.post('/api/auth/signup', { email, password: PASSWORD, ...(companyName ? { metadata: { companyName, name: 'Ada' } } : {}) });
+  expect(signup.status).toBe(201);
+  const verified = await c.post('/api/verify-email', { token: await verificationToken(email) });
+  expect(verified.status).toBe(200);
+  return { email, verified: verified.body };
+}
+
+async function logIn(c: Client, email: string, password = PASSWORD): Promise<Reply> {
+  return c.post('/api/auth/login', { email, password });
+}
+
+/** The reset link of the newest reset e-mail to this address, followed as a browser would. */
+async function followResetLink(email: string) {
+  const [mail] = (await mailTo(email)).filter((m) => m.subject === 'Reset your password');
+  if (!mail) throw new Error(`no reset e-mail to ${email}`);
+  const link = /https?:\/\/\S+\/auth\/v1\/verify\?\S+/.exec(mail.text)![0];
+  expect(mail.html).toContain(link.replaceAll('&', '&amp;'));
+  const res = await fetch(link, { redirect: 'manual' });
+  expect(res.status).toBe(303);
+  const landing = new URL(res.headers.get('location')!);
+  const hash = new URLSearchParams(landing.hash.slice(1));
+  return { landing: `${landing.origin}${landing.pathname}`, token: hash.get('access_token'), type: hash.get('type'), error: hash.get('error_code') };
+}
+
+/** A recovery link and session minted by the emulator as if issued `secondsAgo` ago. */
+async function mintedRecovery(email: string, secondsAgo: number) {
+  const res = await fetch(`${stack().urls.emulators}/_local/supabase/recovery`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, issuedSecondsAgo: secondsAgo, redirectTo: `${portal()}/reset-password` }),
+  });
+  expect(res.status).toBe(200);
+  return (await res.json()) as { action_link: string; access_token: string };
+}
+
+describe('signup → verification → login → me → logout', () => {
+  it('runs the whole flow, and the same token is refused after logout', async () => {
+    const c = client();
+    const email = newEmail();
+
+    const signup = await c.post('/api/auth/signup', { email, password: PASSWORD, metadata: { name: 'Ada', companyName: 'Lovelace Analytics' } });
+    expect(signup.status).toBe(201);
+    expect(signup.body).toMatchObject({ user: { email, email_confirmed: false, metadata: { companyName: 'Lovelace Analytics' } }, session: null });
+
+    const [mail] = await mailTo(email);
+    expect(mail).toMatchObject({ subject: 'Confirm your e-mail address' });
+    expect(mail!.tags).toEqual([{ name: 'kind', value: 'verify-email' }]);
+    const token = await verificationToken(email);
+    expect(mail!.html).toContain(`${portal()}/verify?token=${token}`);
+
+    const beforeVerification = await logIn(c, email);
+    expect(beforeVerification.status).toBe(403);
+    expect(errorCode(beforeVerification)).toBe('email_not_confirmed');
+
+    const verified = await c.post('/api/verify-email', { token });
+    expect(verified.status).toBe(200);
+    expect(verified.body).toEqual({
+      success: true,
+      email,
+      redirectTo: `${portal()}/${verified.body.portalSlug}`,
+      portalSlug: expect.stringMatching(/^lovelace-analytics(-[a-z0-9]+)?$/),
+    });
+
+    const login = await logIn(c, email);
+    expect(login.status).toBe(200);
+    expect(login.body).toMatchObject({
+      session: { access_token: expect.any(String), refresh_token: expect.any(String), token_type: 'bearer', expires_in: 3600 },
+      user: { email, email_confirmed: true },
+    });
+    const accessToken: string = login.body.session.access_token;
+
+    const me = await c.get('/api/auth/me', bearer(accessToken));
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({ email, app_metadata: { provider: 'email' }, metadata: { name: 'Ada', companyName: 'Lovelace Analytics' } });
+
+    const logout = await c.post('/api/auth/logout', undefined, bearer(accessToken));
+    expect(logout.status).toBe(200);
+    expect(logout.body).toEqual({ success: true, message: 'Signed out' });
+
+    const after = await c.get('/api/auth/me', bearer(accessToken));
+    expect(after.status).toBe(401);
+    expect(errorCode(after)).toBe('unauthenticated');
+
+    const reused = await c.post('/api/verify-email', { token });
+    expect(reused.status).toBe(400);
+    expect(errorCode(reused)).toBe('invalid_token');
+  });
+
+  it("sends a user whose signup named no company to the portal's onboarding", async () => {
+    const { verified } = await verifiedUser(client());
+    expect(verified).toMatchObject({ redirectTo: `${portal()}/onboarding`, portalSlug: null });
+  });
+});
+
+describe('signup errors', () => {
+  it('400 for a missing or malformed e-mail, a missing password, or unknown fields', async () => {
+    const c = client();
+    for (const body of [{ password: PASSWORD }, { email: 'not-an-email', password: PASSWORD }, { email: newEmail() }, { email: newEmail(), password: PASSWORD, admin: true }]) {
+      const res = await c.post('/api/auth/signup', body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(errorCode(res)).toBe('invalid_request');
+    }
+  });
+
+  it('400 weak_password for each broken rule, including passwords bcrypt would truncate; nothing is registered', async () => {
+    const c = client();
+    for (const password of ['Sh0rt', 'nouppercase1', 'NOLOWERCASE1', 'NoDigitsHere', `Aa1${'é'.repeat(35)}`]) {
+      const email = newEmail();
+      const res = await c.post('/api/auth/signup', { email, password });
+      expect(res.status, password).toBe(400);
+      expect(errorCode(res)).toBe('weak_password');
+      expect(res.text).not.toContain(password);
+      expect(await mailTo(email)).toEqual([]);
+    }
+  });
+
+  it('409 for an address that is already registered, which the provider only hints at', async () => {
+    const c = client();
+    const { email } = await verifiedUser(c);
+    const mailsBefore = (await mailTo(email)).length;
+    const again = await c.post('/api/auth/signup', { email, password: 'Another123' });
+    expect(again.status).toBe(409);
+    expect(errorCode(again)).toBe('email_already_registered');
+    expect((await mailTo(email)).length).toBe(mailsBefore);
+  });
+
+  it('429 when the provider says a repeated signup of an unverified address is too soon', async () => {
+    const c = client();
+    const email = newEmail();
+    expect((await c.post('/api/auth/signup', { email, password: PASSWORD })).status).toBe(201);
+    const again = await c.post('/api/auth/signup', { email, password: PASSWORD });
+    expect(again.status).toBe(429);
+    expect(errorCode(again)).toBe('rate_limited');
+    expect(Number(again.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});
+
+describe('login errors', () => {
+  it('401 alike for a wrong password and an unknown address', async () => {
+    const c = client();
+    const { email } = await verifiedUser(c);
+    const wrong = await logIn(c, email, 'Wrong1234');
+    const unknown = await logIn(c, newEmail(), PASSWORD);
+    expect(wrong.status).toBe(401);
+    expect(unknown.status).toBe(401);
+    expect(errorCode(wrong)).toBe('invalid_credentials');
+    expect(unknown.body.error).toEqual(wrong.body.error);
+  });
+
+  it('400 for a malformed body', async () => {
+    const res = await client().post('/api/auth/login', { email: 'nope' });
+    expect(res.status).toBe(400);
+  });
+});
+
+describe('me and logout refuse what is not a live token', () => {
+  it('401 for a missing, malformed, forged or expired token', async () => {
+    const c = client();
+    const { email } = await verifiedUser(c);
+    const token: string = (await logIn(c, email)).body.session.access_token;
+    const [head, body] = token.split('.');
+    const expired = (await mintedRecovery(email, 3601)).access_token;
+    const cases: Record<string, Record<string, string>> = {
+      missing: {},
+      'not bearer': { authorization: `Basic ${token}` },
+      malformed: bearer('not-a-token'),
+      forged: bearer(`${head}.${body}.${'A'.repeat(43)}`),
+      expired: bearer(expired),
+    };
+    for (const [name, headers] of Object.entries(cases)) {
+      const res = await c.get('/api/auth/me', headers);
+      expect(res.status, name).toBe(401);
+      expect(errorCode(res)).toBe('unauthenticated');
+    }
+    expect((await c.get('/api/auth/me', bearer(token))).status).toBe(200);
+  });
+
+  it('logout is 401 without a token, and for a token already logged out', async () => {
+    const c = client();
+    const { email } = await verifiedUser(c);
+    const token: string = (await logIn(c, email)).body.session.access_token;
+    expect((await c.post('/api/auth/logout')).status).toBe(401);
+    expect((await c.post('/api/auth/logout', undefined, bearer(token))).status).toBe(200);
+    const again = await c.post('/api/auth/logout', undefined, bearer(token));
+    expect(again.status).toBe(401);
+    expect(errorCode(again)).toBe('unauthenticated');
+  });
+});
+
+describe('forgot-password → reset link → reset-password', () => {
+  it('answers an existing and an unknown address with byte-identical bodies and the same status', async () => {
+    const c = client();
+    const { email } = await verifiedUser(c);
+    const known = await c.post('/api/auth/forgot-password', { email });
+    const unknown = await c.post('/api/auth/forgot-password', { email: newEmail() });
+    expect(known.status).toBe(200);
+    expect(unknown.status).toBe(known.status);
+    expect(unknown.text).toBe(known.text);
+    expect(known.body).toEqual({ success: true, message: expect.any(String) });
+  });
+
+  it('e-mails a link that lands on the reset page; its token works once; the new password logs in, the old does not', async () => {
+    const c = client();
+    const { email } = await verifiedUser(c);
+    const oldSession: string = (await logIn(c, email)).body.session.access_token;
+    expect((await c.post('/api/auth/forgot-password', { email })).status).toBe(200);
+
+    const link = await followResetLink(email);
+    expect(link.landing).toBe(`${portal()}/reset-password`);
+    expect(link.type).toBe('recovery');
+    expect(link.token).toBeTruthy();
+
+    const reset = await c.post('/api/auth/reset-password', { token: link.token, password: 'NewSecret456' });
+    expect(reset.status).toBe(200);
+    expect(reset.body).toEqual({ success: true, message: expect.any(String) });
+
+    const reused = await c.post('/api/auth/reset-password', { token: link.token, password: 'Another789x' });
+    expect(reused.status).toBe(400);
+    expect(errorCode(reused)).toBe('invalid_token');
+    expect(reused.text).not.toContain(link.token!);
+
+    expect((await logIn(c, email, 'NewSecret456')).status).toBe(200);
+    expect((await logIn(c, email, PASSWORD)).status).toBe(401);
+    expect((await logIn(c, email, 'Another789x')).status).toBe(401);
+    // Every earlier session ended with the reset.
+    expect((await c.get('/api/auth/me', bearer(oldSession))).status).toBe(401);
+  });
+
+  it('takes the recovery token as a bearer token too', async () => {
+    const c = client();
+    const { email } = await verifiedUser(c);
+    await c.post('/api/auth/forgot-password', { email });
+    const { token } = await followResetLink(email);
+    const reset = await c.post('/api/auth/reset-password', { password: 'NewSecret456' }, bearer(token!));
+    expect(reset.status).toBe(200);
+    expect((await logIn(c, email, 'NewSecret456')).status).toBe(200);
+  });
+
+  it('refuses a link older than an hour: the link itself, and a token from it', async () => {
+    const c = client();
+    const { email } = await verifiedUser(c);
+    const old = await mintedRecovery(email, 3601);
+    const res = await fetch(old.action_link, { redirect: 'manual' });
+    const hash = new URLSearchParams(new URL(res.headers.get('location')!).hash.slice(1));
+    expect(hash.get('error_code')).toBe('otp_expired');
+    expect(hash.get('access_token')).toBeNull();
+
+    const reset = await c.post('/api/auth/reset-password', { token: old.access_token, password: 'NewSecret456' });
+    expect(reset.status).toBe(400);
+    expect(errorCode(reset)).toBe('invalid_token');
+    expect((await logIn(c, email)).status).toBe(200);
+
+    const fresh = await mintedRecovery(email, 3500);
+    expect((await c.post('/api/auth/reset-password', { token: fresh.access_token, password: 'NewSecret456' })).status).toBe(200);
+  });
+
+  it('400 for a missing or invalid token, or a weak password, changing nothing', async () => {
+    const c = client();
+    const { email } = await verifiedUser(c);
+    await c.post('/api/auth/forgot-password', { email });
+    const { token } = await followResetLink(email);
+    const cases: [unknown, string][] = [
+      [{ password: 'NewSecret456' }, 'invalid_token'],
+      [{ password: 'NewSecret456', token: 'garbage' }, 'invalid_token'],
+      [{ password: 'weak', token }, 'weak_password'],
+      [{ password: `Aa1${'x'.repeat(70)}`, token }, 'weak_password'],
+      [{ token }, 'invalid_request'],
+    ];
+    for (const [body, code] of cases) {
+      const res = await c.post('/api/auth/reset-password', body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(errorCode(res)).toBe(code);
+      expect(res.text).not.toContain(token!);
+    }
+    expect((await logIn(c, email)).status).toBe(200);
+    expect((await c.post('/api/auth/reset-password', { token, password: 'NewSecret456' })).status).toBe(200);
+  });
+
+  it('400 for an invalid e-mail address', async () => {
+    const res = await client().post('/api/auth/forgot-password', { email: 'nope' });
+    expect(res.status).toBe(400);
+    expect(errorCode(res)).toBe('invalid_request');
+  });
+
+  it('500 when the reset e-mail cannot be sent, and only then', async () => {
+    const c = client();
+    const { email } = await verifiedUser(c);
+    // Resend fails every attempt the mailer makes for this address.
+    await injectFault({ vendor: 'resend', mode: 'fail', count: 3, match: email });
+    const res = await c.post('/api/auth/forgot-password', { email });
+    expect(res.status).toBe(500);
+    expect(errorCode(res)).toBe('vendor_failed');
+    expect(res.text).not.toMatch(/re_[A-Za-z0-9]/);
+    expect((await c.post('/api/auth/forgot-password', { email })).status).toBe(200);
+  });
+});
+
+describe('verify-email errors', () => {
+  it('400 for a wrong token, or none', async () => {
+    const c = client();
+    const wrong = await c.post('/api/verify-email', { token: 'x'.repeat(32) });
+    expect(wrong.status).toBe(400);
+    expect(errorCode(wrong)).toBe('invalid_token');
+    expect((await c.post('/api/verify-email', {})).status).toBe(400);
+  });
+});

@@ -29,3 +29,7 @@ export function assertPasswordAcceptable(password: string, path = '/body/passwor
   const details: ErrorDetail[] = problems.map((message) => ({ path, message }));
   throw new InvalidInput('The password does not meet the password rules', details, 'weak_password');
 }
+
+/** 400 weak_password for a password our rule accepted but the identity provider's own rules refused. */
+export const passwordRefusedByProvider = () =>
+  new InvalidInput('The identity provider refused this password as too weak', [{ path: '/body/password', message: 'is too weak' }], 'weak_password');

@@ -4,7 +4,7 @@ import { readAccessTokenClaims } from '../identity/jwt-claims.ts';
 import type { Logger } from '../log.ts';
 import { enforceRateLimits, type RateLimiter } from '../rate-limit/rate-limiter.ts';
 import { rule, type AuthSettings } from './auth.ts';
-import { assertPasswordAcceptable } from './password-policy.ts';
+import { assertPasswordAcceptable, passwordRefusedByProvider } from './password-policy.ts';
 
 export interface ResetPasswordDeps {
   identity: Pick<IdentityProvider, 'openRecoverySession' | 'setPasswordAsAdmin' | 'endSessions'>;
@@ -52,9 +52,7 @@ export async function resetPassword(deps: ResetPasswordDeps, request: ResetPassw
     deps.log.warn('the recovery session could not update the password; using the admin interface', { userId: claims.sub });
     change = await deps.identity.setPasswordAsAdmin(claims.sub, request.password);
   }
-  if (change === 'weak-password') {
-    throw new InvalidInput('The identity provider refused this password as too weak', [{ path: '/body/password', message: 'is too weak' }], 'weak_password');
-  }
+  if (change === 'weak-password') throw passwordRefusedByProvider();
   if (change === 'same-password') {
     throw new InvalidInput('Choose a password different from the current one', [{ path: '/body/password', message: 'must differ from the current password' }], 'same_password');
   }

@@ -1,11 +1,11 @@
 import { normaliseEmail } from '../accounts/accounts.ts';
-import { Conflict } from '../errors.ts';
+import { Conflict, InvalidInput } from '../errors.ts';
 import type { IdentityProvider } from '../identity/identity.ts';
 import type { Mailer } from '../integrations/mailer.ts';
 import { enforceRateLimits, type RateLimiter } from '../rate-limit/rate-limiter.ts';
 import { rule, toPublicUser, type AuthSettings, type PublicUser } from './auth.ts';
 import { verificationEmail } from './emails.ts';
-import { assertPasswordAcceptable } from './password-policy.ts';
+import { assertPasswordAcceptable, passwordRefusedByProvider } from './password-policy.ts';
 import { hashToken, newVerificationToken, type VerificationTokenStore } from './verification-tokens.ts';
 
 export interface SignUpDeps {
@@ -46,6 +46,10 @@ export async function signUp(deps: SignUpDeps, request: SignUpRequest): Promise<
   const registration = await deps.identity.register({ email, password: request.password, metadata });
   if (registration.outcome === 'already-registered') {
     throw new Conflict('An account with this e-mail address already exists', 'email_already_registered');
+  }
+  if (registration.outcome === 'weak-password') throw passwordRefusedByProvider();
+  if (registration.outcome === 'invalid-email') {
+    throw new InvalidInput('The identity provider refused this e-mail address', [{ path: '/body/email', message: 'is not accepted' }]);
   }
 
   const now = deps.now?.() ?? new Date();

@@ -2,10 +2,10 @@
 // production, the local GoTrue emulator in the local stack: the same adapter
 // (supabase-js) talks to both.
 //
-// Expected refusals (wrong password, unknown token, taken address) are answers,
-// not exceptions. The adapter throws only domain errors a client should see as
-// they are (RateLimited when the provider throttles, InvalidInput when it
-// refuses an address or password) and VendorError when the provider fails.
+// Expected refusals (wrong password, unknown token, taken address, a password
+// the provider finds weak) are answers, not exceptions. The adapter throws
+// RateLimited when the provider throttles, VendorError when it fails, and
+// ConfigError when admin work is asked of it without the service-role key.
 
 export interface IdentityUser {
   id: string;
@@ -34,7 +34,10 @@ export interface NewRegistration {
 export type Registration =
   | { outcome: 'registered'; user: IdentityUser }
   /** The provider hides whose address it is; only that it is taken. */
-  | { outcome: 'already-registered' };
+  | { outcome: 'already-registered' }
+  /** The provider's own rules refused the password or the address. */
+  | { outcome: 'weak-password' }
+  | { outcome: 'invalid-email' };
 
 export type SignIn =
   | { outcome: 'signed-in'; session: IdentitySession; user: IdentityUser }

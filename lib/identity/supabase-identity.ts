@@ -13,7 +13,7 @@ import {
   type User,
 } from '@supabase/supabase-js';
 import { ConfigError } from '../config.ts';
-import { InvalidInput, RateLimited, VendorError } from '../errors.ts';
+import { RateLimited, VendorError } from '../errors.ts';
 import { AttemptFailed, withRetries, type RetryPolicy } from '../integrations/retry.ts';
 import { readAccessTokenClaims } from './jwt-claims.ts';
 import type { IdentityProvider, IdentitySession, IdentityUser, PasswordChange, RecoverySession } from './identity.ts';
@@ -94,12 +94,8 @@ export function supabaseIdentity(settings: SupabaseSettings, policy: Policy): Id
       }
       // Projects that auto-confirm say it outright.
       if (answer.code === 'user_already_exists' || answer.code === 'email_exists') return { outcome: 'already-registered' };
-      if (answer.code === 'weak_password') {
-        throw new InvalidInput('The identity provider refused this password as too weak', [{ path: '/body/password', message: 'is too weak' }], 'weak_password');
-      }
-      if (answer.code === 'validation_failed' || answer.code === 'email_address_invalid') {
-        throw new InvalidInput('The identity provider refused this e-mail address', [{ path: '/body/email', message: 'is not accepted' }]);
-      }
+      if (answer.code === 'weak_password') return { outcome: 'weak-password' };
+      if (answer.code === 'validation_failed' || answer.code === 'email_address_invalid') return { outcome: 'invalid-email' };
       throw refusal('sign up a user', answer);
     },
 

@@ -5,7 +5,7 @@ import type { Account, AccountStore, Member, SlugRegistry } from '../../../lib/a
 import type { AuthSettings } from '../../../lib/auth/auth.ts';
 import type { ConsumedVerification, VerificationRecord, VerificationTokenStore } from '../../../lib/auth/verification-tokens.ts';
 import { RateLimited, VendorError } from '../../../lib/errors.ts';
-import type { IdentityProvider, IdentityUser, PasswordChange, RecoverySession } from '../../../lib/identity/identity.ts';
+import type { IdentityProvider, IdentityUser, PasswordChange, RecoverySession, Registration } from '../../../lib/identity/identity.ts';
 import type { Mailer, OutgoingEmail } from '../../../lib/integrations/mailer.ts';
 import type { Logger, LogFields } from '../../../lib/log.ts';
 import type { RateLimiter } from '../../../lib/rate-limit/rate-limiter.ts';
@@ -53,6 +53,8 @@ export class FakeIdentity implements IdentityProvider {
   canCreateRecoveryLinks = true;
   /** What the next direct (in-session) password update answers instead of doing it. */
   directUpdateAnswer: PasswordChange | undefined;
+  /** Makes registrations fail the provider's own rules. */
+  refuseRegistration: 'weak-password' | 'invalid-email' | undefined;
   throttleNext = false;
   failNext = false;
   endSessionsFails = false;
@@ -98,10 +100,11 @@ export class FakeIdentity implements IdentityProvider {
     return user && this.view(user);
   }
 
-  async register({ email, password, metadata }: { email: string; password: string; metadata: Record<string, string> }) {
+  async register({ email, password, metadata }: { email: string; password: string; metadata: Record<string, string> }): Promise<Registration> {
     this.guard('sign up');
-    if (this.users.some((u) => u.email === email)) return { outcome: 'already-registered' as const };
-    return { outcome: 'registered' as const, user: this.view(this.addUser(email, password, false, metadata)) };
+    if (this.refuseRegistration) return { outcome: this.refuseRegistration };
+    if (this.users.some((u) => u.email === email)) return { outcome: 'already-registered' };
+    return { outcome: 'registered', user: this.view(this.addUser(email, password, false, metadata)) };
   }
 
   async signIn(email: string, password: string) {

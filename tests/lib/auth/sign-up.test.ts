@@ -86,6 +86,16 @@ describe('signing up', () => {
     expect(deps.mailer.sent).toHaveLength(1);
   });
 
+  it("answers 400 when the provider's own rules refuse the password or the address", async () => {
+    const deps = setup();
+    deps.identity.refuseRegistration = 'weak-password';
+    await expect(signUp(deps, request())).rejects.toMatchObject({ code: 'weak_password', details: [{ path: '/body/password' }] });
+    deps.identity.refuseRegistration = 'invalid-email';
+    await expect(signUp(deps, request())).rejects.toMatchObject({ code: 'invalid_request', details: [{ path: '/body/email' }] });
+    expect(deps.tokens.rows.size).toBe(0);
+    expect(deps.mailer.sent).toHaveLength(0);
+  });
+
   it('passes on the provider saying too many', async () => {
     const deps = setup();
     deps.identity.throttleNext = true;

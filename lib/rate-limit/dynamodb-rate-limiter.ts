@@ -70,13 +70,12 @@ export function dynamodbRateLimiter({ db, tables, now = () => new Date() }: Deps
     async hit(rule, subject): Promise<RateDecision> {
       if (rule.limit <= 0) return { allowed: false, retryAfterSeconds: rule.windowSeconds };
       const key = storageKey(rule, subject);
-      let item: WindowItem | undefined;
       for (let round = 0; round < MAX_ROUNDS; round++) {
         const at = Math.floor(now().getTime() / 1000);
         if (await countInOpenWindow(key, rule, at)) return { allowed: true, retryAfterSeconds: 0 };
         if (await openWindow(key, rule, at)) return { allowed: true, retryAfterSeconds: 0 };
         // Both refused: the open window is full, or another request just opened one.
-        item = (await db.send(new GetCommand({ TableName, Key: { key }, ConsistentRead: true }))).Item as WindowItem | undefined;
+        const item = (await db.send(new GetCommand({ TableName, Key: { key }, ConsistentRead: true }))).Item as WindowItem | undefined;
         if (item && item.expires_at > at && item.hits >= rule.limit) {
           return { allowed: false, retryAfterSeconds: Math.max(1, item.expires_at - at) };
         }

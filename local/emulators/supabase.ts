@@ -275,20 +275,41 @@ export function supabaseEmulator(options: { hostUrl: string }): VendorEmulator {
     return `${externalUrl}/verify?token=${hashed}&type=${type}&redirect_to=${encodeURIComponent(redirectTo)}`;
   }
 
-  function startRecovery(user: StoredUser, redirectTo: string, issuedAt = nowSeconds()) {
-    const otp = newOtp();
-    user.recovery_token = tokenHash(user.email, otp);
-    user.recovery_sent_at = iso(issuedAt);
-    touch(user);
-    return { otp, hashed: user.recovery_token, link: actionLink(user.recovery_token, 'recovery', redirectTo) };
+  function createUser(email: string, password: string, metadata: Record<string, unknown>): StoredUser {
+    const at = iso();
+    const user: StoredUser = {
+      id: randomUUID(),
+      email,
+      password_hash: hashPassword(password),
+      email_confirmed_at: null,
+      confirmation_token: null,
+      confirmation_sent_at: null,
+      recovery_token: null,
+      recovery_sent_at: null,
+      last_sign_in_at: null,
+      user_metadata: metadata,
+      app_metadata: {},
+      identity_id: randomUUID(),
+      created_at: at,
+      updated_at: at,
+    };
+    state.users.push(user);
+    return user;
   }
 
-  function startConfirmation(user: StoredUser, redirectTo: string) {
+  /** A new e-mailed one-time token (magic links use the recovery one, as in GoTrue), replacing the previous one. */
+  function startEmailToken(user: StoredUser, type: 'signup' | 'recovery' | 'magiclink', redirectTo: string, issuedAt = nowSeconds()) {
     const otp = newOtp();
-    user.confirmation_token = tokenHash(user.email, otp);
-    user.confirmation_sent_at = iso();
+    const hashed = tokenHash(user.email, otp);
+    if (type === 'signup') {
+      user.confirmation_token = hashed;
+      user.confirmation_sent_at = iso(issuedAt);
+    } else {
+      user.recovery_token = hashed;
+      user.recovery_sent_at = iso(issuedAt);
+    }
     touch(user);
-    return { otp, hashed: user.confirmation_token, link: actionLink(user.confirmation_token, 'signup', redirectTo) };
+    return { otp, hashed, link: actionLink(hashed, type, redirectTo) };
   }
 
   function recordEmail(to: string, kind: AuthEmail['kind'], link: string, otp: string) {
@@ -379,29 +400,12 @@ export function supabaseEmulator(options: { hostUrl: string }): VendorEmulator {
     if (existing) {
       // Unconfirmed: GoTrue re-sends the confirmation and leaves the user (and its password) as it was.
       if (sentWithinFrequency(existing.confirmation_sent_at)) return frequencyError(c, existing.confirmation_sent_at!);
-      const { link, otp } = startConfirmation(existing, redirectTo);
+      const { link, otp } = startEmailToken(existing, 'signup', redirectTo);
       recordEmail(email, 'signup', link, otp);
       return c.json(userJson(existing));
     }
-    const at = iso();
-    const user: StoredUser = {
-      id: randomUUID(),
-      email,
-      password_hash: hashPassword(body.password),
-      email_confirmed_at: null,
-      confirmation_token: null,
-      confirmation_sent_at: null,
-      recovery_token: null,
-      recovery_sent_at: null,
-      last_sign_in_at: null,
-      user_metadata: data,
-      app_metadata: {},
-      identity_id: randomUUID(),
-      created_at: at,
-      updated_at: at,
-    };
-    state.users.push(user);
-    const { link, otp } = startConfirmation(user, redirectTo);
+    const user = createUser(email, body.password, data);
+    const { link, otp } = startEmailToken(user, 'signup', redirectTo);
     recordEmail(email, 'signup', link, otp);
     return c.json(userJson(user));
   });
@@ -478,7 +482,7 @@ export function supabaseEmulator(options: { hostUrl: string }): VendorEmulator {
     // An unknown address gets the same empty answer: recovery never reveals who has an account.
     if (!user) return c.json({});
     if (sentWithinFrequency(user.recovery_sent_at)) return frequencyError(c, user.recovery_sent_at!);
-    const { link, otp } = startRecovery(user, redirectTarget(c.req.query('redirect_to')));
+    const { link, otp } = startEmailToken(user, 'recovery', redirectTarget(c.req.query('redirect_to')));
     recordEmail(email, 'recovery', link, otp);
     return c.json({});
   });
@@ -556,18 +560,12 @@ export function supabaseEmulator(options: { hostUrl: string }): VendorEmulator {
         const password = typeof body.password === 'string' && body.password ? body.password : randomBytes(32).toString('base64url');
         const weak = passwordProblem(c, password);
         if (weak) return weak;
-        const at = iso();
-        user = {
-          id: randomUUID(), email, password_hash: hashPassword(password), email_confirmed_at: null, confirmation_token: null,
-          confirmation_sent_at: null, recovery_token: null, recovery_sent_at: null, last_sign_in_at: null,
-          user_metadata: data ?? {}, app_metadata: {}, identity_id: randomUUID(), created_at: at, updated_at: at,
-        };
-        state.users.push(user);
+        user = createUser(email, password, data ?? {});
       } else if (data) {
         user.user_metadata = { ...user.user_metadata, ...data };
       }
     }
-    const { otp, hashed, link } = type === 'signup' ? startConfirmation(user!, redirectTo) : startRecovery(user!, redirectTo);
+    const { otp, hashed, link } = startEmailToken(user!, type as 'signup' | 'recovery' | 'magiclink', redirectTo);
     // Generating a link sends nothing: the caller sends its own e-mail.
     return c.json({ ...userJson(user!), action_link: link, email_otp: otp, hashed_token: hashed, verification_type: type, redirect_to: redirectTo });
   });
@@ -606,7 +604,7 @@ export function supabaseEmulator(options: { hostUrl: string }): VendorEmulator {
     if (!user) return c.json({ error: { code: 'user_not_found', message: 'No user with this email' } }, 404);
     const ago = Number.isInteger(body.issuedSecondsAgo) && body.issuedSecondsAgo >= 0 ? (body.issuedSecondsAgo as number) : 0;
     const issuedAt = nowSeconds() - ago;
-    const { link } = startRecovery(user, redirectTarget(body.redirectTo), issuedAt);
+    const { link } = startEmailToken(user, 'recovery', redirectTarget(body.redirectTo), issuedAt);
     const session = issueSession(user, 'otp', issuedAt);
     return c.json({ action_link: link, access_token: session.access_token, expires_at: session.expires_at });
   });

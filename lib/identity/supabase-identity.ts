@@ -1,9 +1,11 @@
 // The identity provider through supabase-js: Supabase Auth on AWS, the GoTrue
 // emulator locally. Two clients live as long as the Lambda instance: one with
 // the anonymous key (user calls) and, when configured, one with the
-// service-role key (admin calls). Neither ever holds a user's session that a
-// later call could act on; the only session-bound work (a password change in a
-// recovery session) gets a client of its own that lives for that one call.
+// service-role key (admin calls). They are only ever called with an explicit
+// token or key, never with "the current session": signInWithPassword leaves
+// the last session in the anonymous client's memory, and nothing here reads
+// it. The one piece of session-bound work (a password change in a recovery
+// session) gets a client of its own that lives for that one call.
 import {
   createClient,
   isAuthRetryableFetchError,

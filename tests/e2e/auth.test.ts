@@ -322,6 +322,23 @@ describe('forgot-password → reset link → reset-password', () => {
     expect((await client().post('/api/auth/reset-password', { token, password: 'NewSecret456' })).status).toBe(200);
   });
 
+  it('500 when the provider can update the password neither directly nor through the admin interface', async () => {
+    const c = client();
+    const { email } = await verifiedUser(c);
+    await c.post('/api/auth/forgot-password', { email });
+    const { token } = await followResetLink(email);
+    const password = `Fresh${crypto.randomUUID().slice(0, 8)}9a`;
+    // Both password updates carry this password in their body: every attempt of each fails (3 + 3).
+    await injectFault({ vendor: 'supabase', mode: 'fail', count: 6, match: password });
+    const res = await c.post('/api/auth/reset-password', { token, password });
+    expect(res.status).toBe(500);
+    expect(errorCode(res)).toBe('vendor_failed');
+    expect(res.text).not.toContain(token!);
+    expect((await logIn(c, email)).status).toBe(200);
+    expect((await client().post('/api/auth/reset-password', { token, password })).status).toBe(200);
+    expect((await logIn(c, email, password)).status).toBe(200);
+  });
+
   it('400 for an invalid e-mail address', async () => {
     const res = await client().post('/api/auth/forgot-password', { email: 'nope' });
     expect(res.status).toBe(400);

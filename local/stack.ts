@@ -129,6 +129,7 @@ function baseSettings(ports: Ports): Record<string, string> {
     PUBLIC_API_URL: `http://localhost:${ports.api}`,
     INTERNAL_API_KEY: 'local-internal-api-key',
     ADMIN_API_KEY: 'local-admin-api-key',
+    SUPABASE_URL: `http://localhost:${ports.emulators}`,
     SUPABASE_ANON_KEY: 'local-anon-key',
     CRAWLER_ALLOW_PRIVATE_NETWORKS: 'true',
   };

@@ -3,7 +3,12 @@
 // wrong method (405) from an unknown path (404). A test checks it against the
 // httpApi events of serverless.yml, so neither can drift from the other.
 import { healthRoutes } from '../health/routes.ts';
+import { onboardingRoutes } from '../onboarding/routes.ts';
 import type { RouteSpec } from './route.ts';
 import { docsRoutes } from './routes.ts';
 
-export const catalog: readonly RouteSpec[] = [...Object.values(healthRoutes), ...Object.values(docsRoutes)];
+export const catalog: readonly RouteSpec[] = [
+  ...Object.values(healthRoutes),
+  ...Object.values(docsRoutes),
+  ...Object.values(onboardingRoutes),
+];

@@ -85,16 +85,21 @@ export function clickupTaskTool(settings: Settings, policy: RetryPolicy & { time
     ensureList: (folderId, name) => ensureNamed('list', `/folder/${folderId}/list`, `/folder/${folderId}/list`, name),
     createTask,
 
-    async ensureTask(listId, task) {
+    async ensureTasks(listId, tasks) {
+      const existing: ClickUpTask[] = [];
       for (let page = 0; page < 50; page++) {
-        const res = await http<{ tasks: ClickUpTask[]; last_page?: boolean }>(`find task "${task.name}"`, {
+        const res = await http<{ tasks: ClickUpTask[]; last_page?: boolean }>('list tasks', {
           path: `/list/${listId}/task?page=${page}&include_closed=true&subtasks=true`,
         });
-        const found = res.body.tasks.find((t) => t.name.trim().toLowerCase() === task.name.trim().toLowerCase());
-        if (found) return toRef(found);
+        existing.push(...res.body.tasks);
         if (res.body.last_page !== false || res.body.tasks.length < 100) break;
       }
-      return createTask(listId, task);
+      const refs: TaskRef[] = [];
+      for (const task of tasks) {
+        const found = existing.find((t) => t.name.trim().toLowerCase() === task.name.trim().toLowerCase());
+        refs.push(found ? toRef(found) : await createTask(listId, task));
+      }
+      return refs;
     },
 
     async updateTask(taskId, patch: TaskPatch) {

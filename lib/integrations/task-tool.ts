@@ -29,8 +29,8 @@ export interface TaskTool {
   ensureFolder(name: string): Promise<{ id: string; name: string }>;
   /** The list of this name in the folder; created when there is none. */
   ensureList(folderId: string, name: string): Promise<{ id: string; name: string }>;
-  /** The task of this name in the list (open or closed); created when there is none. */
-  ensureTask(listId: string, task: NewTask): Promise<TaskRef>;
+  /** The tasks of these names in the list (open or closed), in order; the missing ones are created. One listing for all. */
+  ensureTasks(listId: string, tasks: NewTask[]): Promise<TaskRef[]>;
   /** Creates a task unconditionally (for items identified elsewhere, e.g. a booking id). */
   createTask(listId: string, task: NewTask): Promise<TaskRef>;
   updateTask(taskId: string, patch: TaskPatch): Promise<TaskRef>;

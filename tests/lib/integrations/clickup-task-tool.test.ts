@@ -15,12 +15,18 @@ describe('the ClickUp task tool', () => {
     for (let i = 0; i < 2; i++) {
       const folder = await t.ensureFolder('Acme (acme)');
       const list = await t.ensureList(folder.id, 'Onboarding');
-      await t.ensureTask(list.id, { name: 'Kick-off call', description: '**Book** it', tags: ['onboarding'] });
+      await t.ensureTasks(list.id, [
+        { name: 'Kick-off call', description: '**Book** it', tags: ['onboarding'] },
+        { name: 'Collect assets', description: 'x' },
+      ]);
     }
     const folders = await emu.get('tasks');
     expect(folders).toHaveLength(1);
     expect(folders[0].lists).toHaveLength(1);
-    expect(folders[0].lists[0].tasks).toEqual([expect.objectContaining({ name: 'Kick-off call', description: '**Book** it' })]);
+    expect(folders[0].lists[0].tasks).toEqual([
+      expect.objectContaining({ name: 'Kick-off call', description: '**Book** it' }),
+      expect.objectContaining({ name: 'Collect assets' }),
+    ]);
   });
 
   it('matches names case-insensitively and adopts what concurrent runs created', async () => {

@@ -19,7 +19,7 @@ export function httpAnswer(answer: RunAnswer, ctx: { apiOrigin: string; correlat
       executionId: answer.runId,
     });
   }
-  const { result } = answer;
+  const result = { ...answer.result, executionId: answer.runId };
   if (result.success) return json(200, result);
   const failed = result.errors?.length ?? 0;
   return json(500, {

@@ -111,11 +111,13 @@ function websiteOf(raw: string): URL | undefined {
   }
 }
 
-/** A canonical IANA zone name (aliases resolved); offsets and unknown names → undefined. */
+/** An IANA zone name the runtime knows (as given; aliases are valid too); offsets and unknown names → undefined. */
 function ianaZone(raw: string): string | undefined {
   if (!/^(UTC|[A-Za-z_]+(\/[A-Za-z0-9_+-]+)+)$/.test(raw)) return undefined;
   try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: raw }).resolvedOptions().timeZone;
+    // Stored as given: ICU's own resolution of aliases differs between versions.
+    new Intl.DateTimeFormat('en-US', { timeZone: raw });
+    return raw;
   } catch {
     return undefined;
   }

@@ -15,6 +15,7 @@ const result = {
       properties: { clickup: outcome, dropbox: outcome, resend: outcome, slack: outcome, close: outcome },
     },
     details: { type: 'object', description: 'Per integration: what was created, or why it was skipped' },
+    executionId: { type: 'string', description: 'The Step Functions execution name of the run' },
     errors: {
       type: 'array',
       items: {

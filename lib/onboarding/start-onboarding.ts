@@ -24,7 +24,7 @@ export interface Waiting {
 }
 
 export type RunAnswer =
-  | { state: 'finished'; result: OnboardingResult }
+  | { state: 'finished'; runId: string; result: OnboardingResult }
   | { state: 'running'; runId: string; accountId: string }
   | { state: 'broken'; runId: string; accountId: string };
 
@@ -82,11 +82,13 @@ export async function awaitRun(deps: Pick<OnboardingDeps, 'runs' | 'workflow' | 
   let checks = 0;
   for (;;) {
     const record = await deps.runs.get(run.runId);
-    if (record?.result && record.attempt >= run.handle.attempt) return { state: 'finished', result: record.result };
+    if (record?.result && record.attempt >= run.handle.attempt) return { state: 'finished', runId: run.runId, result: record.result };
     // Every few polls, ask whether the execution is still going at all.
     if (++checks % 4 === 0 && (await deps.workflow.status(run.handle.executionArn)) !== 'RUNNING') {
       const latest = await deps.runs.get(run.runId);
-      return latest?.result ? { state: 'finished', result: latest.result } : { state: 'broken', runId: run.runId, accountId: run.accountId };
+      return latest?.result
+        ? { state: 'finished', runId: run.runId, result: latest.result }
+        : { state: 'broken', runId: run.runId, accountId: run.accountId };
     }
     if (now() >= deadline) return { state: 'running', runId: run.runId, accountId: run.accountId };
     await sleep(Math.min(pollMs, Math.max(0, deadline - now())));
@@ -106,7 +108,7 @@ export async function readRun(
     // The same answer as for an unknown run: a run id reveals nothing about other accounts.
     if (member?.account_id !== record.account_id) throw new NotFound('No onboarding run with this id');
   }
-  if (record.result) return { state: 'finished', result: record.result };
+  if (record.result) return { state: 'finished', runId, result: record.result };
   const status = await deps.workflow.status(deps.executionArnOf(runId)).catch(() => 'RUNNING' as const);
   return status === 'RUNNING' ? { state: 'running', runId, accountId: record.account_id } : { state: 'broken', runId, accountId: record.account_id };
 }

@@ -260,23 +260,20 @@ export class StepFunctionsEngine {
       handlers[stateName] = async (taskInput) => {
         if (replay.has(stateName)) return replay.get(stateName)!;
         const resource = machine.functionArns[functionName] ?? functionName;
-        this.record(execution, 'LambdaFunctionScheduled', {
+        // As on AWS, each Lambda event points back at the one before it (failed → started → scheduled).
+        const scheduled = this.record(execution, 'LambdaFunctionScheduled', {
           lambdaFunctionScheduledEventDetails: { resource, input: JSON.stringify(taskInput) },
         });
-        this.record(execution, 'LambdaFunctionStarted', {});
+        const started = this.record(execution, 'LambdaFunctionStarted', {}, scheduled);
         const outcome = await this.invoke(functionName, taskInput);
         if (outcome.ok) {
           execution.taskResults.push({ state: stateName, result: outcome.payload, at: Date.now() });
-          this.record(execution, 'LambdaFunctionSucceeded', {
-            lambdaFunctionSucceededEventDetails: { output: JSON.stringify(outcome.payload) },
-          });
+          this.record(execution, 'LambdaFunctionSucceeded', { lambdaFunctionSucceededEventDetails: { output: JSON.stringify(outcome.payload) } }, started);
           return outcome.payload;
         }
         // Shaped as on AWS: the error is the errorType, the cause the JSON of the Lambda's error.
         const cause = JSON.stringify({ errorType: outcome.errorType, errorMessage: outcome.errorMessage, trace: outcome.trace ?? [] });
-        this.record(execution, 'LambdaFunctionFailed', {
-          lambdaFunctionFailedEventDetails: { error: outcome.errorType, cause },
-        });
+        this.record(execution, 'LambdaFunctionFailed', { lambdaFunctionFailedEventDetails: { error: outcome.errorType, cause } }, started);
         const error = new Error(cause);
         error.name = outcome.errorType;
         throw error;
@@ -366,10 +363,11 @@ export class StepFunctionsEngine {
     this.record(execution, type, details);
   }
 
-  private record(execution: Execution, type: string, details: Record<string, unknown>) {
+  private record(execution: Execution, type: string, details: Record<string, unknown>, previousEventId?: number): number {
     const id = execution.events.length + 1;
-    execution.events.push({ id, previousEventId: id - 1, timestamp: Date.now(), type, ...details });
+    execution.events.push({ id, previousEventId: previousEventId ?? id - 1, timestamp: Date.now(), type, ...details });
     this.persist(execution);
+    return id;
   }
 
   private redrivable(e: Execution) {

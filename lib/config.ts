@@ -198,6 +198,8 @@ export function loadConfig(env: Env = process.env) {
     },
 
     workflows: {
+      /** Set by serverless.yml: the onboarding state machine (the local one on the local stage). */
+      onboardingArn: r.optional('ONBOARDING_STATE_MACHINE_ARN'),
       /** How long onboarding endpoints wait for the run before answering 202. */
       waitMs: r.int('ONBOARDING_WAIT_MS', 20000),
     },

@@ -31,6 +31,13 @@ export interface StackOptions {
   esbuildWorkFolder?: string;
   /** Rebuild and reload a handler when its source changes. */
   watch?: boolean;
+  /**
+   * Run handlers in offline's own process instead of a worker thread per
+   * concurrent invocation: each function's module loads once, which keeps
+   * bursts of invocations (load and concurrency tests) cheap on a small
+   * machine. Handlers are stateless, so they behave the same either way.
+   */
+  inProcess?: boolean;
   /** Extra or overriding service settings, e.g. shorter timeouts in tests. */
   settings?: Record<string, string>;
   log?: (line: string) => void;
@@ -136,6 +143,7 @@ function baseSettings(ports: Ports): Record<string, string> {
 function spawnOffline(ports: Ports, env: Record<string, string>, options: StackOptions, log: (line: string) => void): ChildProcess {
   const args = [SLS_BIN, 'offline', 'start', '--stage', LOCAL_STAGE, '--httpPort', String(ports.api), '--lambdaPort', String(ports.lambda)];
   if (options.watch) args.push('--reloadHandler');
+  if (options.inProcess) args.push('--useInProcess');
   const child = spawn(process.execPath, args, {
     env: {
       ...env,

@@ -1,6 +1,10 @@
 // `npm start`: the whole service on this machine, in the foreground.
-// Ctrl-C stops every part of it.
+// Ctrl-C stops every part of it. `npm start -- --watch` reloads a handler
+// when its source changes (each request then loads the handler afresh, so it
+// is for editing sessions, not for load).
 import { DEFAULT_PORTS, startStack } from './stack.ts';
+
+const watch = process.argv.includes('--watch');
 
 const started = performance.now();
 console.log('Starting the local stack (DynamoDB, Step Functions, vendor emulators, API)...');
@@ -8,7 +12,8 @@ console.log('Starting the local stack (DynamoDB, Step Functions, vendor emulator
 const stack = await startStack({
   ports: DEFAULT_PORTS,
   dataDir: '.local',
-  watch: true,
+  watch,
+  inProcess: !watch,
   log: (line) => console.log(`  ${line}`),
 }).catch((error: Error) => {
   console.error(`The local stack could not start: ${error.message}`);

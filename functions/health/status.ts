@@ -6,6 +6,6 @@ import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
 import { dynamodb, tables } from '../../lib/store/dynamodb.ts';
 import { sfn } from '../../lib/workflows/step-functions.ts';
 
-const checks = statusChecks(config, { dynamodb, sfn, accountsTable: tables.accounts });
+const checks = statusChecks(config, { dynamodb, sfn, accountsTable: tables.accounts, stateMachineArn: config.workflows.onboardingArn });
 
 export const handler = httpEndpoint(healthRoutes.status, async () => json(200, await checkStatus(checks)));

@@ -4,11 +4,13 @@
 // httpApi events of serverless.yml, so neither can drift from the other.
 import { authRoutes } from '../auth/routes.ts';
 import { healthRoutes } from '../health/routes.ts';
+import { onboardingRoutes } from '../onboarding/routes.ts';
 import type { RouteSpec } from './route.ts';
 import { docsRoutes } from './routes.ts';
 
 export const catalog: readonly RouteSpec[] = [
   ...Object.values(healthRoutes),
   ...Object.values(docsRoutes),
+  ...Object.values(onboardingRoutes),
   ...Object.values(authRoutes),
 ];

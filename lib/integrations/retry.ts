@@ -46,6 +46,8 @@ export async function withRetries<T>(
     try {
       return await attempt(n);
     } catch (error) {
+      // Already classified (a nested vendor call, e.g. a token refresh, with its own retries).
+      if (error instanceof VendorError) throw error;
       last = error instanceof AttemptFailed ? error.failure : { transient: true, reason: networkReason(error) };
       if (!last.transient) break;
       if (last.retryAfterMs !== undefined && last.retryAfterMs > policy.maxRetryWaitMs) break;

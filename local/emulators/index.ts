@@ -1,7 +1,11 @@
 // The vendor emulators of the local stack. Each brings its routes and the
 // settings that point the service at it; adding a vendor means adding it here.
+import { clickupVendor } from './clickup.ts';
+import { closeVendor } from './close.ts';
+import { dropboxVendor } from './dropbox.ts';
 import type { VendorEmulator } from './host.ts';
 import { resendVendor } from './resend.ts';
+import { slackVendor } from './slack.ts';
 import { supabaseVendor } from './supabase.ts';
 
 export interface EmulatorContext {
@@ -17,4 +21,4 @@ export interface LocalVendor {
   env(ctx: EmulatorContext): Record<string, string>;
 }
 
-export const localVendors: LocalVendor[] = [resendVendor, supabaseVendor];
+export const localVendors: LocalVendor[] = [resendVendor, clickupVendor, dropboxVendor, slackVendor, closeVendor, supabaseVendor];

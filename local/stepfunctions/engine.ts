@@ -43,10 +43,12 @@ export interface Execution {
   redriveCount: number;
   redriveDate?: number;
   events: HistoryEvent[];
-  /** Raw results of Task states that succeeded, replayed on redrive instead of re-invoking. */
-  taskResults: Record<string, Json>;
-  /** Wait states already waited out, skipped on redrive. */
-  finishedWaits: string[];
+  /** Each time a top-level state was entered: what a redrive resumes from. */
+  entries: { state: string; input: Json; at: number }[];
+  /** Raw results of Task states that succeeded, with when; a redrive replays those of the failed state's last entry. */
+  taskResults: { state: string; result: Json; at: number }[];
+  /** Where a redrive resumes: the top-level state that did not finish, with the input it had. */
+  resumeAt?: { state: string; input: Json; at: number };
 }
 
 export type InvokeOutcome =
@@ -77,7 +79,12 @@ export class StepFunctionsEngine {
   constructor(machines: MachineDefinition[], invoke: Invoke, dataDir?: string) {
     this.invoke = invoke;
     this.dataDir = dataDir;
-    for (const m of machines) this.machines.set(m.arn, m);
+    for (const m of machines) {
+      // Validated once here (an invalid definition stops the stack at start); runs skip it, since a
+      // redrive starts at a later state and leaves earlier ones unreachable.
+      new StateMachine(m.definition as never, { validationOptions: { checkArn: false, checkPaths: true } });
+      this.machines.set(m.arn, m);
+    }
     if (dataDir) {
       mkdirSync(dataDir, { recursive: true });
       this.recover();
@@ -135,8 +142,8 @@ export class StepFunctionsEngine {
       input: rawInput,
       redriveCount: 0,
       events: [],
-      taskResults: {},
-      finishedWaits: [],
+      entries: [],
+      taskResults: [],
     };
     this.executions.set(executionArn, execution);
     this.record(execution, 'ExecutionStarted', {
@@ -235,40 +242,47 @@ export class StepFunctionsEngine {
   }
 
   private start(execution: Execution, machine: MachineDefinition) {
-    const taskStates = collectStates(machine.definition, 'Task');
+    // A redrive resumes at the top-level state that did not finish, with the input it had, as on AWS.
+    // Inside it (a Parallel), tasks that succeeded during its last entry are replayed, not re-run.
+    const resume = execution.redriveCount > 0 ? execution.resumeAt : undefined;
+    const replay = new Map<string, Json>();
+    if (resume) {
+      const inside = new Set(statesUnder(machine.definition, resume.state));
+      for (const t of execution.taskResults) if (inside.has(t.state) && t.at >= resume.at) replay.set(t.state, t.result);
+    }
+    const definition = resume ? { ...machine.definition, StartAt: resume.state } : machine.definition;
+    const input = resume ? resume.input : (JSON.parse(execution.input) as Json);
+    const topLevel = new Set(Object.keys((machine.definition.States ?? {}) as object));
+
     const handlers: Record<string, (input: Json) => Promise<Json>> = {};
-    for (const [stateName, state] of taskStates) {
+    for (const [stateName, state] of collectStates(machine.definition, 'Task')) {
       const functionName = String(state.Resource);
-      handlers[stateName] = async (input) => {
-        if (stateName in execution.taskResults) return execution.taskResults[stateName]!;
+      handlers[stateName] = async (taskInput) => {
+        if (replay.has(stateName)) return replay.get(stateName)!;
         const resource = machine.functionArns[functionName] ?? functionName;
-        this.record(execution, 'LambdaFunctionScheduled', {
-          lambdaFunctionScheduledEventDetails: { resource, input: JSON.stringify(input) },
+        // As on AWS, each Lambda event points back at the one before it (failed → started → scheduled).
+        const scheduled = this.record(execution, 'LambdaFunctionScheduled', {
+          lambdaFunctionScheduledEventDetails: { resource, input: JSON.stringify(taskInput) },
         });
-        this.record(execution, 'LambdaFunctionStarted', {});
-        const outcome = await this.invoke(functionName, input);
+        const started = this.record(execution, 'LambdaFunctionStarted', {}, scheduled);
+        const outcome = await this.invoke(functionName, taskInput);
         if (outcome.ok) {
-          execution.taskResults[stateName] = outcome.payload;
-          this.record(execution, 'LambdaFunctionSucceeded', {
-            lambdaFunctionSucceededEventDetails: { output: JSON.stringify(outcome.payload) },
-          });
+          execution.taskResults.push({ state: stateName, result: outcome.payload, at: Date.now() });
+          this.record(execution, 'LambdaFunctionSucceeded', { lambdaFunctionSucceededEventDetails: { output: JSON.stringify(outcome.payload) } }, started);
           return outcome.payload;
         }
         // Shaped as on AWS: the error is the errorType, the cause the JSON of the Lambda's error.
         const cause = JSON.stringify({ errorType: outcome.errorType, errorMessage: outcome.errorMessage, trace: outcome.trace ?? [] });
-        this.record(execution, 'LambdaFunctionFailed', {
-          lambdaFunctionFailedEventDetails: { error: outcome.errorType, cause },
-        });
+        this.record(execution, 'LambdaFunctionFailed', { lambdaFunctionFailedEventDetails: { error: outcome.errorType, cause } }, started);
         const error = new Error(cause);
         error.name = outcome.errorType;
         throw error;
       };
     }
-    const waitTimeOverrides = Object.fromEntries(execution.finishedWaits.map((name) => [name, 0]));
 
-    const sm = new StateMachine(machine.definition as never, { validationOptions: { checkArn: false, checkPaths: true } });
-    const run = sm.run(JSON.parse(execution.input), {
-      overrides: { taskResourceLocalHandlers: handlers as never, waitTimeOverrides },
+    const sm = new StateMachine(definition as never, { validationOptions: { noValidate: true } });
+    const run = sm.run(input, {
+      overrides: { taskResourceLocalHandlers: handlers as never },
       context: {
         Execution: {
           Id: execution.executionArn,
@@ -283,7 +297,7 @@ export class StepFunctionsEngine {
     });
 
     const translate = (async () => {
-      for await (const event of run.eventLogs) this.translate(execution, event as LibraryEvent);
+      for await (const event of run.eventLogs) this.translate(execution, event as LibraryEvent, topLevel);
     })();
 
     const done = (async () => {
@@ -322,15 +336,17 @@ export class StepFunctionsEngine {
     });
   }
 
-  private translate(execution: Execution, event: LibraryEvent) {
+  private translate(execution: Execution, event: LibraryEvent, topLevel: Set<string>) {
     if (!event.state) return;
     const { name, type, input, output } = event.state;
     switch (event.type) {
       case 'StateEntered':
+        if (topLevel.has(name) && event.index === undefined) {
+          execution.entries.push({ state: name, input: (input ?? null) as Json, at: event.timestamp });
+        }
         this.record(execution, `${type}StateEntered`, { stateEnteredEventDetails: { name, input: JSON.stringify(input ?? null) } });
         break;
       case 'StateExited':
-        if (type === 'Wait' && !execution.finishedWaits.includes(name)) execution.finishedWaits.push(name);
         this.record(execution, `${type}StateExited`, { stateExitedEventDetails: { name, output: JSON.stringify(output ?? null) } });
         break;
       case 'StateFailed':
@@ -342,14 +358,16 @@ export class StepFunctionsEngine {
   private finish(execution: Execution, status: ExecutionStatus, details: Record<string, unknown>) {
     execution.status = status;
     execution.stopDate = Date.now();
+    if (status !== 'SUCCEEDED') execution.resumeAt = execution.entries.at(-1);
     const type = { SUCCEEDED: 'ExecutionSucceeded', FAILED: 'ExecutionFailed', TIMED_OUT: 'ExecutionTimedOut', ABORTED: 'ExecutionAborted', RUNNING: '' }[status];
     this.record(execution, type, details);
   }
 
-  private record(execution: Execution, type: string, details: Record<string, unknown>) {
+  private record(execution: Execution, type: string, details: Record<string, unknown>, previousEventId?: number): number {
     const id = execution.events.length + 1;
-    execution.events.push({ id, previousEventId: id - 1, timestamp: Date.now(), type, ...details });
+    execution.events.push({ id, previousEventId: previousEventId ?? id - 1, timestamp: Date.now(), type, ...details });
     this.persist(execution);
+    return id;
   }
 
   private redrivable(e: Execution) {
@@ -394,16 +412,29 @@ export class StepFunctionsEngine {
 
 interface LibraryEvent {
   type: string;
+  timestamp: number;
+  /** Set on events of Map iterations. */
+  index?: number;
   state?: { name: string; type: string; input?: unknown; output?: unknown };
   Error?: string;
 }
 
-/** Every state of the given type, including those inside Parallel branches and Map processors. */
-export function collectStates(definition: Record<string, unknown>, type: string): [string, Record<string, unknown>][] {
+/** The names of a state and of every state nested in it (Parallel branches, Map processors). */
+export function statesUnder(definition: Record<string, unknown>, stateName: string): string[] {
+  const state = ((definition.States ?? {}) as Record<string, Record<string, unknown>>)[stateName];
+  if (!state) return [];
+  const nested = [...((state.Branches as Record<string, unknown>[] | undefined) ?? [])];
+  const processor = (state.ItemProcessor ?? state.Iterator) as Record<string, unknown> | undefined;
+  if (processor) nested.push(processor);
+  return [stateName, ...nested.flatMap((def) => collectStates(def, undefined).map(([name]) => name))];
+}
+
+/** Every state of the given type (any type when undefined), including those inside Parallel branches and Map processors. */
+export function collectStates(definition: Record<string, unknown>, type: string | undefined): [string, Record<string, unknown>][] {
   const found: [string, Record<string, unknown>][] = [];
   const visit = (def: { States?: Record<string, Record<string, unknown>> }) => {
     for (const [name, state] of Object.entries(def.States ?? {})) {
-      if (state.Type === type) found.push([name, state]);
+      if (type === undefined || state.Type === type) found.push([name, state]);
       for (const branch of (state.Branches as object[] | undefined) ?? []) visit(branch);
       const processor = (state.ItemProcessor ?? state.Iterator) as object | undefined;
       if (processor) visit(processor);

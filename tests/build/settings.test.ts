@@ -9,7 +9,7 @@ const example = new Set([...readFileSync('.env.example', 'utf8').matchAll(/^([A-
 const yml = readFileSync('serverless.yml', 'utf8');
 const passed = new Set([...yml.matchAll(/^ {4}([A-Z0-9_]+):/gm)].map((m) => m[1]!));
 // Set by the platform or by serverless.yml itself, not by the deployer.
-const platform = new Set(['AWS_REGION', 'STAGE', 'TABLE_PREFIX', 'SERVICE_NAME', 'NODE_OPTIONS']);
+const platform = new Set(['AWS_REGION', 'STAGE', 'TABLE_PREFIX', 'SERVICE_NAME', 'NODE_OPTIONS', 'ONBOARDING_STATE_MACHINE_ARN']);
 
 describe('settings', () => {
   it('documents every setting the code reads in .env.example', () => {

@@ -34,4 +34,4 @@ export function useEmulators(...vendors: LocalVendor[]): TestEmulators {
 }
 
 /** A retry policy that keeps contract tests quick. */
-export const quickPolicy = { timeoutMs: 500, maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5, maxRetryWaitMs: 1500 };
+export const quickPolicy = { timeoutMs: 500, maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5, maxRetryWaitMs: 3000 };

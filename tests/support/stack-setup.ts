@@ -20,6 +20,9 @@ export default async function setup(project: TestProject) {
   const stack = await startStack({
     ports: { api: 0, emulators: 0, lambda: 0, dynamodb: 0, stepFunctions: 0 },
     esbuildWorkFolder: workFolder,
+    inProcess: true,
+    // Vendors that hang or fail give up sooner here, so fault scenarios finish in seconds.
+    settings: { VENDOR_TIMEOUT_MS: '2000', VENDOR_MAX_ATTEMPTS: '3', ONBOARDING_WAIT_MS: '15000' },
     log: (line) => {
       lines.push(line);
       if (lines.length > 400) lines.shift();

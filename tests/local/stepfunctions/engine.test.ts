@@ -139,6 +139,32 @@ describe('the local Step Functions endpoint', () => {
     expect(calls).toEqual({ 'fn-prepare': 1, 'fn-a': 1, 'fn-b': 2, 'fn-finish': 1 });
   });
 
+  it('resumes at a failed top-level task with the input it had, running nothing before it again', async () => {
+    let finishFails = true;
+    const seenByFinish: unknown[] = [];
+    const { invoke, calls } = fakeLambdas({});
+    const wrapped: Invoke = async (name, payload) => {
+      if (name === 'fn-finish') {
+        seenByFinish.push(payload);
+        calls['fn-finish'] = (calls['fn-finish'] ?? 0) + 1;
+        if (finishFails) return { ok: false, errorType: 'VendorRejected', errorMessage: 'no' };
+        return { ok: true, payload: { finished: true } };
+      }
+      return invoke(name, payload);
+    };
+    const { engine, client } = await serve(wrapped);
+    const { executionArn } = await client.send(new StartExecutionCommand({ stateMachineArn: ARN, name: 'resume-task', input: '{"n":7}' }));
+    await engine.idle();
+    expect((await client.send(new DescribeExecutionCommand({ executionArn }))).status).toBe('FAILED');
+    finishFails = false;
+    await client.send(new RedriveExecutionCommand({ executionArn }));
+    await engine.idle();
+    expect((await client.send(new DescribeExecutionCommand({ executionArn }))).status).toBe('SUCCEEDED');
+    expect(calls).toEqual({ 'fn-prepare': 1, 'fn-a': 1, 'fn-b': 1, 'fn-finish': 2 });
+    expect(seenByFinish[1]).toEqual(seenByFinish[0]);
+    expect(seenByFinish[0]).toMatchObject({ n: 7, prepared: { from: 'fn-prepare' } });
+  });
+
   it('lists executions newest first, filtered by status, and stops a running one', async () => {
     const gate = new Promise<void>(() => {});
     const { engine, client } = await serve(async (name) => {

@@ -1,0 +1,119 @@
+// ClickUp API v2 (vendor-contracts §1). ClickUp has no idempotency keys and
+// refuses a second folder or list of the same name under one parent (archived
+// ones included), so "ensure" is: list (also archived), match the name
+// case-insensitively, create, and on "name taken" list again and adopt.
+import { VendorError } from '../errors.ts';
+import { vendorHttp, type VendorHttp } from './http-client.ts';
+import type { RetryPolicy } from './retry.ts';
+import type { NewTask, TaskPatch, TaskRef, TaskTool } from './task-tool.ts';
+
+interface Settings {
+  token: string;
+  apiBase: string;
+  spaceId: string;
+}
+
+const NAME_TAKEN = new Set(['CAT_014', 'SUBCAT_016']);
+type Named = { id: string; name: string };
+type ClickUpTask = { id: string; name: string; url?: string; status?: { status?: string } };
+
+export function clickupTaskTool(settings: Settings, policy: RetryPolicy & { timeoutMs: number }): TaskTool {
+  const http: VendorHttp = vendorHttp({
+    vendor: 'clickup',
+    baseUrl: settings.apiBase,
+    headers: () => ({ authorization: settings.token }),
+    policy,
+    // ClickUp sends no Retry-After; X-RateLimit-Reset is the Unix second the window reopens.
+    retryHint: (res) => {
+      const reset = Number(res.headers.get('x-ratelimit-reset'));
+      return Number.isFinite(reset) && reset > 0 ? Math.max(0, reset * 1000 - Date.now()) : undefined;
+    },
+    errorCode: (body) => (body as { ECODE?: string } | undefined)?.ECODE,
+  });
+
+  const byName = (items: Named[], name: string) => items.find((i) => i.name.trim().toLowerCase() === name.trim().toLowerCase());
+
+  async function ensureNamed(kind: 'folder' | 'list', listPath: string, createPath: string, name: string): Promise<Named> {
+    const find = async () => {
+      for (const archived of [false, true]) {
+        const res = await http<Record<string, Named[]>>(`find ${kind} "${name}"`, { path: `${listPath}?archived=${archived}` });
+        const found = byName(res.body[`${kind}s`] ?? [], name);
+        if (found) return found;
+      }
+      return undefined;
+    };
+    const existing = await find();
+    if (existing) return { id: String(existing.id), name: existing.name };
+    const created = await http<Named & { ECODE?: string }>(`create ${kind} "${name}"`, {
+      method: 'POST',
+      path: createPath,
+      json: { name },
+      accept: [400],
+    });
+    if (created.status === 400) {
+      // A concurrent run created it first: adopt theirs.
+      const adopted = NAME_TAKEN.has(created.body.ECODE ?? '') ? await find() : undefined;
+      if (!adopted) {
+        throw new VendorError('clickup', `clickup: create ${kind} "${name}" was refused (400 ${created.body.ECODE ?? ''})`.trim(), {
+          transient: false,
+          operation: `create ${kind}`,
+          status: 400,
+          vendorCode: created.body.ECODE,
+        });
+      }
+      return { id: String(adopted.id), name: adopted.name };
+    }
+    return { id: String(created.body.id), name: created.body.name };
+  }
+
+  const toRef = (t: ClickUpTask): TaskRef => ({ id: String(t.id), name: t.name, url: t.url, status: t.status?.status });
+  const taskBody = (task: NewTask) => ({
+    name: task.name,
+    markdown_description: task.description,
+    tags: task.tags,
+    due_date: task.dueDate,
+    priority: task.priority,
+  });
+
+  async function createTask(listId: string, task: NewTask): Promise<TaskRef> {
+    const res = await http<ClickUpTask>(`create task "${task.name}"`, { method: 'POST', path: `/list/${listId}/task`, json: taskBody(task) });
+    return toRef(res.body);
+  }
+
+  return {
+    ensureFolder: (name) => ensureNamed('folder', `/space/${settings.spaceId}/folder`, `/space/${settings.spaceId}/folder`, name),
+    ensureList: (folderId, name) => ensureNamed('list', `/folder/${folderId}/list`, `/folder/${folderId}/list`, name),
+    createTask,
+
+    async ensureTasks(listId, tasks) {
+      const existing: ClickUpTask[] = [];
+      for (let page = 0; page < 50; page++) {
+        const res = await http<{ tasks: ClickUpTask[]; last_page?: boolean }>('list tasks', {
+          path: `/list/${listId}/task?page=${page}&include_closed=true&subtasks=true`,
+        });
+        existing.push(...res.body.tasks);
+        if (res.body.last_page !== false || res.body.tasks.length < 100) break;
+      }
+      const refs: TaskRef[] = [];
+      for (const task of tasks) {
+        const found = existing.find((t) => t.name.trim().toLowerCase() === task.name.trim().toLowerCase());
+        refs.push(found ? toRef(found) : await createTask(listId, task));
+      }
+      return refs;
+    },
+
+    async updateTask(taskId, patch: TaskPatch) {
+      const res = await http<ClickUpTask>('update task', {
+        method: 'PUT',
+        path: `/task/${taskId}`,
+        json: {
+          name: patch.name,
+          markdown_description: patch.description,
+          status: patch.status,
+          due_date: patch.dueDate,
+        },
+      });
+      return toRef(res.body);
+    },
+  };
+}

@@ -1,0 +1,93 @@
+// Close API v1 (vendor-contracts §5): Basic auth with the key as username,
+// /data/search/ for finding leads (the legacy ?query= is deprecated), PUT as
+// a patch. No idempotency keys, so we search before we create.
+import type { Crm, LeadDetails } from './crm.ts';
+import { vendorHttp } from './http-client.ts';
+import type { RetryPolicy } from './retry.ts';
+
+interface Settings {
+  apiKey: string;
+  apiBase: string;
+}
+
+type SearchResult = { data: { id: string }[] };
+type Lead = { id: string; contacts?: { id: string; emails?: { email: string }[] }[] };
+
+export function closeCrm(settings: Settings, policy: RetryPolicy & { timeoutMs: number }): Crm {
+  const http = vendorHttp({
+    vendor: 'close',
+    baseUrl: settings.apiBase,
+    headers: () => ({ authorization: `Basic ${Buffer.from(`${settings.apiKey}:`).toString('base64')}` }),
+    policy,
+    // Close puts the wait in the body: {"error": {"rate_reset": <seconds>}}.
+    retryHint: (_res, body) => {
+      const seconds = (body as { error?: { rate_reset?: number } } | undefined)?.error?.rate_reset;
+      return typeof seconds === 'number' ? seconds * 1000 : undefined;
+    },
+    errorCode: (body) => {
+      const error = (body as { error?: unknown } | undefined)?.error;
+      return typeof error === 'string' && /^[\w ]{1,40}$/.test(error) ? error.replace(/ /g, '_').toLowerCase() : undefined;
+    },
+  });
+
+  const search = async (operation: string, condition: object) => {
+    const res = await http<SearchResult>(operation, {
+      path: '/data/search/',
+      json: {
+        query: { type: 'and', queries: [{ type: 'object_type', object_type: 'lead' }, condition] },
+        results_limit: 1,
+        _fields: { lead: ['id', 'display_name'] },
+      },
+    });
+    return res.body.data[0]?.id;
+  };
+
+  const contactOf = (details: LeadDetails) => ({
+    name: details.contact.name ?? details.contact.email,
+    emails: [{ type: 'office', email: details.contact.email }],
+    phones: details.contact.phone ? [{ type: 'office', phone: details.contact.phone }] : [],
+  });
+  const companyFields = (details: LeadDetails) => ({
+    name: details.companyName,
+    ...(details.website ? { url: details.website } : {}),
+    ...(details.description ? { description: details.description } : {}),
+  });
+
+  return {
+    findLeadByEmail: (email) =>
+      search('find the lead by e-mail', {
+        type: 'has_related',
+        this_object_type: 'lead',
+        related_object_type: 'contact',
+        related_query: {
+          type: 'has_related',
+          this_object_type: 'contact',
+          related_object_type: 'contact_email',
+          related_query: {
+            type: 'field_condition',
+            field: { type: 'regular_field', object_type: 'contact_email', field_name: 'email' },
+            condition: { type: 'text', mode: 'exact_value', value: email.toLowerCase() },
+          },
+        },
+      }),
+
+    findLeadByDomain: (domain) =>
+      search('find the lead by domain', {
+        type: 'field_condition',
+        field: { type: 'regular_field', object_type: 'lead', field_name: 'url' },
+        condition: { type: 'text', mode: 'phrase', value: domain.toLowerCase() },
+      }),
+
+    async createLead(details) {
+      const res = await http<Lead>('create the lead', { path: '/lead/', json: { ...companyFields(details), contacts: [contactOf(details)] } });
+      return res.body.id;
+    },
+
+    async updateLead(leadId, details) {
+      const res = await http<Lead>('update the lead', { method: 'PUT', path: `/lead/${leadId}/`, json: companyFields(details) });
+      const email = details.contact.email.toLowerCase();
+      const known = (res.body.contacts ?? []).some((c) => (c.emails ?? []).some((e) => e.email.toLowerCase() === email));
+      if (!known) await http('add the contact', { path: '/contact/', json: { lead_id: leadId, ...contactOf(details) } });
+    },
+  };
+}

@@ -1,0 +1,137 @@
+// Dropbox API v2 (vendor-contracts §2). Dropbox has no idempotency keys:
+// folders are created with autorename off and a "conflict/folder" answer
+// means "already there"; an existing shared link is reused.
+import { VendorError } from '../errors.ts';
+import { retryAfterHeader, vendorHttp } from './http-client.ts';
+import type { RetryPolicy } from './retry.ts';
+import type { Storage } from './storage.ts';
+
+interface Settings {
+  accessToken?: string;
+  refreshToken?: string;
+  appKey?: string;
+  appSecret?: string;
+  apiBase: string;
+  contentBase: string;
+}
+
+type Tagged = { '.tag': string; [k: string]: unknown };
+type BatchResult = { '.tag': 'complete'; entries: Tagged[] } | { '.tag': 'async_job_id'; async_job_id: string } | { '.tag': 'in_progress' } | { '.tag': 'failed'; failed: Tagged };
+
+const REFRESH_MARGIN_MS = 5 * 60_000;
+const JOB_POLLS = 20;
+
+export function dropboxStorage(settings: Settings, policy: RetryPolicy & { timeoutMs: number }): Storage {
+  // Short-lived access tokens come from the refresh token and are reused until shortly before they expire.
+  let cached: { token: string; expiresAt: number } | undefined;
+  const tokenHttp = vendorHttp({ vendor: 'dropbox', baseUrl: settings.apiBase, headers: () => ({}), policy, retryHint: retryAfterHeader });
+  const accessToken = async () => {
+    if (!settings.refreshToken) return settings.accessToken!;
+    if (cached && cached.expiresAt - REFRESH_MARGIN_MS > Date.now()) return cached.token;
+    const res = await tokenHttp<{ access_token: string; expires_in: number }>('refresh the access token', {
+      method: 'POST',
+      path: '/oauth2/token',
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: settings.refreshToken }).toString(),
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${settings.appKey}:${settings.appSecret}`).toString('base64')}`,
+      },
+    });
+    cached = { token: res.body.access_token, expiresAt: Date.now() + res.body.expires_in * 1000 };
+    return cached.token;
+  };
+
+  const http = vendorHttp({
+    vendor: 'dropbox',
+    baseUrl: `${settings.apiBase}/2`,
+    headers: async () => ({ authorization: `Bearer ${await accessToken()}` }),
+    policy,
+    retryHint: (res, body) => retryAfterHeader(res) ?? retryAfterBody(body),
+    errorCode: (body) => summaryCode(body),
+  });
+
+  const isFolderConflict = (failure: Tagged | undefined) => {
+    const path = failure?.path as Tagged | undefined;
+    return path?.['.tag'] === 'conflict' && (path.conflict as Tagged | undefined)?.['.tag'] === 'folder';
+  };
+
+  const refuse = (operation: string, code: string) =>
+    new VendorError('dropbox', `dropbox: ${operation} was refused (${code})`, { transient: false, operation, vendorCode: code });
+
+  async function ensureFolders(paths: string[]) {
+    if (paths.length === 0) return;
+    let result = (
+      await http<BatchResult>('create folders', { path: '/files/create_folder_batch', json: { paths, autorename: false, force_async: false } })
+    ).body;
+    if (result['.tag'] === 'async_job_id') {
+      // Large batches finish asynchronously: poll the job, backing off.
+      const jobId = result.async_job_id;
+      for (let poll = 0; ; poll++) {
+        if (poll >= JOB_POLLS) {
+          throw new VendorError('dropbox', 'dropbox: create folders did not finish in time', { transient: true, operation: 'create folders' });
+        }
+        await new Promise((r) => setTimeout(r, Math.min(1000, 100 * 2 ** poll)));
+        result = (await http<BatchResult>('check folder creation', { path: '/files/create_folder_batch/check', json: { async_job_id: jobId } })).body;
+        if (result['.tag'] !== 'in_progress') break;
+      }
+    }
+    if (result['.tag'] === 'failed') throw refuse('create folders', `failed/${result.failed['.tag']}`);
+    if (result['.tag'] !== 'complete') throw refuse('create folders', `unexpected/${result['.tag']}`);
+    for (const [i, entry] of result.entries.entries()) {
+      if (entry['.tag'] === 'success') continue;
+      const failure = entry.failure as Tagged | undefined;
+      if (isFolderConflict(failure)) continue;
+      const reason = (failure?.path as Tagged | undefined)?.['.tag'] ?? failure?.['.tag'] ?? 'unknown';
+      throw refuse(`create folder ${paths[i]}`, `path/${reason}`);
+    }
+  }
+
+  async function sharedLink(path: string) {
+    const res = await http<Tagged & { url?: string; error?: Tagged }>('create a shared link', {
+      path: '/sharing/create_shared_link_with_settings',
+      json: { path },
+      accept: [409],
+    });
+    if (res.status === 200 && res.body.url) return res.body.url;
+    const error = res.body.error;
+    if (error?.['.tag'] !== 'shared_link_already_exists') throw refuse('create a shared link', summaryCode(res.body) ?? 'conflict');
+    const existing = ((error.shared_link_already_exists as Tagged | undefined)?.metadata as { url?: string } | undefined)?.url;
+    if (existing) return existing;
+    // The existing link is only included when settings match; list it instead.
+    const listed = await http<{ links: { url: string }[] }>('list shared links', { path: '/sharing/list_shared_links', json: { path, direct_only: true } });
+    const url = listed.body.links[0]?.url;
+    if (!url) throw refuse('find the existing shared link', 'shared_link_already_exists');
+    return url;
+  }
+
+  async function writeFile(path: string, content: string) {
+    const bytes = new TextEncoder().encode(content);
+    const res = await http<{ path_display: string; size: number }>(`upload ${path}`, {
+      baseUrl: `${settings.contentBase}/2`,
+      path: '/files/upload',
+      body: bytes,
+      headers: {
+        'content-type': 'application/octet-stream',
+        'dropbox-api-arg': headerSafeJson({ path, mode: 'overwrite', autorename: false, mute: true }),
+      },
+    });
+    return { path: res.body.path_display, size: res.body.size };
+  }
+
+  return { ensureFolders, sharedLink, writeFile };
+}
+
+/** Dropbox-API-Arg travels in a header: every character past ASCII must be escaped as \uXXXX. */
+export function headerSafeJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+function summaryCode(body: unknown): string | undefined {
+  const summary = (body as { error_summary?: string } | undefined)?.error_summary;
+  return summary?.replace(/\/\.*$/, '').replace(/\/+$/, '');
+}
+
+function retryAfterBody(body: unknown): number | undefined {
+  const seconds = (body as { error?: { retry_after?: number } } | undefined)?.error?.retry_after;
+  return typeof seconds === 'number' ? seconds * 1000 : undefined;
+}

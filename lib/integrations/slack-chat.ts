@@ -1,0 +1,56 @@
+// Slack (vendor-contracts §4): an incoming webhook answers plain text ("ok",
+// or an error word with a 4xx); chat.postMessage answers HTTP 200 with
+// ok:false on logical failures. Neither has an idempotency key, so a post
+// whose answer was lost may be repeated by a retry: for notices, a rare
+// duplicate is chosen over a lost one. Callers record what was posted, so a
+// re-run never re-posts a confirmed message.
+import { VendorError } from '../errors.ts';
+import type { Chat, ChatMessage } from './chat.ts';
+import { retryAfterHeader, vendorHttp } from './http-client.ts';
+import type { RetryPolicy } from './retry.ts';
+
+type Settings = { mode: 'incoming-webhook'; webhookUrl: string } | { mode: 'web-api'; botToken: string; channel: string; apiBase: string };
+
+export function slackChat(settings: Settings, policy: RetryPolicy & { timeoutMs: number }): Chat {
+  if (settings.mode === 'incoming-webhook') {
+    const http = vendorHttp({
+      vendor: 'slack',
+      baseUrl: settings.webhookUrl,
+      headers: () => ({}),
+      policy,
+      retryHint: retryAfterHeader,
+      errorCode: (body) => (typeof body === 'string' ? body.trim() : undefined),
+    });
+    return {
+      async post(message: ChatMessage) {
+        await http('post a notice', { path: '', json: { text: message.text, blocks: message.blocks } });
+        return {};
+      },
+    };
+  }
+
+  const http = vendorHttp({
+    vendor: 'slack',
+    baseUrl: settings.apiBase,
+    headers: () => ({ authorization: `Bearer ${settings.botToken}` }),
+    policy,
+    retryHint: retryAfterHeader,
+  });
+  return {
+    async post(message: ChatMessage) {
+      const res = await http<{ ok: boolean; ts?: string; error?: string }>('post a notice', {
+        path: '/chat.postMessage',
+        json: { channel: settings.channel, text: message.text, blocks: message.blocks },
+      });
+      if (!res.body.ok) {
+        throw new VendorError('slack', `slack: post a notice was refused (${res.body.error ?? 'unknown'})`, {
+          transient: false,
+          operation: 'post a notice',
+          status: res.status,
+          vendorCode: res.body.error,
+        });
+      }
+      return { ts: res.body.ts };
+    },
+  };
+}

@@ -1,0 +1,37 @@
+/** The task tool (ClickUp) as onboarding and booking need it. */
+export interface TaskRef {
+  id: string;
+  name: string;
+  url?: string;
+  status?: string;
+}
+
+export interface NewTask {
+  name: string;
+  /** Markdown. */
+  description: string;
+  tags?: string[];
+  /** Unix milliseconds. */
+  dueDate?: number;
+  /** 1 (urgent) to 4 (low). */
+  priority?: 1 | 2 | 3 | 4;
+}
+
+export interface TaskPatch {
+  name?: string;
+  description?: string;
+  status?: string;
+  dueDate?: number | null;
+}
+
+export interface TaskTool {
+  /** The folder of this name in the configured space; created when there is none. Names are unique there. */
+  ensureFolder(name: string): Promise<{ id: string; name: string }>;
+  /** The list of this name in the folder; created when there is none. */
+  ensureList(folderId: string, name: string): Promise<{ id: string; name: string }>;
+  /** The tasks of these names in the list (open or closed), in order; the missing ones are created. One listing for all. */
+  ensureTasks(listId: string, tasks: NewTask[]): Promise<TaskRef[]>;
+  /** Creates a task unconditionally (for items identified elsewhere, e.g. a booking id). */
+  createTask(listId: string, task: NewTask): Promise<TaskRef>;
+  updateTask(taskId: string, patch: TaskPatch): Promise<TaskRef>;
+}

@@ -1,0 +1,74 @@
+// Integrations that failed for an account, kept open until a later run
+// provisions them: the list an operator works through.
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { isConditionFailure, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
+import type { Integration, IntegrationError } from './outcomes.ts';
+
+export interface FollowUp {
+  account_id: string;
+  integration: Integration;
+  state: 'open' | 'resolved';
+  message: string;
+  context: Record<string, unknown>;
+  run_id: string;
+  first_failed_at: string;
+  last_failed_at: string;
+  failures: number;
+  resolved_at?: string;
+}
+
+export interface FollowUps {
+  open(accountId: string, runId: string, error: IntegrationError): Promise<void>;
+  /** Closes an open follow-up once the integration succeeds. */
+  resolve(accountId: string, integration: Integration): Promise<void>;
+  listOpen(limit?: number): Promise<FollowUp[]>;
+}
+
+export function dynamodbFollowUps(deps: { db: DynamoDBDocumentClient; tables: Pick<Tables, 'follow_ups'>; now?: () => Date }): FollowUps {
+  const { db, tables } = deps;
+  const now = () => (deps.now ?? (() => new Date()))().toISOString();
+  return {
+    async open(accountId, runId, error) {
+      await db.send(
+        new UpdateCommand({
+          TableName: tables.follow_ups,
+          Key: { account_id: accountId, integration: error.integration },
+          UpdateExpression:
+            'SET #state = :open, message = :message, #context = :context, run_id = :run, last_failed_at = :now, first_failed_at = if_not_exists(first_failed_at, :now) ADD failures :one REMOVE resolved_at',
+          ExpressionAttributeNames: { '#state': 'state', '#context': 'context' },
+          ExpressionAttributeValues: { ':open': 'open', ':message': error.message, ':context': error.context, ':run': runId, ':now': now(), ':one': 1 },
+        }),
+      );
+    },
+    async resolve(accountId, integration) {
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName: tables.follow_ups,
+            Key: { account_id: accountId, integration },
+            UpdateExpression: 'SET #state = :resolved, resolved_at = :now',
+            ConditionExpression: '#state = :open',
+            ExpressionAttributeNames: { '#state': 'state' },
+            ExpressionAttributeValues: { ':resolved': 'resolved', ':open': 'open', ':now': now() },
+          }),
+        );
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+    },
+    async listOpen(limit = 100) {
+      const res = await db.send(
+        new QueryCommand({
+          TableName: tables.follow_ups,
+          IndexName: 'byState',
+          KeyConditionExpression: '#state = :open',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':open': 'open' },
+          ScanIndexForward: false,
+          Limit: limit,
+        }),
+      );
+      return (res.Items ?? []) as FollowUp[];
+    },
+  };
+}

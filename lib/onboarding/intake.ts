@@ -1,0 +1,143 @@
+// The onboarding form as the portal sends it, with the contract's aliases,
+// and its normalised form: one name per field, validated values.
+import { createHash } from 'node:crypto';
+import { normaliseEmail } from '../accounts/accounts.ts';
+import { InvalidInput, type ErrorDetail } from '../errors.ts';
+
+const text = (maxLength: number) => ({ type: 'string', minLength: 1, maxLength }) as const;
+const phone = { type: 'string', maxLength: 40, pattern: '^[0-9+()./ -]{3,40}$' } as const;
+const scalar = { anyOf: [{ type: 'string', maxLength: 2000 }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }] } as const;
+
+export const onboardingBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['email'],
+  properties: {
+    email: { type: 'string', format: 'email', maxLength: 254 },
+    companyName: text(200),
+    company_name: text(200),
+    company: text(200),
+    businessName: text(200),
+    companyUrl: text(2048),
+    company_url: text(2048),
+    website: text(2048),
+    domain: text(2048),
+    phone,
+    phone_number: phone,
+    location: text(200),
+    city_state: text(200),
+    city: text(200),
+    timezone: text(64),
+    time_zone: text(64),
+    plan: { type: 'string', maxLength: 40, pattern: '^[A-Za-z0-9_-]+$' },
+    metadata: {
+      type: 'object',
+      maxProperties: 50,
+      propertyNames: { maxLength: 64 },
+      // At most two levels deep: free-form, but bounded (DynamoDB nests 32 levels at most).
+      additionalProperties: {
+        anyOf: [scalar, { type: 'array', maxItems: 50, items: scalar }, { type: 'object', maxProperties: 50, additionalProperties: scalar }],
+      },
+    },
+  },
+} as const;
+
+export interface OnboardingIntake {
+  email: string;
+  companyName: string;
+  companyUrl?: string;
+  companyDomain?: string;
+  phone?: string;
+  location?: string;
+  timezone?: string;
+  plan?: string;
+  metadata?: Record<string, unknown>;
+}
+
+type Body = Record<string, unknown>;
+
+const ALIASES = {
+  companyName: ['companyName', 'company_name', 'company', 'businessName'],
+  companyUrl: ['companyUrl', 'company_url', 'website', 'domain'],
+  phone: ['phone', 'phone_number'],
+  location: ['location', 'city_state', 'city'],
+  timezone: ['timezone', 'time_zone'],
+} as const;
+
+/** The normalised submission; every problem is reported at once. */
+export function normaliseIntake(body: Body): OnboardingIntake {
+  const problems: ErrorDetail[] = [];
+  const pick = (field: keyof typeof ALIASES): string | undefined => {
+    const given = ALIASES[field].filter((name) => typeof body[name] === 'string' && (body[name] as string).trim());
+    const values = new Set(given.map((name) => (body[name] as string).trim()));
+    if (values.size > 1) problems.push({ path: `/body/${given[1]}`, message: `conflicts with ${given[0]}; send one of ${ALIASES[field].join(', ')}` });
+    return given.length ? (body[given[0]!] as string).trim() : undefined;
+  };
+
+  const companyName = pick('companyName');
+  if (!companyName) problems.push({ path: '/body/companyName', message: `is required (or one of ${ALIASES.companyName.slice(1).join(', ')})` });
+
+  const rawUrl = pick('companyUrl');
+  const url = rawUrl === undefined ? undefined : websiteOf(rawUrl);
+  if (rawUrl !== undefined && !url) problems.push({ path: '/body/companyUrl', message: 'must be a website address, e.g. https://example.com' });
+
+  const rawZone = pick('timezone');
+  const timezone = rawZone === undefined ? undefined : ianaZone(rawZone);
+  if (rawZone !== undefined && !timezone) problems.push({ path: '/body/timezone', message: 'must be an IANA time zone, e.g. Europe/Berlin' });
+
+  if (problems.length) throw new InvalidInput('The onboarding form is incomplete or invalid', problems);
+  return {
+    email: normaliseEmail(String(body.email)),
+    companyName: companyName!,
+    companyUrl: url?.href,
+    companyDomain: url?.hostname.replace(/^www\./, ''),
+    phone: pick('phone'),
+    location: pick('location'),
+    timezone,
+    plan: typeof body.plan === 'string' ? body.plan.toLowerCase() : undefined,
+    metadata: body.metadata as Record<string, unknown> | undefined,
+  };
+}
+
+/** "acme.com", "www.acme.com/about" or "https://acme.com" → a URL; anything else → undefined. */
+function websiteOf(raw: string): URL | undefined {
+  try {
+    const url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `https://${raw}`);
+    const hostOk = /^(?=.{1,253}$)([a-z0-9-]{1,63}\.)+[a-z]{2,63}$/i.test(url.hostname);
+    if ((url.protocol !== 'https:' && url.protocol !== 'http:') || !hostOk || url.username || url.password) return undefined;
+    return url;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An IANA zone name the runtime knows (as given; aliases are valid too); offsets and unknown names → undefined. */
+function ianaZone(raw: string): string | undefined {
+  if (!/^(UTC|[A-Za-z_]+(\/[A-Za-z0-9_+-]+)+)$/.test(raw)) return undefined;
+  try {
+    // Stored as given: ICU's own resolution of aliases differs between versions.
+    new Intl.DateTimeFormat('en-US', { timeZone: raw });
+    return raw;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The run id (the state machine's execution name): the account plus a digest
+ * of the submission. The same submission maps to the same run; a changed one
+ * to a new run, whose steps create only what is missing.
+ */
+export function runIdFor(accountId: string, intake: OnboardingIntake): string {
+  const digest = createHash('sha256').update(stableJson(intake)).digest('hex').slice(0, 16);
+  return `${accountId}-${digest}`;
+}
+
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    return `{${entries.sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}

@@ -1,0 +1,72 @@
+import { route } from '../api/route.ts';
+import { onboardingBody } from './intake.ts';
+
+const outcome = { enum: ['success', 'skipped', 'failed'] } as const;
+const result = {
+  type: 'object',
+  required: ['success', 'accountId', 'portalSlug', 'integrations'],
+  properties: {
+    success: { type: 'boolean' },
+    accountId: { type: 'string', format: 'uuid' },
+    portalSlug: { type: 'string' },
+    integrations: {
+      type: 'object',
+      required: ['clickup', 'dropbox', 'resend', 'slack', 'close'],
+      properties: { clickup: outcome, dropbox: outcome, resend: outcome, slack: outcome, close: outcome },
+    },
+    details: { type: 'object', description: 'Per integration: what was created, or why it was skipped' },
+    executionId: { type: 'string', description: 'The Step Functions execution name of the run' },
+    errors: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['integration', 'message', 'context'],
+        properties: { integration: { type: 'string' }, message: { type: 'string' }, context: { type: 'object' } },
+      },
+    },
+  },
+} as const;
+const running = {
+  type: 'object',
+  required: ['status', 'accountId', 'executionId', 'statusUrl'],
+  properties: {
+    status: { const: 'running' },
+    accountId: { type: 'string' },
+    executionId: { type: 'string', description: 'The Step Functions execution name' },
+    statusUrl: { type: 'string', format: 'uri' },
+  },
+} as const;
+
+export const onboardingRoutes = {
+  onboardingV2: route({
+    method: 'POST',
+    path: '/api/onboarding-v2',
+    operationId: 'onboardingV2',
+    summary: 'Onboard a company that completed the portal form: records, portal slug, and every integration',
+    tag: 'onboarding',
+    access: 'service-or-user',
+    body: onboardingBody,
+    responses: {
+      200: { description: 'Every integration succeeded or was skipped (not configured)', schema: result },
+      202: { description: 'Still running after the wait; poll statusUrl', schema: running },
+      400: { description: 'Missing e-mail or company name, or an invalid field' },
+      401: { description: 'Neither the internal API key nor the bearer token of the user being onboarded' },
+      500: { description: 'An integration failed (success false, errors with context; recorded for follow-up), or an internal error' },
+    },
+  }),
+  onboardingRun: route({
+    method: 'GET',
+    path: '/api/onboarding/runs/{runId}',
+    operationId: 'onboardingRun',
+    summary: 'The answer of an onboarding run: the same body and status the onboarding endpoint gives, or 202 while it runs',
+    tag: 'onboarding',
+    access: 'service-or-user',
+    responses: {
+      200: { description: 'Finished: every integration succeeded or was skipped', schema: result },
+      202: { description: 'Still running', schema: running },
+      401: { description: 'No valid credentials' },
+      404: { description: 'No such run (or not yours)' },
+      500: { description: 'Finished with failed integrations, or stopped before recording an outcome' },
+    },
+  }),
+};

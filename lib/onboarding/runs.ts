@@ -1,0 +1,92 @@
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { isConditionFailure, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
+import type { OnboardingResult, StepReport } from './outcomes.ts';
+
+export interface RunRecord {
+  run_id: string;
+  account_id: string;
+  status: 'running' | 'succeeded' | 'failed';
+  /** The execution attempt (its redrive count) that wrote the result. */
+  attempt: number;
+  result?: OnboardingResult;
+  started_at: string;
+  finished_at?: string;
+}
+
+export interface RunStore {
+  /** Notes that a run exists for the account (once; later calls change nothing). */
+  begin(runId: string, accountId: string): Promise<void>;
+  get(runId: string): Promise<RunRecord | undefined>;
+  /** Stores a result unless a later attempt already stored one. */
+  saveResult(runId: string, accountId: string, attempt: number, result: OnboardingResult): Promise<void>;
+  recordStep(runId: string, report: StepReport): Promise<void>;
+  steps(runId: string): Promise<StepReport[]>;
+}
+
+type Deps = { db: DynamoDBDocumentClient; tables: Pick<Tables, 'onboarding_runs'>; now?: () => Date };
+
+export function dynamodbRuns({ db, tables, now = () => new Date() }: Deps): RunStore {
+  const TableName = tables.onboarding_runs;
+  return {
+    async begin(runId, accountId) {
+      try {
+        await db.send(
+          new PutCommand({
+            TableName,
+            Item: { run_id: runId, item: 'run', account_id: accountId, status: 'running', attempt: -1, started_at: now().toISOString() },
+            ConditionExpression: 'attribute_not_exists(run_id)',
+          }),
+        );
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+    },
+
+    async get(runId) {
+      const res = await db.send(new GetCommand({ TableName, Key: { run_id: runId, item: 'run' }, ConsistentRead: true }));
+      return res.Item as RunRecord | undefined;
+    },
+
+    async saveResult(runId, accountId, attempt, result) {
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName,
+            Key: { run_id: runId, item: 'run' },
+            UpdateExpression:
+              'SET account_id = :account, #status = :status, attempt = :attempt, #result = :result, finished_at = :now, started_at = if_not_exists(started_at, :now)',
+            ConditionExpression: 'attribute_not_exists(attempt) OR attempt <= :attempt',
+            ExpressionAttributeNames: { '#status': 'status', '#result': 'result' },
+            ExpressionAttributeValues: {
+              ':account': accountId,
+              ':status': result.success ? 'succeeded' : 'failed',
+              ':attempt': attempt,
+              ':result': result,
+              ':now': now().toISOString(),
+            },
+          }),
+        );
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+    },
+
+    async recordStep(runId, report) {
+      const item = `step#${report.integration}${report.part ? `#${report.part}` : ''}`;
+      await db.send(new PutCommand({ TableName, Item: { run_id: runId, item, ...report } }));
+    },
+
+    async steps(runId) {
+      const res = await db.send(
+        new QueryCommand({
+          TableName,
+          KeyConditionExpression: 'run_id = :run AND begins_with(#item, :step)',
+          ExpressionAttributeNames: { '#item': 'item' },
+          ExpressionAttributeValues: { ':run': runId, ':step': 'step#' },
+          ConsistentRead: true,
+        }),
+      );
+      return (res.Items ?? []).map(({ run_id: _r, item: _i, ...report }) => report as StepReport);
+    },
+  };
+}

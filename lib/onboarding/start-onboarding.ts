@@ -1,0 +1,115 @@
+import type { AccountStore } from '../accounts/accounts.ts';
+import type { IntegrationStore } from '../accounts/integrations.ts';
+import { NotFound } from '../errors.ts';
+import type { Caller } from './access.ts';
+import { runIdFor, type OnboardingIntake } from './intake.ts';
+import type { OnboardingResult } from './outcomes.ts';
+import type { RunStore } from './runs.ts';
+import type { OnboardingWorkflow, RunHandle } from './workflow.ts';
+
+export interface OnboardingDeps {
+  accounts: AccountStore;
+  integrations: IntegrationStore;
+  runs: RunStore;
+  workflow: OnboardingWorkflow;
+  wait: Waiting;
+}
+
+export interface Waiting {
+  /** How long to wait for the run's result before answering "running". */
+  ms: number;
+  pollMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+  now?: () => number;
+}
+
+export type RunAnswer =
+  | { state: 'finished'; runId: string; result: OnboardingResult }
+  | { state: 'running'; runId: string; accountId: string }
+  | { state: 'broken'; runId: string; accountId: string };
+
+export interface StartedRun {
+  runId: string;
+  accountId: string;
+  handle: RunHandle;
+}
+
+/**
+ * 1. Looks up the member; when missing, creates member and account (status provisioning).
+ * 2. Updates the account with the latest contact and company details.
+ * 3. Ensures the integration row, with its webhook secret.
+ * 4. Starts the onboarding run (or joins or resumes the same submission's run).
+ */
+export async function beginOnboarding(deps: Omit<OnboardingDeps, 'wait'>, intake: OnboardingIntake): Promise<StartedRun> {
+  const existing = await deps.accounts.getMember(intake.email);
+  const member =
+    existing ?? (await deps.accounts.claimMember({ email: intake.email, account_id: crypto.randomUUID(), role: 'owner' })).member;
+  const accountId = member.account_id;
+  await deps.accounts.saveAccountDetails(accountId, {
+    company_name: intake.companyName,
+    company_url: intake.companyUrl,
+    company_domain: intake.companyDomain,
+    contact_email: intake.email,
+    phone: intake.phone,
+    location: intake.location,
+    timezone: intake.timezone,
+    plan: intake.plan,
+    metadata: intake.metadata,
+  });
+  await deps.integrations.ensure(accountId);
+  const runId = runIdFor(accountId, intake);
+  await deps.runs.begin(runId, accountId);
+  const handle = await deps.workflow.startOrResume(runId, { accountId, email: intake.email, runId });
+  return { runId, accountId, handle };
+}
+
+/** Onboards and waits a bounded time for the answer. */
+export async function onboard(deps: OnboardingDeps, intake: OnboardingIntake): Promise<RunAnswer> {
+  const run = await beginOnboarding(deps, intake);
+  return awaitRun(deps, run);
+}
+
+/**
+ * Waits for the run's result of this attempt. A run that stops without one
+ * (it failed before recording an outcome) answers with the latest result it
+ * has, or "broken"; a run still going when time is up answers "running".
+ */
+export async function awaitRun(deps: Pick<OnboardingDeps, 'runs' | 'workflow' | 'wait'>, run: StartedRun): Promise<RunAnswer> {
+  const now = deps.wait.now ?? Date.now;
+  const sleep = deps.wait.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const pollMs = deps.wait.pollMs ?? 250;
+  const deadline = now() + deps.wait.ms;
+  let checks = 0;
+  for (;;) {
+    const record = await deps.runs.get(run.runId);
+    if (record?.result && record.attempt >= run.handle.attempt) return { state: 'finished', runId: run.runId, result: record.result };
+    // Every few polls, ask whether the execution is still going at all.
+    if (++checks % 4 === 0 && (await deps.workflow.status(run.handle.executionArn)) !== 'RUNNING') {
+      const latest = await deps.runs.get(run.runId);
+      return latest?.result
+        ? { state: 'finished', runId: run.runId, result: latest.result }
+        : { state: 'broken', runId: run.runId, accountId: run.accountId };
+    }
+    if (now() >= deadline) return { state: 'running', runId: run.runId, accountId: run.accountId };
+    await sleep(Math.min(pollMs, Math.max(0, deadline - now())));
+  }
+}
+
+/** The current answer of a run, for the caller it concerns. */
+export async function readRun(
+  deps: Pick<OnboardingDeps, 'runs' | 'workflow' | 'accounts'> & { executionArnOf: (runId: string) => string },
+  caller: Caller,
+  runId: string,
+): Promise<RunAnswer> {
+  const record = await deps.runs.get(runId);
+  if (!record) throw new NotFound('No onboarding run with this id');
+  if (caller.kind === 'user') {
+    const member = await deps.accounts.getMember(caller.email);
+    // The same answer as for an unknown run: a run id reveals nothing about other accounts.
+    if (member?.account_id !== record.account_id) throw new NotFound('No onboarding run with this id');
+  }
+  if (record.result) return { state: 'finished', runId, result: record.result };
+  const status = await deps.workflow.status(deps.executionArnOf(runId)).catch(() => 'RUNNING' as const);
+  return status === 'RUNNING' ? { state: 'running', runId, accountId: record.account_id } : { state: 'broken', runId, accountId: record.account_id };
+}
+

@@ -1,0 +1,49 @@
+import type { AccountStore } from '../../accounts/accounts.ts';
+import type { Storage } from '../../integrations/storage.ts';
+import { remembered, type Ledger } from '../ledger.ts';
+import { skipped, type StepResult } from '../outcomes.ts';
+import { requireAccount } from './account.ts';
+import type { StepInput } from './integration-step.ts';
+
+/** The ten folders every client folder holds. */
+export const STORAGE_FOLDERS = [
+  '01 Admin and Contracts',
+  '02 Brand Assets',
+  '03 Content',
+  '04 Website',
+  '05 SEO',
+  '06 Analytics and Reports',
+  '07 Social Media',
+  '08 Meetings and Notes',
+  '09 Deliverables',
+  '10 Archive',
+] as const;
+
+export interface StorageDeps {
+  storage: Storage | null;
+  ledger: Ledger;
+  accounts: AccountStore;
+  rootPath: string;
+  now?: () => Date;
+}
+
+/**
+ * The client's folder tree at {root}/{slug} with its ten subfolders, and a
+ * shared link to it, stored on the account's members (storage_link,
+ * storage_path, storage_created_at) for the portal to show.
+ */
+export async function provisionStorageTree(deps: StorageDeps, input: StepInput): Promise<StepResult> {
+  const { storage, ledger } = deps;
+  if (!storage) return skipped('Dropbox is not configured in this deployment');
+  const account = await requireAccount(deps.accounts, input.accountId);
+  const path = `${deps.rootPath}/${input.portalSlug}`;
+  const tree = await remembered(ledger, account.id, 'dropbox#tree', async () => {
+    await storage.ensureFolders([path, ...STORAGE_FOLDERS.map((name) => `${path}/${name}`)]);
+    return { path, folders: STORAGE_FOLDERS.length, createdAt: (deps.now?.() ?? new Date()).toISOString() };
+  });
+  const link = await remembered(ledger, account.id, 'dropbox#link', async () => ({ url: await storage.sharedLink(tree.path) }));
+  for (const member of await deps.accounts.membersOf(account.id)) {
+    await deps.accounts.setMemberStorage(member.email, { link: link.url, path: tree.path, createdAt: tree.createdAt });
+  }
+  return { outcome: 'success', details: { path: tree.path, link: link.url, subfolders: tree.folders } };
+}

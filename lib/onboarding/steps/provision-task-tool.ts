@@ -1,0 +1,81 @@
+import type { AccountStore } from '../../accounts/accounts.ts';
+import type { TaskTool } from '../../integrations/task-tool.ts';
+import { remembered, type Ledger } from '../ledger.ts';
+import { skipped, type StepResult } from '../outcomes.ts';
+import { requireAccount } from './account.ts';
+import type { StepInput } from './integration-step.ts';
+
+interface StarterTask {
+  key: string;
+  name: string;
+  description: string;
+}
+
+/** The project every client gets: three lists with their starter tasks. */
+export const PROJECT_TEMPLATE: { key: 'onboarding' | 'site' | 'maintenance'; name: string; tasks: StarterTask[] }[] = [
+  {
+    key: 'onboarding',
+    name: 'Onboarding',
+    tasks: [
+      { key: 'kickoff', name: 'Kick-off call', description: 'Book and hold the kick-off call: goals, audience, timeline.' },
+      { key: 'assets', name: 'Collect brand assets', description: 'Logo files, colours, fonts and photography, into the shared storage folder.' },
+      { key: 'access', name: 'Get website and analytics access', description: 'Hosting, CMS, domain registrar, Google Analytics and Search Console.' },
+      { key: 'kpis', name: 'Agree goals and KPIs', description: 'Write down what success means for the first 90 days.' },
+    ],
+  },
+  {
+    key: 'site',
+    name: 'Site',
+    tasks: [
+      { key: 'audit', name: 'Site audit', description: 'Performance, SEO and accessibility baseline of the current site.' },
+      { key: 'sitemap', name: 'Sitemap and content plan', description: 'Pages, their purpose, and who writes what.' },
+      { key: 'design', name: 'Design review', description: 'Review the designs with the client and record decisions.' },
+      { key: 'launch', name: 'Launch checklist', description: 'Redirects, analytics, forms, backups, DNS.' },
+    ],
+  },
+  {
+    key: 'maintenance',
+    name: 'Maintenance',
+    tasks: [
+      { key: 'updates', name: 'Monthly updates', description: 'Core, theme and plugin updates, with a backup first.' },
+      { key: 'monitoring', name: 'Backups and uptime monitoring', description: 'Set up and verify backups and uptime alerts.' },
+      { key: 'report', name: 'Monthly performance report', description: 'Traffic, leads and speed, sent to the client each month.' },
+    ],
+  },
+];
+
+export interface TaskToolDeps {
+  taskTool: TaskTool | null;
+  ledger: Ledger;
+  accounts: AccountStore;
+}
+
+/** The client's project in the task tool: a folder, its lists and their starter tasks; only what is missing is created. */
+export async function provisionTaskTool(deps: TaskToolDeps, input: StepInput): Promise<StepResult> {
+  const { taskTool, ledger } = deps;
+  if (!taskTool) return skipped('ClickUp is not configured in this deployment');
+  const account = await requireAccount(deps.accounts, input.accountId);
+  const folderName = `${account.company_name ?? input.portalSlug} (${input.portalSlug})`;
+  const folder = await remembered(ledger, account.id, 'clickup#folder', () => taskTool.ensureFolder(folderName));
+
+  const lists = await Promise.all(
+    PROJECT_TEMPLATE.map(async (template) => {
+      const list = await remembered(ledger, account.id, `clickup#list#${template.key}`, () => taskTool.ensureList(folder.id, template.name));
+      const keyOf = (task: StarterTask) => `clickup#task#${template.key}#${task.key}`;
+      const known = await Promise.all(template.tasks.map((t) => ledger.get(account.id, keyOf(t))));
+      const missing = template.tasks.filter((_, i) => !known[i]);
+      if (missing.length) {
+        const refs = await taskTool.ensureTasks(
+          list.id,
+          missing.map((t) => ({ name: t.name, description: t.description, tags: [template.key] })),
+        );
+        await Promise.all(missing.map((task, i) => ledger.put(account.id, keyOf(task), { id: refs[i]!.id, url: refs[i]!.url })));
+      }
+      return [template.key, { id: list.id, tasks: template.tasks.length, created: missing.length }] as const;
+    }),
+  );
+  return {
+    outcome: 'success',
+    details: { folderId: folder.id, folderName, lists: Object.fromEntries(lists) },
+  };
+}

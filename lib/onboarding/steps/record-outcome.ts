@@ -1,0 +1,100 @@
+import type { AccountStore } from '../../accounts/accounts.ts';
+import type { FollowUps } from '../follow-ups.ts';
+import { INTEGRATIONS, type Integration, type IntegrationError, type OnboardingResult, type Outcome, type StepReport } from '../outcomes.ts';
+import type { RunStore } from '../runs.ts';
+
+/** What a parallel branch of the state machine ended with (a Catch leaves the error there). */
+interface BranchOutput {
+  integration?: Integration;
+  outcome?: Outcome | 'unchanged';
+  error?: { Error?: string; Cause?: string };
+  emails?: BranchOutput;
+}
+
+export interface RecordInput {
+  accountId: string;
+  runId: string;
+  portalSlug: string;
+  /** The execution's redrive count: a later attempt's result replaces an earlier one. */
+  attempt: number;
+  branches: BranchOutput[];
+}
+
+export interface RecordDeps {
+  runs: RunStore;
+  accounts: AccountStore;
+  followUps: FollowUps;
+}
+
+export interface RecordAnswer {
+  success: boolean;
+  failed: Record<Integration, boolean>;
+}
+
+/**
+ * The last step: gathers what every integration reported, stores the run's
+ * result (what the API answers), sets the account's and members' status, and
+ * opens or resolves a follow-up per integration.
+ */
+export async function recordOutcome(deps: RecordDeps, input: RecordInput): Promise<RecordAnswer> {
+  const reports = await deps.runs.steps(input.runId);
+  const integrations = {} as Record<Integration, Outcome>;
+  const details = {} as Record<Integration, Record<string, unknown>>;
+  const errors: IntegrationError[] = [];
+
+  for (const integration of INTEGRATIONS) {
+    const mine = reports.filter((r) => r.integration === integration).sort((a, b) => a.at.localeCompare(b.at));
+    const fallback = branchFailure(input.branches, integration);
+    if (mine.length === 0) {
+      // The step could not report (it timed out, or crashed): the branch's caught error tells us.
+      integrations[integration] = 'failed';
+      details[integration] = {};
+      errors.push(fallback ?? { integration, message: `The ${integration} step did not report an outcome`, context: {} });
+      continue;
+    }
+    integrations[integration] = merge(mine);
+    details[integration] = Object.assign({}, ...mine.map((r) => r.details));
+    for (const r of mine) if (r.outcome === 'failed' && r.error) errors.push({ integration, ...r.error });
+  }
+
+  const success = INTEGRATIONS.every((i) => integrations[i] !== 'failed');
+  const result: OnboardingResult = {
+    success,
+    accountId: input.accountId,
+    portalSlug: input.portalSlug,
+    integrations,
+    details,
+    ...(success ? {} : { errors }),
+  };
+  await deps.runs.saveResult(input.runId, input.accountId, input.attempt, result);
+  await deps.accounts.setAccountStatus(input.accountId, success ? 'active' : 'needs_attention');
+  await deps.accounts.setMemberStatusForAccount(input.accountId, success ? 'active' : 'needs_attention');
+  for (const integration of INTEGRATIONS) {
+    const error = errors.find((e) => e.integration === integration);
+    if (error) await deps.followUps.open(input.accountId, input.runId, error);
+    else await deps.followUps.resolve(input.accountId, integration);
+  }
+  return { success, failed: Object.fromEntries(INTEGRATIONS.map((i) => [i, integrations[i] === 'failed'])) as Record<Integration, boolean> };
+}
+
+/** Failed if any part failed; skipped only if every part was skipped. */
+function merge(reports: StepReport[]): Outcome {
+  if (reports.some((r) => r.outcome === 'failed')) return 'failed';
+  return reports.every((r) => r.outcome === 'skipped') ? 'skipped' : 'success';
+}
+
+function branchFailure(branches: BranchOutput[], integration: Integration): IntegrationError | undefined {
+  const candidates = branches.flatMap((b) => [b, ...(b.emails ? [b.emails] : [])]);
+  const failed = candidates.find((b) => b.integration === integration && b.outcome === 'failed');
+  if (!failed) return undefined;
+  const name = failed.error?.Error ?? 'States.TaskFailed';
+  let message = `The ${integration} step failed (${name})`;
+  try {
+    // On AWS a Lambda error's Cause is the JSON of {errorType, errorMessage}; our vendor errors' messages are client-safe.
+    const cause = JSON.parse(failed.error?.Cause ?? '') as { errorType?: string; errorMessage?: string };
+    if (cause.errorType === 'VendorUnavailable' || cause.errorType === 'VendorRejected') message = cause.errorMessage ?? message;
+  } catch {
+    // not JSON: a States.* error
+  }
+  return { integration, message, context: { error: name } };
+}

@@ -1,0 +1,45 @@
+import type { AccountStore } from '../../accounts/accounts.ts';
+import type { Mailer } from '../../integrations/mailer.ts';
+import { newClientTeamEmail, storageReadyEmail, welcomeEmail, type EmailContent } from '../emails.ts';
+import { remembered, type Ledger } from '../ledger.ts';
+import { skipped, type StepResult } from '../outcomes.ts';
+import { requireAccount } from './account.ts';
+import type { StepInput } from './integration-step.ts';
+
+export interface EmailDeps {
+  mailer: Mailer | null;
+  ledger: Ledger;
+  accounts: AccountStore;
+  portalUrl: string;
+  teamAddress?: string;
+}
+
+/**
+ * Sends every onboarding e-mail that is due and not sent yet: the welcome,
+ * the team's new-client notice, and, once the client's storage folder has a
+ * shared link, the workspace-ready e-mail. Called both on its own and after
+ * the storage tree, so the last e-mail goes out as soon as it can.
+ */
+export async function sendOnboardingEmails(deps: EmailDeps, input: StepInput): Promise<StepResult> {
+  const { mailer, ledger } = deps;
+  if (!mailer) return skipped('Resend is not configured in this deployment');
+  const account = await requireAccount(deps.accounts, input.accountId);
+  const member = await deps.accounts.getMember(input.email);
+  const portalLink = `${deps.portalUrl}/${input.portalSlug}`;
+
+  const due: { kind: string; to: string; content: EmailContent }[] = [{ kind: 'welcome', to: input.email, content: welcomeEmail(account, portalLink) }];
+  if (deps.teamAddress) due.push({ kind: 'team-new-client', to: deps.teamAddress, content: newClientTeamEmail(account, portalLink) });
+  const pending: string[] = [];
+  if (member?.storage_link) due.push({ kind: 'storage-ready', to: input.email, content: storageReadyEmail(account, member.storage_link) });
+  else pending.push('storage-ready');
+
+  await Promise.all(
+    due.map((email) =>
+      remembered(ledger, account.id, `resend#${email.kind}`, async () => {
+        const { id } = await mailer.send({ ...email.content, to: email.to, kind: email.kind, idempotencyKey: `onboarding-${account.id}-${email.kind}` });
+        return { id };
+      }),
+    ),
+  );
+  return { outcome: 'success', details: { sent: due.map((e) => e.kind), pending } };
+}

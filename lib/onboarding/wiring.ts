@@ -1,0 +1,21 @@
+// What the onboarding HTTP functions share: who may call them, and the
+// workflow they start. Created once per Lambda instance.
+import { config, ConfigError } from '../config.ts';
+import { supabaseIdentity } from '../identity/supabase-identity.ts';
+import { policyFrom } from '../integrations/http-client.ts';
+import { sfn } from '../workflows/step-functions.ts';
+import type { AccessDeps } from './access.ts';
+import { stores } from './stores.ts';
+import { sfnWorkflow } from './workflow.ts';
+
+const stateMachineArn = config.workflows.onboardingArn;
+if (!stateMachineArn) throw new ConfigError('Invalid configuration: ONBOARDING_STATE_MACHINE_ARN is required');
+
+export const access: AccessDeps = { identity: supabaseIdentity(config.identity, policyFrom(config.vendors)), internalApiKey: config.access.internalApiKey };
+
+export const onboardingDeps = {
+  ...stores,
+  workflow: sfnWorkflow(sfn, stateMachineArn),
+  wait: { ms: config.workflows.waitMs },
+  executionArnOf: (runId: string) => `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${runId}`,
+};

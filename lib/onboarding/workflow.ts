@@ -1,0 +1,53 @@
+// The onboarding state machine as the endpoints see it. The execution name is
+// the run id, derived from the account and the submission, so submitting the
+// same thing twice joins (or resumes) one run instead of starting a second.
+import {
+  DescribeExecutionCommand,
+  ExecutionAlreadyExists,
+  RedriveExecutionCommand,
+  StartExecutionCommand,
+  type SFNClient,
+} from '@aws-sdk/client-sfn';
+
+export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED' | 'PENDING_REDRIVE';
+
+export interface RunHandle {
+  executionArn: string;
+  /** The attempt whose result to wait for: the execution's redrive count. */
+  attempt: number;
+}
+
+export interface OnboardingWorkflow {
+  /**
+   * Starts the run. If it already exists: a running one is joined, a finished
+   * one is left as it is, and one that failed is redriven.
+   */
+  startOrResume(runId: string, input: Record<string, unknown>): Promise<RunHandle>;
+  status(executionArn: string): Promise<ExecutionStatus>;
+}
+
+export function sfnWorkflow(sfn: SFNClient, stateMachineArn: string): OnboardingWorkflow {
+  const executionArnOf = (runId: string) => `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${runId}`;
+  return {
+    async startOrResume(runId, input) {
+      try {
+        const res = await sfn.send(new StartExecutionCommand({ stateMachineArn, name: runId, input: JSON.stringify(input) }));
+        return { executionArn: res.executionArn!, attempt: 0 };
+      } catch (error) {
+        if (!(error instanceof ExecutionAlreadyExists)) throw error;
+      }
+      const executionArn = executionArnOf(runId);
+      const described = await sfn.send(new DescribeExecutionCommand({ executionArn }));
+      const attempt = described.redriveCount ?? 0;
+      if (described.status === 'RUNNING' || described.status === 'SUCCEEDED' || described.redriveStatus !== 'REDRIVABLE') {
+        return { executionArn, attempt };
+      }
+      await sfn.send(new RedriveExecutionCommand({ executionArn }));
+      return { executionArn, attempt: attempt + 1 };
+    },
+    async status(executionArn) {
+      const res = await sfn.send(new DescribeExecutionCommand({ executionArn }));
+      return res.status as ExecutionStatus;
+    },
+  };
+}

@@ -1,0 +1,211 @@
+// ClickUp API v2 as our task-tool adapter calls it (vendor-contracts §1):
+// personal token in Authorization (no "Bearer"), folders and lists whose names
+// must be unique under their parent (archived ones included), tasks paged by
+// 100, and 429s carrying X-RateLimit-Reset in Unix seconds.
+import { Hono, type Context } from 'hono';
+import type { VendorEmulator } from './host.ts';
+import type { LocalVendor } from './index.ts';
+
+export const CLICKUP_TOKEN = 'pk_local_emulator_token';
+export const CLICKUP_SPACE = '90000001';
+
+interface Folder {
+  id: string;
+  name: string;
+  space_id: string;
+  archived: boolean;
+}
+interface List {
+  id: string;
+  name: string;
+  folder_id: string;
+  archived: boolean;
+  content?: string;
+}
+interface Task {
+  id: string;
+  name: string;
+  list_id: string;
+  description?: string;
+  markdown_description?: string;
+  status: string;
+  tags: string[];
+  priority?: number | null;
+  due_date?: string | null;
+  url: string;
+  date_created: string;
+  date_updated: string;
+}
+interface State {
+  seq: number;
+  folders: Folder[];
+  lists: List[];
+  tasks: Task[];
+}
+
+const empty = (): State => ({ seq: 1000, folders: [], lists: [], tasks: [] });
+const err = (c: Context, status: 400 | 401 | 404, message: string, ecode: string) => c.json({ err: message, ECODE: ecode }, status);
+
+export function clickupEmulator(): VendorEmulator {
+  let state = empty();
+  const nextId = () => String(++state.seq);
+  const app = new Hono().basePath('/clickup/api/v2');
+
+  app.use('*', async (c, next) => {
+    if (c.req.header('authorization') !== CLICKUP_TOKEN) return err(c, 401, 'Token invalid', 'OAUTH_025');
+    await next();
+  });
+
+  const listView = (l: List) => ({ id: l.id, name: l.name, archived: l.archived, folder: { id: l.folder_id } });
+  const folderView = (f: Folder) => ({
+    id: f.id,
+    name: f.name,
+    archived: f.archived,
+    space: { id: f.space_id },
+    lists: state.lists.filter((l) => l.folder_id === f.id && !l.archived).map(listView),
+  });
+  const taskView = (t: Task) => ({
+    id: t.id,
+    name: t.name,
+    description: t.description ?? t.markdown_description ?? '',
+    status: { status: t.status },
+    tags: t.tags.map((name) => ({ name })),
+    priority: t.priority ?? null,
+    due_date: t.due_date ?? null,
+    list: { id: t.list_id },
+    url: t.url,
+    date_created: t.date_created,
+    date_updated: t.date_updated,
+  });
+  const archivedParam = (c: Context) => c.req.query('archived') === 'true';
+
+  app.get('/team', (c) => c.json({ teams: [{ id: '9000', name: 'Local agency' }] }));
+
+  app.get('/space/:space/folder', (c) => {
+    if (c.req.param('space') !== CLICKUP_SPACE) return err(c, 404, 'Space not found', 'ACCESS_001');
+    const archived = archivedParam(c);
+    return c.json({ folders: state.folders.filter((f) => f.space_id === CLICKUP_SPACE && f.archived === archived).map(folderView) });
+  });
+
+  app.post('/space/:space/folder', async (c) => {
+    if (c.req.param('space') !== CLICKUP_SPACE) return err(c, 404, 'Space not found', 'ACCESS_001');
+    const { name } = (await c.req.json().catch(() => ({}))) as { name?: string };
+    if (!name?.trim()) return err(c, 400, 'Folder name invalid', 'INPUT_005');
+    if (state.folders.some((f) => f.space_id === CLICKUP_SPACE && f.name.toLowerCase() === name.trim().toLowerCase())) {
+      return err(c, 400, 'Folder name taken', 'CAT_014');
+    }
+    const folder: Folder = { id: nextId(), name: name.trim(), space_id: CLICKUP_SPACE, archived: false };
+    state.folders.push(folder);
+    return c.json(folderView(folder));
+  });
+
+  app.get('/folder/:folder/list', (c) => {
+    const folder = state.folders.find((f) => f.id === c.req.param('folder'));
+    if (!folder) return err(c, 404, 'Folder not found', 'CAT_004');
+    const archived = archivedParam(c);
+    return c.json({ lists: state.lists.filter((l) => l.folder_id === folder.id && l.archived === archived).map(listView) });
+  });
+
+  app.post('/folder/:folder/list', async (c) => {
+    const folder = state.folders.find((f) => f.id === c.req.param('folder'));
+    if (!folder) return err(c, 404, 'Folder not found', 'CAT_004');
+    const { name, content } = (await c.req.json().catch(() => ({}))) as { name?: string; content?: string };
+    if (!name?.trim()) return err(c, 400, 'List name invalid', 'INPUT_005');
+    if (state.lists.some((l) => l.folder_id === folder.id && l.name.toLowerCase() === name.trim().toLowerCase())) {
+      return err(c, 400, 'List name taken', 'SUBCAT_016');
+    }
+    const list: List = { id: nextId(), name: name.trim(), folder_id: folder.id, archived: false, content };
+    state.lists.push(list);
+    return c.json(listView(list));
+  });
+
+  app.get('/list/:list/task', (c) => {
+    const list = state.lists.find((l) => l.id === c.req.param('list'));
+    if (!list) return err(c, 404, 'List not found', 'SUBCAT_002');
+    const page = Number(c.req.query('page') ?? 0);
+    const includeClosed = c.req.query('include_closed') === 'true';
+    const all = state.tasks.filter((t) => t.list_id === list.id && (includeClosed || t.status !== 'closed'));
+    const slice = all.slice(page * 100, page * 100 + 100);
+    return c.json({ tasks: slice.map(taskView), last_page: page * 100 + 100 >= all.length });
+  });
+
+  app.post('/list/:list/task', async (c) => {
+    const list = state.lists.find((l) => l.id === c.req.param('list'));
+    if (!list) return err(c, 404, 'List not found', 'SUBCAT_002');
+    const body = (await c.req.json().catch(() => ({}))) as Partial<Task> & { tags?: string[]; due_date?: number | null };
+    if (!body.name?.trim()) return err(c, 400, 'Task name invalid', 'INPUT_005');
+    const id = `86${nextId()}`;
+    const at = String(Date.now());
+    const task: Task = {
+      id,
+      name: body.name.trim(),
+      list_id: list.id,
+      description: body.description,
+      markdown_description: body.markdown_description,
+      status: body.status ?? 'to do',
+      tags: body.tags ?? [],
+      priority: body.priority ?? null,
+      due_date: body.due_date != null ? String(body.due_date) : null,
+      url: `https://app.clickup.com/t/${id}`,
+      date_created: at,
+      date_updated: at,
+    };
+    state.tasks.push(task);
+    return c.json(taskView(task));
+  });
+
+  app.get('/task/:task', (c) => {
+    const task = state.tasks.find((t) => t.id === c.req.param('task'));
+    return task ? c.json(taskView(task)) : err(c, 404, 'Task not found', 'ITEM_013');
+  });
+
+  app.put('/task/:task', async (c) => {
+    const task = state.tasks.find((t) => t.id === c.req.param('task'));
+    if (!task) return err(c, 404, 'Task not found', 'ITEM_013');
+    const body = (await c.req.json().catch(() => ({}))) as Partial<Task> & { due_date?: number | null };
+    if (body.name !== undefined) task.name = body.name;
+    if (body.description !== undefined) task.description = body.description;
+    if (body.markdown_description !== undefined) task.markdown_description = body.markdown_description;
+    if (body.status !== undefined) task.status = body.status;
+    if (body.due_date !== undefined) task.due_date = body.due_date === null ? null : String(body.due_date);
+    task.date_updated = String(Date.now());
+    return c.json(taskView(task));
+  });
+
+  return {
+    vendor: 'clickup',
+    prefixes: ['/clickup'],
+    app,
+    records: {
+      // Folders with their lists and tasks: what a person would see in ClickUp.
+      tasks: () =>
+        state.folders.map((f) => ({
+          id: f.id,
+          name: f.name,
+          archived: f.archived,
+          lists: state.lists
+            .filter((l) => l.folder_id === f.id)
+            .map((l) => ({ id: l.id, name: l.name, tasks: state.tasks.filter((t) => t.list_id === l.id).map(taskView) })),
+        })),
+    },
+    failure: (c) => c.json({ err: 'Internal server error', ECODE: 'SHARD_001' }, 500),
+    throttle: (c, seconds) =>
+      c.json({ err: 'Rate limit reached', ECODE: 'APP_002' }, 429, {
+        'x-ratelimit-limit': '100',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset': String(Math.ceil(Date.now() / 1000 + seconds)),
+      }),
+    reset: () => (state = empty()),
+    dump: () => state,
+    load: (saved) => (state = saved as State),
+  };
+}
+
+export const clickupVendor: LocalVendor = {
+  create: () => clickupEmulator(),
+  env: (ctx) => ({
+    CLICKUP_API_TOKEN: CLICKUP_TOKEN,
+    CLICKUP_API_BASE: `${ctx.hostUrl}/clickup/api/v2`,
+    CLICKUP_SPACE_ID: CLICKUP_SPACE,
+  }),
+};

@@ -1,0 +1,138 @@
+// Operators' view of onboarding runs, on AWS or on the local stack:
+//   npm run executions -- list [--status FAILED]     newest first
+//   npm run executions -- show <name|arn>            status, error, and the states that failed
+//   npm run executions -- redrive <name|arn>         re-run what did not succeed, and wait for it
+//   npm run executions -- follow-ups                 integrations waiting for an operator
+// --stage <stage> (default: local) and --region <region> (default: eu-west-1).
+// The local stage talks to the local stack (npm start); any other stage to AWS
+// with the usual credentials.
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DescribeExecutionCommand,
+  GetExecutionHistoryCommand,
+  ListExecutionsCommand,
+  ListStateMachinesCommand,
+  RedriveExecutionCommand,
+  SFNClient,
+  type HistoryEvent,
+} from '@aws-sdk/client-sfn';
+import { QueryCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { parseArgs } from 'node:util';
+
+const SERVICE = 'agency-backend';
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { stage: { type: 'string', default: 'local' }, region: { type: 'string', default: 'eu-west-1' }, status: { type: 'string' } },
+});
+const [command, id] = positionals;
+const stage = values.stage!;
+const local = stage === 'local';
+const clientConfig = {
+  region: values.region!,
+  ...(local ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+};
+const sfn = new SFNClient({ ...clientConfig, ...(local ? { endpoint: process.env.AWS_ENDPOINT_URL_SFN ?? 'http://127.0.0.1:8083' } : {}) });
+const machineName = `${SERVICE}-${stage}-onboarding`;
+
+async function stateMachineArn(): Promise<string> {
+  const { stateMachines = [] } = await sfn.send(new ListStateMachinesCommand({}));
+  const found = stateMachines.find((m) => m.name === machineName);
+  if (!found?.stateMachineArn) throw new Error(`No state machine ${machineName} (is the stack running / deployed?)`);
+  return found.stateMachineArn;
+}
+
+async function executionArn(nameOrArn: string | undefined): Promise<string> {
+  if (!nameOrArn) throw new Error('Give an execution name or ARN');
+  if (nameOrArn.startsWith('arn:')) return nameOrArn;
+  return `${(await stateMachineArn()).replace(':stateMachine:', ':execution:')}:${nameOrArn}`;
+}
+
+const when = (d?: Date) => (d ? d.toISOString().replace('T', ' ').slice(0, 19) : '-');
+
+async function list() {
+  const arn = await stateMachineArn();
+  const { executions = [] } = await sfn.send(
+    new ListExecutionsCommand({ stateMachineArn: arn, statusFilter: values.status as never, maxResults: 50 }),
+  );
+  if (!executions.length) return console.log('No executions.');
+  console.log(['STATUS'.padEnd(10), 'STARTED'.padEnd(20), 'STOPPED'.padEnd(20), 'REDRIVES', 'NAME'].join(' '));
+  for (const e of executions) {
+    console.log([String(e.status).padEnd(10), when(e.startDate).padEnd(20), when(e.stopDate).padEnd(20), String(e.redriveCount ?? 0).padEnd(8), e.name].join(' '));
+  }
+}
+
+async function show(nameOrArn?: string) {
+  const arn = await executionArn(nameOrArn);
+  const d = await sfn.send(new DescribeExecutionCommand({ executionArn: arn }));
+  console.log(`${d.name}\n  status:   ${d.status} (redriven ${d.redriveCount ?? 0}x; ${d.redriveStatus ?? ''})`);
+  console.log(`  started:  ${when(d.startDate)}   stopped: ${when(d.stopDate)}`);
+  if (d.error) console.log(`  error:    ${d.error}: ${causeOf(d.cause)}`);
+  const events: HistoryEvent[] = [];
+  let nextToken: string | undefined;
+  do {
+    const page = await sfn.send(new GetExecutionHistoryCommand({ executionArn: arn, nextToken, maxResults: 1000 }));
+    events.push(...(page.events ?? []));
+    nextToken = page.nextToken;
+  } while (nextToken);
+  const byId = new Map(events.map((e) => [e.id, e]));
+  const failures = events.filter((e) => e.type === 'LambdaFunctionFailed');
+  if (failures.length) {
+    console.log('  failed Lambda calls (each is retried or caught as the state machine says):');
+    for (const f of failures) {
+      // failed → started → scheduled, which names the function.
+      const scheduled = byId.get(byId.get(f.previousEventId)?.previousEventId);
+      const fn = scheduled?.lambdaFunctionScheduledEventDetails?.resource?.split(':').pop() ?? '?';
+      console.log(`    ${when(f.timestamp)}  ${fn}: ${causeOf(f.lambdaFunctionFailedEventDetails?.cause)}`);
+    }
+  }
+}
+
+async function redrive(nameOrArn?: string) {
+  const arn = await executionArn(nameOrArn);
+  await sfn.send(new RedriveExecutionCommand({ executionArn: arn }));
+  console.log('Redriven; waiting for it to finish...');
+  for (;;) {
+    const d = await sfn.send(new DescribeExecutionCommand({ executionArn: arn }));
+    if (d.status !== 'RUNNING') break;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  await show(arn);
+}
+
+async function followUps() {
+  const dynamo = DynamoDBDocumentClient.from(
+    new DynamoDBClient({ ...clientConfig, ...(local ? { endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB ?? 'http://127.0.0.1:8000' } : {}) }),
+  );
+  const { Items = [] } = await dynamo.send(
+    new QueryCommand({
+      TableName: `${SERVICE}-${stage}-follow_ups`,
+      IndexName: 'byState',
+      KeyConditionExpression: '#state = :open',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: { ':open': 'open' },
+      ScanIndexForward: false,
+    }),
+  );
+  if (!Items.length) return console.log('No open follow-ups.');
+  for (const f of Items) console.log(`${f.last_failed_at}  ${f.integration.padEnd(8)} account ${f.account_id}  run ${f.run_id}\n    ${f.message}`);
+}
+
+function causeOf(cause?: string): string {
+  try {
+    const parsed = JSON.parse(cause ?? '') as { errorMessage?: string };
+    return parsed.errorMessage ?? String(cause);
+  } catch {
+    return cause ?? '';
+  }
+}
+
+const commands: Record<string, () => Promise<void>> = { list, show: () => show(id), redrive: () => redrive(id), 'follow-ups': followUps };
+const run = command ? commands[command] : undefined;
+if (!run) {
+  console.error('Usage: npm run executions -- list [--status FAILED] | show <name|arn> | redrive <name|arn> | follow-ups  [--stage local] [--region eu-west-1]');
+  process.exit(2);
+}
+await run().catch((error: Error) => {
+  console.error(`${error.name}: ${error.message}`);
+  process.exit(1);
+});

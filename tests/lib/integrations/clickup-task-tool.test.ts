@@ -1,0 +1,66 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { clickupTaskTool } from '../../../lib/integrations/clickup-task-tool.ts';
+import { clickupVendor } from '../../../local/emulators/clickup.ts';
+import { quickPolicy, useEmulators } from '../../support/emulators.ts';
+
+const emu = useEmulators(clickupVendor);
+const tool = () =>
+  clickupTaskTool({ token: emu.env.CLICKUP_API_TOKEN!, apiBase: emu.env.CLICKUP_API_BASE!, spaceId: emu.env.CLICKUP_SPACE_ID! }, quickPolicy);
+
+describe('the ClickUp task tool', () => {
+  beforeEach(() => emu.reset());
+
+  it('creates a folder, a list and a task once, however often it is asked', async () => {
+    const t = tool();
+    for (let i = 0; i < 2; i++) {
+      const folder = await t.ensureFolder('Acme (acme)');
+      const list = await t.ensureList(folder.id, 'Onboarding');
+      await t.ensureTasks(list.id, [
+        { name: 'Kick-off call', description: '**Book** it', tags: ['onboarding'] },
+        { name: 'Collect assets', description: 'x' },
+      ]);
+    }
+    const folders = await emu.get('tasks');
+    expect(folders).toHaveLength(1);
+    expect(folders[0].lists).toHaveLength(1);
+    expect(folders[0].lists[0].tasks).toEqual([
+      expect.objectContaining({ name: 'Kick-off call', description: '**Book** it' }),
+      expect.objectContaining({ name: 'Collect assets' }),
+    ]);
+  });
+
+  it('matches names case-insensitively and adopts what concurrent runs created', async () => {
+    const results = await Promise.all(Array.from({ length: 5 }, (_, i) => tool().ensureFolder(i % 2 ? 'GLOBEX' : 'globex')));
+    expect(new Set(results.map((r) => r.id)).size).toBe(1);
+    expect(await emu.get('tasks')).toHaveLength(1);
+  });
+
+  it('waits for X-RateLimit-Reset when throttled', async () => {
+    await emu.fault({ vendor: 'clickup', mode: 'throttle', count: 1, retryAfterSeconds: 1 });
+    expect((await tool().ensureFolder('Throttled')).name).toBe('Throttled');
+  });
+
+  it('fails transiently after its attempts when ClickUp keeps failing', async () => {
+    await emu.fault({ vendor: 'clickup', mode: 'fail', count: 10 });
+    const error = await tool().ensureFolder('Down').catch((e) => e);
+    expect(error).toMatchObject({ name: 'VendorUnavailable', vendor: 'clickup' });
+    expect(error.context).toMatchObject({ status: 500, vendorCode: 'SHARD_001' });
+    await emu.reset();
+  });
+
+  it('is refused with a wrong token', async () => {
+    const bad = clickupTaskTool({ token: 'pk_wrong', apiBase: emu.env.CLICKUP_API_BASE!, spaceId: emu.env.CLICKUP_SPACE_ID! }, quickPolicy);
+    const error = await bad.ensureFolder('X').catch((e) => e);
+    expect(error).toMatchObject({ name: 'VendorRejected' });
+    expect(error.context).toMatchObject({ status: 401, vendorCode: 'OAUTH_025' });
+  });
+
+  it('updates a task', async () => {
+    const t = tool();
+    const folder = await t.ensureFolder('Upd');
+    const list = await t.ensureList(folder.id, 'L');
+    const task = await t.createTask(list.id, { name: 'Call', description: 'x' });
+    const updated = await t.updateTask(task.id, { status: 'closed', name: 'Call (cancelled)' });
+    expect(updated).toMatchObject({ id: task.id, name: 'Call (cancelled)', status: 'closed' });
+  });
+});

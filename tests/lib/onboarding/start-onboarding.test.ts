@@ -1,0 +1,116 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { normaliseIntake } from '../../../lib/onboarding/intake.ts';
+import type { OnboardingResult } from '../../../lib/onboarding/outcomes.ts';
+import { awaitRun, beginOnboarding, onboard, readRun } from '../../../lib/onboarding/start-onboarding.ts';
+import type { ExecutionStatus, OnboardingWorkflow } from '../../../lib/onboarding/workflow.ts';
+import { fakeAccounts, fakeIntegrations, fakeRuns } from '../../support/fakes.ts';
+
+/** A workflow that "runs" by calling back, so each test decides what a run does. */
+function fakeWorkflow(onStart: (runId: string, input: Record<string, unknown>) => void = () => {}) {
+  const started: string[] = [];
+  let status: ExecutionStatus = 'RUNNING';
+  const workflow: OnboardingWorkflow & { started: string[]; setStatus(s: ExecutionStatus): void } = {
+    started,
+    setStatus: (s) => (status = s),
+    async startOrResume(runId, input) {
+      started.push(runId);
+      onStart(runId, input);
+      return { executionArn: `arn:exec:${runId}`, attempt: 0 };
+    },
+    status: async () => status,
+  };
+  return workflow;
+}
+
+const result = (accountId: string, success = true): OnboardingResult => ({
+  success,
+  accountId,
+  portalSlug: 'acme',
+  integrations: { clickup: 'success', dropbox: success ? 'success' : 'failed', resend: 'success', slack: 'success', close: 'success' },
+  details: { clickup: {}, dropbox: {}, resend: {}, slack: {}, close: {} },
+});
+
+const noWait = { ms: 0, pollMs: 1, sleep: async () => {} };
+const intake = normaliseIntake({ email: 'ann@acme.example', companyName: 'Acme', website: 'acme.example', plan: 'pro' });
+let accounts: ReturnType<typeof fakeAccounts>;
+let runs: ReturnType<typeof fakeRuns>;
+let integrations: ReturnType<typeof fakeIntegrations>;
+
+beforeEach(() => {
+  accounts = fakeAccounts();
+  runs = fakeRuns();
+  integrations = fakeIntegrations();
+});
+
+describe('starting an onboarding', () => {
+  it('creates member, account (provisioning, with the latest details) and integration row, then starts the run', async () => {
+    const workflow = fakeWorkflow();
+    const started = await beginOnboarding({ accounts: accounts.store, runs, integrations, workflow }, intake);
+    const member = accounts.members.get('ann@acme.example')!;
+    expect(member).toMatchObject({ account_id: started.accountId, status: 'provisioning', role: 'owner' });
+    expect(accounts.accounts.get(started.accountId)).toMatchObject({
+      status: 'provisioning',
+      company_name: 'Acme',
+      company_domain: 'acme.example',
+      contact_email: 'ann@acme.example',
+      plan: 'pro',
+    });
+    expect(integrations.rows.has(started.accountId)).toBe(true);
+    expect(workflow.started).toEqual([started.runId]);
+    expect(runs.records.get(started.runId)).toMatchObject({ account_id: started.accountId, status: 'running' });
+  });
+
+  it('keeps the account of an existing member and updates its details', async () => {
+    const workflow = fakeWorkflow();
+    const deps = { accounts: accounts.store, runs, integrations, workflow };
+    const first = await beginOnboarding(deps, intake);
+    const second = await beginOnboarding(deps, normaliseIntake({ email: 'ann@acme.example', companyName: 'Acme Inc' }));
+    expect(second.accountId).toBe(first.accountId);
+    expect(second.runId).not.toBe(first.runId);
+    expect(accounts.accounts.get(first.accountId)!.company_name).toBe('Acme Inc');
+    expect(accounts.accounts.size).toBe(1);
+  });
+
+  it('answers with the run result once the run records it', async () => {
+    const workflow = fakeWorkflow((runId, input) => {
+      setTimeout(() => void runs.saveResult(runId, String(input.accountId), 0, result(String(input.accountId))), 5);
+    });
+    const answer = await onboard({ accounts: accounts.store, runs, integrations, workflow, wait: { ms: 2000, pollMs: 2 } }, intake);
+    expect(answer).toMatchObject({ state: 'finished', result: { success: true, portalSlug: 'acme' } });
+  });
+
+  it('answers "running" when the run outlives the wait', async () => {
+    const answer = await onboard({ accounts: accounts.store, runs, integrations, workflow: fakeWorkflow(), wait: noWait }, intake);
+    expect(answer).toMatchObject({ state: 'running', runId: expect.stringMatching(/-[0-9a-f]{16}$/) });
+  });
+
+  it('answers "broken" when the execution stopped without recording an outcome', async () => {
+    const workflow = fakeWorkflow();
+    workflow.setStatus('FAILED');
+    const started = await beginOnboarding({ accounts: accounts.store, runs, integrations, workflow }, intake);
+    let t = 0;
+    const answer = await awaitRun({ runs, workflow, wait: { ms: 1000, pollMs: 1, sleep: async () => {}, now: () => t++ } }, started);
+    expect(answer).toEqual({ state: 'broken', runId: started.runId, accountId: started.accountId });
+  });
+
+  it('waits for the result of the current attempt, not an earlier one', async () => {
+    const workflow = fakeWorkflow();
+    const started = await beginOnboarding({ accounts: accounts.store, runs, integrations, workflow }, intake);
+    await runs.saveResult(started.runId, started.accountId, 0, result(started.accountId, false));
+    const answer = await awaitRun({ runs, workflow, wait: noWait }, { ...started, handle: { ...started.handle, attempt: 1 } });
+    expect(answer.state).toBe('running');
+  });
+});
+
+describe('reading a run', () => {
+  it('is allowed to the service and to the account’s members only', async () => {
+    const workflow = fakeWorkflow();
+    const started = await beginOnboarding({ accounts: accounts.store, runs, integrations, workflow }, intake);
+    await runs.saveResult(started.runId, started.accountId, 0, result(started.accountId));
+    const deps = { runs, workflow, accounts: accounts.store, executionArnOf: (id: string) => `arn:exec:${id}` };
+    expect((await readRun(deps, { kind: 'service' }, started.runId)).state).toBe('finished');
+    expect((await readRun(deps, { kind: 'user', email: 'ann@acme.example', userId: 'u' }, started.runId)).state).toBe('finished');
+    await expect(readRun(deps, { kind: 'user', email: 'eve@evil.example', userId: 'e' }, started.runId)).rejects.toMatchObject({ code: 'not_found' });
+    await expect(readRun(deps, { kind: 'service' }, 'no-such-run')).rejects.toMatchObject({ code: 'not_found' });
+  });
+});

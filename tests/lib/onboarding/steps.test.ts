@@ -1,0 +1,166 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { VendorError } from '../../../lib/errors.ts';
+import { integrationStep, type StepInput } from '../../../lib/onboarding/steps/integration-step.ts';
+import { postChatNotices } from '../../../lib/onboarding/steps/post-chat-notices.ts';
+import { PROJECT_TEMPLATE, provisionTaskTool } from '../../../lib/onboarding/steps/provision-task-tool.ts';
+import { provisionStorageTree, STORAGE_FOLDERS } from '../../../lib/onboarding/steps/provision-storage-tree.ts';
+import { sendOnboardingEmails } from '../../../lib/onboarding/steps/send-onboarding-emails.ts';
+import { syncCrmLead } from '../../../lib/onboarding/steps/sync-crm-lead.ts';
+import { fakeAccounts, fakeChat, fakeCrm, fakeLedger, fakeMailer, fakeRuns, fakeStorage, fakeTaskTool } from '../../support/fakes.ts';
+
+const input: StepInput = { accountId: 'acct-1', email: 'ann@acme.example', runId: 'run-1', portalSlug: 'acme' };
+let accounts: ReturnType<typeof fakeAccounts>;
+let ledger: ReturnType<typeof fakeLedger>;
+
+beforeEach(async () => {
+  accounts = fakeAccounts();
+  ledger = fakeLedger();
+  await accounts.store.saveAccountDetails('acct-1', { company_name: 'Acme', company_url: 'https://acme.example', company_domain: 'acme.example' });
+  await accounts.store.claimMember({ email: 'ann@acme.example', account_id: 'acct-1', role: 'owner' });
+});
+
+describe('the task-tool step', () => {
+  it('creates the folder, three lists and their starter tasks, and nothing again on a re-run', async () => {
+    const taskTool = fakeTaskTool();
+    const deps = { taskTool, ledger, accounts: accounts.store };
+    const first = await provisionTaskTool(deps, input);
+    const callsAfterFirst = taskTool.calls;
+    const second = await provisionTaskTool(deps, input);
+    expect(first.outcome).toBe('success');
+    expect([...taskTool.folders.keys()]).toEqual(['Acme (acme)']);
+    expect(taskTool.lists.size).toBe(3);
+    expect(taskTool.tasks.size).toBe(PROJECT_TEMPLATE.flatMap((l) => l.tasks).length);
+    expect(taskTool.calls).toBe(callsAfterFirst); // the ledger answered everything
+    expect(second.details).toMatchObject({ lists: { onboarding: { created: 0 }, site: { created: 0 }, maintenance: { created: 0 } } });
+  });
+
+  it('is skipped, with the reason, when ClickUp is not configured', async () => {
+    expect(await provisionTaskTool({ taskTool: null, ledger, accounts: accounts.store }, input)).toEqual({
+      outcome: 'skipped',
+      details: { reason: 'ClickUp is not configured in this deployment' },
+    });
+  });
+});
+
+describe('the storage step', () => {
+  it('creates {root}/{slug} with ten subfolders and one shared link, stored on the members', async () => {
+    const storage = fakeStorage();
+    const deps = { storage, ledger, accounts: accounts.store, rootPath: '/Clients' };
+    await provisionStorageTree(deps, input);
+    await provisionStorageTree(deps, input);
+    expect([...storage.folders].sort()).toEqual(['/Clients/acme', ...STORAGE_FOLDERS.map((f) => `/Clients/acme/${f}`)].sort());
+    expect(STORAGE_FOLDERS).toHaveLength(10);
+    expect(storage.links.size).toBe(1);
+    expect(accounts.members.get('ann@acme.example')).toMatchObject({ storage_link: 'https://share.example/1', storage_path: '/Clients/acme' });
+  });
+});
+
+describe('the e-mail step', () => {
+  it('sends welcome and team notice once, and the storage-ready e-mail once the link exists', async () => {
+    const mailer = fakeMailer();
+    const deps = { mailer, ledger, accounts: accounts.store, portalUrl: 'https://portal.example', teamAddress: 'team@agency.example' };
+    const early = await sendOnboardingEmails(deps, input);
+    expect(early.details).toEqual({ sent: ['welcome', 'team-new-client'], pending: ['storage-ready'] });
+    await accounts.store.setMemberStorage('ann@acme.example', { link: 'https://share.example/1', path: '/Clients/acme', createdAt: 'now' });
+    const late = await sendOnboardingEmails(deps, input);
+    expect(late.details).toEqual({ sent: ['welcome', 'team-new-client', 'storage-ready'], pending: [] });
+    expect(mailer.sent.map((e) => e.kind)).toEqual(['welcome', 'team-new-client', 'storage-ready']);
+    const welcome = mailer.sent[0]!;
+    expect(welcome.text).toContain('https://portal.example/acme');
+    expect(welcome.html).toContain('https://portal.example/acme');
+    expect(mailer.sent[2]!.text).toContain('https://share.example/1');
+  });
+
+  it('escapes what users typed into the HTML part', async () => {
+    await accounts.store.saveAccountDetails('acct-1', { company_name: '<script>alert(1)</script>' });
+    const mailer = fakeMailer();
+    await sendOnboardingEmails({ mailer, ledger, accounts: accounts.store, portalUrl: 'https://p' }, input);
+    expect(mailer.sent[0]!.html).not.toContain('<script>');
+  });
+});
+
+describe('the chat step', () => {
+  it('posts the new-client notice once', async () => {
+    const chat = fakeChat();
+    const deps = { chat, ledger, accounts: accounts.store, portalUrl: 'https://portal.example' };
+    await postChatNotices(deps, input);
+    await postChatNotices(deps, input);
+    expect(chat.posted).toHaveLength(1);
+    expect(chat.posted[0]!.text).toContain('New client onboarded: Acme');
+  });
+});
+
+describe('the CRM step', () => {
+  const deps = () => ({ crm: fakeCrm(), ledger, accounts: accounts.store, portalUrl: 'https://p' });
+
+  it('updates the lead found by the contact e-mail', async () => {
+    const d = deps();
+    const id = await d.crm.createLead({ companyName: 'Old', contact: { email: 'ann@acme.example' } });
+    expect((await syncCrmLead(d, input)).details).toEqual({ leadId: id, action: 'updated' });
+    expect(d.crm.leads.get(id)!.companyName).toBe('Acme');
+  });
+
+  it('falls back to the lead found by the company domain, adding the contact', async () => {
+    const d = deps();
+    const id = await d.crm.createLead({ companyName: 'Acme', website: 'https://acme.example', contact: { email: 'bob@acme.example' } });
+    await syncCrmLead(d, input);
+    expect(d.crm.leads.size).toBe(1);
+    expect(d.crm.leads.get(id)!.contacts).toEqual(['bob@acme.example', 'ann@acme.example']);
+  });
+
+  it('creates a lead when there is none, and never a second one', async () => {
+    const d = deps();
+    expect((await syncCrmLead(d, input)).details).toMatchObject({ action: 'created' });
+    await syncCrmLead(d, input);
+    expect(d.crm.leads.size).toBe(1);
+  });
+});
+
+describe('every integration step', () => {
+  it('reports its outcome for the run', async () => {
+    const runs = fakeRuns();
+    const answer = await integrationStep('slack', runs, async () => ({ outcome: 'success', details: { posted: ['x'] } }))(input);
+    expect(answer).toEqual({ integration: 'slack', outcome: 'success' });
+    expect(await runs.steps('run-1')).toEqual([expect.objectContaining({ integration: 'slack', outcome: 'success', details: { posted: ['x'] } })]);
+  });
+
+  it('reports a failure with a client-safe message and context, and rethrows it', async () => {
+    const runs = fakeRuns();
+    const failure = new VendorError('dropbox', 'dropbox: create folders answered 503 (gave up after 4 attempts)', {
+      transient: true,
+      operation: 'create folders',
+      status: 503,
+    });
+    const step = integrationStep('dropbox', runs, async () => {
+      throw failure;
+    });
+    await expect(step({ ...input, part: 'tree' })).rejects.toBe(failure);
+    const [report] = await runs.steps('run-1');
+    expect(report).toMatchObject({
+      integration: 'dropbox',
+      part: 'tree',
+      outcome: 'failed',
+      error: { message: failure.message, context: { vendor: 'dropbox', transient: true, status: 503, operation: 'create folders' } },
+    });
+  });
+
+  it('does not pass on the text of an unexpected error', async () => {
+    const runs = fakeRuns();
+    await expect(integrationStep('close', runs, async () => Promise.reject(new TypeError('secret internals')))(input)).rejects.toThrow();
+    expect((await runs.steps('run-1'))[0]!.error).toEqual({ message: 'The close step failed unexpectedly', context: { errorType: 'TypeError' } });
+  });
+
+  it('holds a retry for an operator on the first pass, and works after a redrive', async () => {
+    const runs = fakeRuns();
+    let ran = 0;
+    const step = integrationStep('close', runs, async () => {
+      ran++;
+      return { outcome: 'success', details: {} };
+    });
+    await expect(step({ ...input, hold: true, redriveCount: 0 })).rejects.toMatchObject({ name: 'AwaitingRedrive' });
+    expect(ran).toBe(0);
+    expect(await runs.steps('run-1')).toEqual([]);
+    await step({ ...input, hold: true, redriveCount: 1 });
+    expect(ran).toBe(1);
+  });
+});

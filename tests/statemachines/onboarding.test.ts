@@ -1,0 +1,130 @@
+// The onboarding ASL: valid, wired to the functions CloudFormation substitutes,
+// and behaving as designed when run by the local engine with fake steps.
+import validator from 'asl-validator';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { collectStates, StepFunctionsEngine, type Invoke, type InvokeOutcome, type MachineDefinition } from '../../local/stepfunctions/engine.ts';
+import { functionLogicalId } from '../../local/serverless-config.ts';
+
+const text = readFileSync('statemachines/onboarding.asl.json', 'utf8');
+const asl = JSON.parse(text);
+const infra = parse(readFileSync('infra/stepfunctions.yml', 'utf8'), { logLevel: 'silent' }) as {
+  Resources: { OnboardingStateMachine: { Properties: { DefinitionSubstitutions: Record<string, { 'Fn::GetAtt': [string, string] }> } } };
+};
+const substitutions = infra.Resources.OnboardingStateMachine.Properties.DefinitionSubstitutions;
+const yml = parse(readFileSync('serverless.yml', 'utf8'), { logLevel: 'silent' }) as { functions: Record<string, unknown> };
+
+describe('the onboarding state machine definition', () => {
+  it('is valid ASL', () => {
+    const { isValid, errors } = validator(asl);
+    expect(errors).toEqual([]);
+    expect(isValid).toBe(true);
+  });
+
+  it('substitutes exactly its placeholders, each with a declared function', () => {
+    const placeholders = new Set([...text.matchAll(/\$\{(\w+)\}/g)].map((m) => m[1]));
+    expect(new Set(Object.keys(substitutions))).toEqual(placeholders);
+    const logicalIds = new Set(Object.keys(yml.functions).map(functionLogicalId));
+    for (const value of Object.values(substitutions)) expect(logicalIds).toContain(value['Fn::GetAtt'][0]);
+  });
+
+  it('catches every integration task of the first pass, and none of the held retries', () => {
+    for (const branch of asl.States.Provision.Branches) {
+      for (const [, state] of collectStates(branch, 'Task')) expect(state.Catch, JSON.stringify(state.Resource)).toBeDefined();
+    }
+    for (const branch of asl.States.RetryFailedIntegrations.Branches) {
+      for (const [, state] of collectStates(branch, 'Task')) expect(state.Catch).toBeUndefined();
+    }
+  });
+});
+
+// --- behaviour, through the local engine with fake steps -------------------------------------
+
+const machine: MachineDefinition = {
+  arn: 'arn:aws:states:eu-west-1:000000000000:stateMachine:test-onboarding',
+  name: 'test-onboarding',
+  roleArn: 'arn:aws:iam::000000000000:role/r',
+  creationDate: Date.now(),
+  functionArns: {},
+  definition: JSON.parse(text.replace(/\$\{(\w+)Arn\}/g, '$1')),
+};
+
+type Input = { hold?: boolean; redriveCount?: number; part?: string; branches?: { integration?: string; outcome?: string; emails?: { outcome?: string } }[] };
+const integrationOf: Record<string, string> = {
+  ProvisionTaskTool: 'clickup',
+  ProvisionStorageTree: 'dropbox',
+  SendOnboardingEmails: 'resend',
+  PostChatNotices: 'slack',
+  SyncCrmLead: 'close',
+};
+
+/** Fake step Lambdas: each integration succeeds unless told to fail; the hold behaves as integrationStep's. */
+function steps(failing: Set<string>) {
+  const calls: string[] = [];
+  const invoke: Invoke = async (fn, payload): Promise<InvokeOutcome> => {
+    const input = payload as Input;
+    calls.push(input.part ? `${fn}:${input.part}` : fn);
+    if (fn === 'AssignSlug') return { ok: true, payload: { portalSlug: 'acme', dashboardSlug: 'acme' } };
+    if (fn === 'RecordOutcome') {
+      const failed = Object.fromEntries(Object.values(integrationOf).map((i) => [i, false]));
+      for (const b of input.branches ?? []) {
+        if (b.outcome === 'failed') failed[b.integration!] = true;
+        if (b.emails?.outcome === 'failed') failed.resend = true;
+      }
+      return { ok: true, payload: { success: !Object.values(failed).some(Boolean), failed } };
+    }
+    const integration = integrationOf[fn]!;
+    if (input.hold && !input.redriveCount) return { ok: false, errorType: 'AwaitingRedrive', errorMessage: `${integration} held` };
+    if (failing.has(integration)) return { ok: false, errorType: 'VendorRejected', errorMessage: `${integration}: refused` };
+    return { ok: true, payload: { integration, outcome: 'success' } };
+  };
+  return { invoke, calls };
+}
+
+async function run(failing: string[]) {
+  const broken = new Set(failing);
+  const { invoke, calls } = steps(broken);
+  const engine = new StepFunctionsEngine([machine], invoke);
+  const { executionArn } = engine.startExecution(machine.arn, 'run-1', JSON.stringify({ accountId: 'a', email: 'a@b.co', runId: 'run-1' }));
+  await engine.idle();
+  return { engine, executionArn, calls, broken };
+}
+
+describe('the onboarding state machine at work', () => {
+  it('runs every integration once and succeeds', async () => {
+    const { engine, executionArn, calls } = await run([]);
+    expect(engine.describeExecution(executionArn).status).toBe('SUCCEEDED');
+    expect(calls.sort()).toEqual(
+      ['AssignSlug', 'ProvisionTaskTool', 'ProvisionStorageTree', 'SendOnboardingEmails:after-storage', 'SendOnboardingEmails', 'PostChatNotices', 'SyncCrmLead', 'RecordOutcome'].sort(),
+    );
+  });
+
+  it('lets the other four finish when one fails, records the outcome, then holds the failure for a redrive', async () => {
+    const { engine, executionArn, calls, broken } = await run(['dropbox']);
+    const failed = engine.describeExecution(executionArn);
+    expect(failed.status).toBe('FAILED');
+    expect(failed.error).toBe('AwaitingRedrive');
+    for (const fn of ['ProvisionTaskTool', 'SendOnboardingEmails', 'PostChatNotices', 'SyncCrmLead', 'RecordOutcome']) expect(calls).toContain(fn);
+    // The storage-ready e-mail waits for storage.
+    expect(calls).not.toContain('SendOnboardingEmails:after-storage');
+
+    broken.clear();
+    calls.length = 0;
+    engine.redriveExecution(executionArn);
+    await engine.idle();
+    expect(engine.describeExecution(executionArn).status).toBe('SUCCEEDED');
+    // Only storage (and its e-mail) ran again, then the outcome was recorded anew.
+    expect(calls).toEqual(['ProvisionStorageTree', 'SendOnboardingEmails:after-storage', 'RecordOutcome']);
+  });
+
+  it('fails again, still redrivable, when the held integration fails after a redrive', async () => {
+    const { engine, executionArn, calls } = await run(['close']);
+    calls.length = 0;
+    engine.redriveExecution(executionArn);
+    await engine.idle();
+    const again = engine.describeExecution(executionArn);
+    expect(again).toMatchObject({ status: 'FAILED', error: 'VendorRejected', redriveStatus: 'REDRIVABLE', redriveCount: 1 });
+    expect(calls).toEqual(['SyncCrmLead']);
+  });
+});

@@ -1,0 +1,259 @@
+// In-memory implementations of the ports, for use-case tests. Each keeps what
+// it was asked to do, so tests assert on state left behind, not on calls.
+import type { Account, AccountDetails, AccountStore, Member, NewMember, SlugRegistry } from '../../lib/accounts/accounts.ts';
+import type { IntegrationStore } from '../../lib/accounts/integrations.ts';
+import type { Chat, ChatMessage } from '../../lib/integrations/chat.ts';
+import type { Crm, LeadDetails } from '../../lib/integrations/crm.ts';
+import type { Mailer, OutgoingEmail } from '../../lib/integrations/mailer.ts';
+import type { Storage } from '../../lib/integrations/storage.ts';
+import type { NewTask, TaskPatch, TaskRef, TaskTool } from '../../lib/integrations/task-tool.ts';
+import type { FollowUp, FollowUps } from '../../lib/onboarding/follow-ups.ts';
+import type { Ledger } from '../../lib/onboarding/ledger.ts';
+import type { StepReport } from '../../lib/onboarding/outcomes.ts';
+import type { RunRecord, RunStore } from '../../lib/onboarding/runs.ts';
+
+const now = () => new Date().toISOString();
+
+export function fakeAccounts() {
+  const accounts = new Map<string, Account>();
+  const members = new Map<string, Member>();
+  const store: AccountStore = {
+    getAccount: async (id) => accounts.get(id),
+    getMember: async (email) => members.get(email),
+    async claimMember(m: NewMember) {
+      const existing = members.get(m.email);
+      if (existing) return { member: existing, created: false };
+      const member: Member = { ...m, status: 'provisioning', created_at: now(), updated_at: now() };
+      members.set(m.email, member);
+      return { member, created: true };
+    },
+    async saveAccountDetails(id: string, details: AccountDetails) {
+      const current = accounts.get(id) ?? { id, status: 'provisioning' as const, created_at: now(), updated_at: now() };
+      const defined = Object.fromEntries(Object.entries(details).filter(([, v]) => v !== undefined));
+      const next = { ...current, ...defined, updated_at: now() };
+      accounts.set(id, next);
+      return next;
+    },
+    async setPortalSlugOnce(accountId, slug) {
+      const account = accounts.get(accountId)!;
+      if (!account.portal_slug) accounts.set(accountId, { ...account, portal_slug: slug, dashboard_slug: slug });
+      return accounts.get(accountId)!.portal_slug!;
+    },
+    async setAccountStatus(accountId, status) {
+      accounts.set(accountId, { ...accounts.get(accountId)!, status });
+    },
+    async setMemberStatusForAccount(accountId, status) {
+      for (const m of members.values()) if (m.account_id === accountId) members.set(m.email, { ...m, status });
+    },
+    async setMemberStorage(email, storage) {
+      const m = members.get(email)!;
+      members.set(email, { ...m, storage_link: storage.link, storage_path: storage.path, storage_created_at: m.storage_created_at ?? storage.createdAt });
+    },
+    membersOf: async (accountId) => [...members.values()].filter((m) => m.account_id === accountId),
+  };
+  return { store, accounts, members };
+}
+
+export function fakeSlugs(): SlugRegistry & { owners: Map<string, string> } {
+  const owners = new Map<string, string>();
+  return {
+    owners,
+    async reserve(slug, accountId) {
+      const owner = owners.get(slug);
+      if (owner && owner !== accountId) return false;
+      owners.set(slug, accountId);
+      return true;
+    },
+    async release(slug, accountId) {
+      if (owners.get(slug) === accountId) owners.delete(slug);
+    },
+  };
+}
+
+export function fakeIntegrations(): IntegrationStore & { rows: Set<string> } {
+  const rows = new Set<string>();
+  return {
+    rows,
+    async ensure(accountId) {
+      const created = !rows.has(accountId);
+      rows.add(accountId);
+      return { created };
+    },
+    get: async (accountId) =>
+      rows.has(accountId) ? { account_id: accountId, webhook_secret: 's', webhook_secret_hash: 'h', created_at: now() } : undefined,
+  };
+}
+
+export function fakeRuns(): RunStore & { records: Map<string, RunRecord>; reports: Map<string, StepReport[]> } {
+  const records = new Map<string, RunRecord>();
+  const reports = new Map<string, StepReport[]>();
+  return {
+    records,
+    reports,
+    async begin(runId, accountId) {
+      if (!records.has(runId)) records.set(runId, { run_id: runId, account_id: accountId, status: 'running', attempt: -1, started_at: now() });
+    },
+    get: async (runId) => records.get(runId),
+    async saveResult(runId, accountId, attempt, result) {
+      const current = records.get(runId);
+      if (current && current.attempt > attempt) return;
+      records.set(runId, { run_id: runId, account_id: accountId, status: result.success ? 'succeeded' : 'failed', attempt, result, started_at: current?.started_at ?? now() });
+    },
+    async recordStep(runId, report) {
+      const list = (reports.get(runId) ?? []).filter((r) => !(r.integration === report.integration && r.part === report.part));
+      reports.set(runId, [...list, report]);
+    },
+    steps: async (runId) => reports.get(runId) ?? [],
+  };
+}
+
+export function fakeLedger(): Ledger & { entries: Map<string, Record<string, unknown>> } {
+  const entries = new Map<string, Record<string, unknown>>();
+  return {
+    entries,
+    get: async <T,>(accountId: string, resource: string) => entries.get(`${accountId}|${resource}`) as T | undefined,
+    async put(accountId, resource, value) {
+      entries.set(`${accountId}|${resource}`, value);
+    },
+  };
+}
+
+export function fakeFollowUps(): FollowUps & { items: Map<string, FollowUp> } {
+  const items = new Map<string, FollowUp>();
+  return {
+    items,
+    async open(accountId, runId, error) {
+      const key = `${accountId}|${error.integration}`;
+      const prev = items.get(key);
+      items.set(key, {
+        account_id: accountId,
+        integration: error.integration,
+        state: 'open',
+        message: error.message,
+        context: error.context,
+        run_id: runId,
+        first_failed_at: prev?.first_failed_at ?? now(),
+        last_failed_at: now(),
+        failures: (prev?.failures ?? 0) + 1,
+      });
+    },
+    async resolve(accountId, integration) {
+      const key = `${accountId}|${integration}`;
+      const item = items.get(key);
+      if (item?.state === 'open') items.set(key, { ...item, state: 'resolved', resolved_at: now() });
+    },
+    listOpen: async () => [...items.values()].filter((i) => i.state === 'open'),
+  };
+}
+
+/** A task tool that keeps folders, lists and tasks by name, as ClickUp would. */
+export function fakeTaskTool(): TaskTool & { folders: Map<string, string>; lists: Map<string, string>; tasks: Map<string, TaskRef & { listId: string }>; calls: number } {
+  const folders = new Map<string, string>();
+  const lists = new Map<string, string>();
+  const tasks = new Map<string, TaskRef & { listId: string }>();
+  let seq = 0;
+  const tool = {
+    folders,
+    lists,
+    tasks,
+    calls: 0,
+    async ensureFolder(name: string) {
+      tool.calls++;
+      if (!folders.has(name)) folders.set(name, `f${++seq}`);
+      return { id: folders.get(name)!, name };
+    },
+    async ensureList(folderId: string, name: string) {
+      tool.calls++;
+      const key = `${folderId}/${name}`;
+      if (!lists.has(key)) lists.set(key, `l${++seq}`);
+      return { id: lists.get(key)!, name };
+    },
+    async ensureTasks(listId: string, wanted: NewTask[]) {
+      tool.calls++;
+      return Promise.all(wanted.map((t) => tool.ensureOne(listId, t)));
+    },
+    async ensureOne(listId: string, task: NewTask) {
+      const existing = [...tasks.values()].find((t) => t.listId === listId && t.name === task.name);
+      return existing ?? tool.createTask(listId, task);
+    },
+    async createTask(listId: string, task: NewTask) {
+      const ref = { id: `t${++seq}`, name: task.name, url: `https://tasks/${seq}`, status: 'to do', listId };
+      tasks.set(ref.id, ref);
+      return ref;
+    },
+    async updateTask(taskId: string, patch: TaskPatch) {
+      const t = tasks.get(taskId)!;
+      const next = { ...t, ...(patch.name ? { name: patch.name } : {}), ...(patch.status ? { status: patch.status } : {}) };
+      tasks.set(taskId, next);
+      return next;
+    },
+  };
+  return tool;
+}
+
+export function fakeStorage(): Storage & { folders: Set<string>; links: Map<string, string>; files: Map<string, string> } {
+  const folders = new Set<string>();
+  const links = new Map<string, string>();
+  const files = new Map<string, string>();
+  return {
+    folders,
+    links,
+    files,
+    async ensureFolders(paths) {
+      for (const p of paths) folders.add(p);
+    },
+    async sharedLink(path) {
+      if (!links.has(path)) links.set(path, `https://share.example/${links.size + 1}`);
+      return links.get(path)!;
+    },
+    async writeFile(path, content) {
+      files.set(path, content);
+      return { path, size: content.length };
+    },
+  };
+}
+
+export function fakeMailer(): Mailer & { sent: OutgoingEmail[] } {
+  const sent: OutgoingEmail[] = [];
+  const byKey = new Map<string, string>();
+  return {
+    sent,
+    async send(email) {
+      if (!byKey.has(email.idempotencyKey)) {
+        byKey.set(email.idempotencyKey, `m${sent.length + 1}`);
+        sent.push(email);
+      }
+      return { id: byKey.get(email.idempotencyKey)! };
+    },
+  };
+}
+
+export function fakeChat(): Chat & { posted: ChatMessage[] } {
+  const posted: ChatMessage[] = [];
+  return {
+    posted,
+    async post(message) {
+      posted.push(message);
+      return { ts: String(posted.length) };
+    },
+  };
+}
+
+export function fakeCrm(): Crm & { leads: Map<string, LeadDetails & { contacts: string[] }> } {
+  const leads = new Map<string, LeadDetails & { contacts: string[] }>();
+  return {
+    leads,
+    findLeadByEmail: async (email) => [...leads.entries()].find(([, l]) => l.contacts.includes(email.toLowerCase()))?.[0],
+    findLeadByDomain: async (domain) => [...leads.entries()].find(([, l]) => l.website?.includes(domain))?.[0],
+    async createLead(details) {
+      const id = `lead_${leads.size + 1}`;
+      leads.set(id, { ...details, contacts: [details.contact.email.toLowerCase()] });
+      return id;
+    },
+    async updateLead(id, details) {
+      const lead = leads.get(id)!;
+      const contacts = lead.contacts.includes(details.contact.email.toLowerCase()) ? lead.contacts : [...lead.contacts, details.contact.email.toLowerCase()];
+      leads.set(id, { ...lead, ...details, contacts });
+    },
+  };
+}

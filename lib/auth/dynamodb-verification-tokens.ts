@@ -3,7 +3,7 @@
 // DynamoDB's TTL on it only clears old rows away.
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
-import type { ConsumedVerification, VerificationRecord, VerificationTokenStore } from './verification-tokens.ts';
+import type { ConsumedVerification, VerificationTokenStore } from './verification-tokens.ts';
 
 interface Row {
   token_hash: string;

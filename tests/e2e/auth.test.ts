@@ -3,56 +3,10 @@
 // Every test uses addresses of its own and calls from a client IP of its own,
 // so tests running in parallel never meet in a mailbox or a rate limit.
 import { describe, expect, it } from 'vitest';
-import { api, errorCode, injectFault, randomLoopbackIp, recorded, stack, type Reply } from '../support/http.ts';
+import { errorCode, injectFault, stack } from '../support/http.ts';
+import { bearer, client, logIn, mailTo, newEmail, PASSWORD, verificationToken, verifiedUser } from '../support/users.ts';
 
-const PASSWORD = 'Secret123';
-const newEmail = () => `${crypto.randomUUID()}@example.com`;
 const portal = () => stack().env.PORTAL_URL!;
-
-interface MailboxEmail {
-  to: string[];
-  subject: string;
-  text: string;
-  html: string;
-  tags?: { name: string; value: string }[];
-}
-
-/** A caller from an address of its own. */
-function client() {
-  const fromIp = randomLoopbackIp();
-  return {
-    post: (path: string, body?: unknown, headers?: Record<string, string>) => api(path, { method: 'POST', body, headers, fromIp }),
-    get: (path: string, headers?: Record<string, string>) => api(path, { headers, fromIp }),
-  };
-}
-type Client = ReturnType<typeof client>;
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
-
-/** The e-mails Resend was asked to send to this address, newest first. */
-async function mailTo(email: string): Promise<MailboxEmail[]> {
-  return (await recorded<MailboxEmail[]>('emails')).filter((m) => m.to.includes(email));
-}
-
-async function verificationToken(email: string): Promise<string> {
-  const [mail] = (await mailTo(email)).filter((m) => m.subject === 'Confirm your e-mail address');
-  if (!mail) throw new Error(`no verification e-mail to ${email}`);
-  const match = new RegExp(`${portal().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/verify\\?token=([A-Za-z0-9_-]+)`).exec(mail.text);
-  if (!match) throw new Error(`no verification link in: ${mail.text}`);
-  return match[1]!;
-}
-
-async function verifiedUser(c: Client, companyName?: string) {
-  const email = newEmail();
-  const signup = await c.post('/api/auth/signup', { email, password: PASSWORD, ...(companyName ? { metadata: { companyName, name: 'Ada' } } : {}) });
-  expect(signup.status).toBe(201);
-  const verified = await c.post('/api/verify-email', { token: await verificationToken(email) });
-  expect(verified.status).toBe(200);
-  return { email, verified: verified.body };
-}
-
-async function logIn(c: Client, email: string, password = PASSWORD): Promise<Reply> {
-  return c.post('/api/auth/login', { email, password });
-}
 
 /** The reset link of the newest reset e-mail to this address, followed as a browser would. */
 async function followResetLink(email: string) {

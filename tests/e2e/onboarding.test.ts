@@ -6,6 +6,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { api, errorCode, injectFault, recorded, stack, type Reply } from '../support/http.ts';
+import { bearer, signedInUser } from '../support/users.ts';
 
 const run = promisify(execFile);
 const KEY = { 'x-api-key': 'local-internal-api-key' };
@@ -191,6 +192,27 @@ describe('onboarding-v2', () => {
       expect(reply.status, JSON.stringify(headers)).toBe(401);
       expect(errorCode(reply)).toBe('unauthenticated');
     }
+  });
+
+  it('admits a signed-in user onboarding themselves, and no one else, with a bearer token', async () => {
+    const t = token();
+    const ann = await signedInUser();
+    const bob = await signedInUser();
+    const body = { email: ann.email, companyName: `Self ${t}` };
+    const own = await onboard(body, bearer(ann.accessToken));
+    expect(own.status).toBe(200);
+    expect(own.body.portalSlug).toBe(`self-${t}`);
+    // Reading the run is for the same user (or the service) only; to others it does not exist.
+    expect((await api(`/api/onboarding/runs/${own.body.executionId}`, { headers: bearer(ann.accessToken) })).status).toBe(200);
+    expect((await api(`/api/onboarding/runs/${own.body.executionId}`, { headers: bearer(bob.accessToken) })).status).toBe(404);
+
+    for (const headers of [bearer(bob.accessToken), bearer('not-a-token'), bearer(`${ann.accessToken}x`)]) {
+      const reply = await onboard(body, headers);
+      expect(reply.status).toBe(401);
+      expect(errorCode(reply)).toBe('unauthenticated');
+    }
+    expect((await ann.client.post('/api/auth/logout', undefined, bearer(ann.accessToken))).status).toBe(200);
+    expect((await onboard(body, bearer(ann.accessToken))).status).toBe(401);
   });
 
   it('lets the AWS CLI list and describe the local executions', async () => {

@@ -1,19 +1,21 @@
 // The one middy stack every HTTP Lambda uses:
 //   header normaliser → request context (correlation id, logger, access log)
 //   → CORS → JSON body parser → schema validator → JSON errors (last).
-// The validator is compiled once per cold start, from the route's own schemas.
+// The validator comes from the route's own schemas: precompiled into Lambda
+// bundles, compiled once at start elsewhere (see validators.ts).
 
 import middy from '@middy/core';
 import httpCors from '@middy/http-cors';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import validator from '@middy/validator';
-import { transpileSchema } from '@middy/validator/transpile';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { BodyOf, QueryOf, RouteSpec } from '../api/route.ts';
 import { config } from '../config.ts';
 import { logger as rootLogger, takeColdStart, type Logger } from '../log.ts';
 import { toErrorAnswer } from './errors.ts';
+import { eventSchemaOf } from './event-schema.ts';
+import { validatorFor } from './validators.ts';
 
 export interface HttpRequest<B = unknown, Q = Record<string, string | undefined>> {
   method: string;
@@ -58,7 +60,8 @@ export function httpEndpoint<const R extends RouteSpec>(
   spec: R,
   handle: (request: HttpRequest<BodyOf<R>, QueryOf<R>>) => Promise<HttpResult>,
 ) {
-  const eventSchema = compileEventSchema(spec);
+  const schema = eventSchemaOf(spec);
+  const eventSchema = schema && validatorFor(schema);
   const parsesJson = spec.body !== undefined && !spec.rawBody;
 
   const chain = middy<Event, Result>()
@@ -72,7 +75,7 @@ export function httpEndpoint<const R extends RouteSpec>(
       }),
     );
   if (parsesJson) chain.use(httpJsonBodyParser());
-  if (eventSchema) chain.use(validator({ eventSchema }));
+  if (eventSchema) chain.use(validator({ eventSchema: eventSchema as never }));
   chain.use(jsonErrors());
 
   return chain.handler(async (event, context) => {
@@ -94,22 +97,6 @@ export function httpEndpoint<const R extends RouteSpec>(
     };
     return toApiResult(await handle(request));
   });
-}
-
-function compileEventSchema(spec: RouteSpec) {
-  const properties: Record<string, unknown> = {};
-  const required: string[] = [];
-  if (spec.body && !spec.rawBody) {
-    properties.body = spec.body;
-    required.push('body');
-  }
-  if (spec.query) {
-    properties.queryStringParameters = spec.query;
-    required.push('queryStringParameters');
-  }
-  if (required.length === 0) return undefined;
-  // No type coercion: a number where a string belongs is an error, not a guess.
-  return transpileSchema({ type: 'object', properties, required }, { coerceTypes: false, useDefaults: false });
 }
 
 function requestContext(): middy.MiddlewareObj<Event, Result> {

@@ -3,6 +3,7 @@
 // and that no function may touch every resource.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -67,3 +68,33 @@ describe('the packaged template', () => {
     }
   });
 });
+
+describe('the built bundles', () => {
+  it('each load and initialise on their own, with no schema compiled at start', async () => {
+    const buildDir = join(work, '.build');
+    const env = {
+      ...hermetic(process.env, {}),
+      STAGE: 'ci',
+      TABLE_PREFIX: 'ci-',
+      PORTAL_URL: 'https://portal.example',
+      DASHBOARD_URL: 'https://app.example',
+      SUPABASE_URL: 'https://ref.supabase.example',
+      SUPABASE_ANON_KEY: 'anon',
+      AWS_REGION: 'eu-west-1',
+      LOG_LEVEL: 'silent',
+      ONBOARDING_STATE_MACHINE_ARN: 'arn:aws:states:eu-west-1:000000000000:stateMachine:agency-backend-ci-onboarding',
+    };
+    for (const [key, fn] of Object.entries(declared.functions as Record<string, { handler: string }>)) {
+      const bundle = join(buildDir, `${fn.handler.replace(/\.[^.]+$/, '')}.mjs`);
+      const script = `const m = await import(${JSON.stringify(pathToFileURL(bundle).href)}); if (typeof m.handler !== 'function') process.exit(3);`;
+      const { stderr } = await run(process.execPath, ['--input-type=module', '-e', script], { env }).catch((e) => e);
+      // The last line of a failure names the error; the rest is the minified bundle.
+      expect(String(stderr ?? '').trim().split('\n').at(-1), key).toBe('');
+    }
+    // The schema compiler stays out of every bundle: validators are precompiled.
+    const signup = readFileSync(join(buildDir, 'functions/auth/signup.mjs'), 'utf8');
+    expect(signup).not.toContain('ajv-formats-draft2019');
+    expect(signup).not.toMatch(/strictSchema|compileAsync/);
+  }, 120_000);
+});
+

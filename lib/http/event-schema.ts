@@ -1,0 +1,30 @@
+// The event schema a route implies, and a stable key to find its validator.
+// Free of dependencies: Lambda bundles import it beside their precompiled validators.
+import type { RouteSpec } from '../api/route.ts';
+
+/** The schema of the Lambda event a route accepts: its body and query; undefined when there is nothing to check. */
+export function eventSchemaOf(spec: RouteSpec): Record<string, unknown> | undefined {
+  const properties: Record<string, unknown> = {};
+  const required: string[] = [];
+  if (spec.body && !spec.rawBody) {
+    properties.body = spec.body;
+    required.push('body');
+  }
+  if (spec.query) {
+    properties.queryStringParameters = spec.query;
+    required.push('queryStringParameters');
+  }
+  return required.length ? { type: 'object', properties, required } : undefined;
+}
+
+/** A stable text of a schema (key order does not matter). */
+export function schemaKey(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(schemaKey).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${schemaKey((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value);
+}

@@ -6,6 +6,8 @@
 //   POST   /_local/faults   { vendor, mode: fail|throttle|hang, count, match?, retryAfterSeconds? }
 //   DELETE /_local/faults   clear faults
 //   POST   /_local/latency  { vendor, ms }: a fixed delay on every call (for benchmarks)
+//   GET    /_local/requests?vendor=&match=   every vendor call, with the fault it met (newest last)
+//   DELETE /_local/requests  forget that log
 //   GET    /                a human-readable page of the above
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono, type Context } from 'hono';
@@ -51,10 +53,24 @@ export interface EmulatorHost {
 }
 
 const HANG_LIMIT_MS = 5 * 60_000;
+const REQUEST_LOG_LIMIT = 20_000;
+
+export interface LoggedRequest {
+  vendor: string;
+  method: string;
+  path: string;
+  at: number;
+  /** The fault this call met, if one. */
+  fault?: FaultMode;
+  status?: number;
+  /** Path, query and body, for matching. */
+  text: string;
+}
 
 export async function startEmulatorHost(options: { port: number; stateFile?: string }): Promise<EmulatorHost> {
   const vendors: VendorEmulator[] = [];
   let faults: Fault[] = [];
+  let requests: LoggedRequest[] = [];
   const latency = new Map<string, number>();
   let saveTimer: NodeJS.Timeout | undefined;
 
@@ -80,6 +96,15 @@ export async function startEmulatorHost(options: { port: number; stateFile?: str
   app.get('/_local/:kind', (c) => {
     const kind = c.req.param('kind');
     if (kind === 'faults') return c.json(faults);
+    if (kind === 'requests') {
+      const vendor = c.req.query('vendor');
+      const match = c.req.query('match');
+      return c.json(
+        requests
+          .filter((r) => (!vendor || r.vendor === vendor) && (!match || r.text.includes(match)))
+          .map(({ text, ...r }) => ({ ...r, text: text.slice(0, 2000) })),
+      );
+    }
     const source = vendors.find((v) => kind in v.records);
     if (!source) return c.json({ error: { code: 'unknown_kind', message: `Kinds: ${kinds().join(', ')}` } }, 404);
     return c.json(source.records[kind]!());
@@ -87,6 +112,7 @@ export async function startEmulatorHost(options: { port: number; stateFile?: str
   app.delete('/_local', (c) => {
     for (const v of vendors) v.reset();
     faults = [];
+    requests = [];
     latency.clear();
     save();
     return c.body(null, 204);
@@ -114,6 +140,10 @@ export async function startEmulatorHost(options: { port: number; stateFile?: str
     faults = [];
     return c.body(null, 204);
   });
+  app.delete('/_local/requests', (c) => {
+    requests = [];
+    return c.body(null, 204);
+  });
   app.post('/_local/latency', async (c) => {
     const body = (await c.req.json().catch(() => null)) as { vendor?: string; ms?: number } | null;
     if (!body?.vendor || typeof body.ms !== 'number' || body.ms < 0) {
@@ -125,25 +155,28 @@ export async function startEmulatorHost(options: { port: number; stateFile?: str
   });
   app.get('/', (c) => c.html(indexPage(vendors, faults, latency)));
 
-  // Faults and latency apply to every vendor call.
+  // Faults and latency apply to every vendor call, and every call is logged.
   app.use('*', async (c, next) => {
     const vendor = vendorFor(c.req.path);
     if (!vendor) return next();
+    const text = `${c.req.path}${new URL(c.req.url).search} ${await c.req.raw.clone().text()}`;
+    const logged: LoggedRequest = { vendor: vendor.vendor, method: c.req.method, path: c.req.path, at: Date.now(), text };
+    requests.push(logged);
+    if (requests.length > REQUEST_LOG_LIMIT) requests.splice(0, requests.length - REQUEST_LOG_LIMIT);
     const delay = latency.get(vendor.vendor);
     if (delay) await new Promise((r) => setTimeout(r, delay));
-    if (faults.some((f) => f.vendor === vendor.vendor)) {
-      const text = `${c.req.path}?${new URL(c.req.url).search} ${await c.req.raw.clone().text()}`;
-      const fault = faults.find((f) => f.vendor === vendor.vendor && (!f.match || text.includes(f.match)));
-      if (fault) {
-        fault.remaining -= 1;
-        if (fault.remaining <= 0) faults = faults.filter((f) => f !== fault);
-        if (fault.mode === 'fail') return vendor.failure(c);
-        if (fault.mode === 'throttle') return vendor.throttle(c, fault.retryAfterSeconds);
-        await hang(c.req.raw.signal);
-        return c.text('hung', 504);
-      }
+    const fault = faults.find((f) => f.vendor === vendor.vendor && (!f.match || text.includes(f.match)));
+    if (fault) {
+      fault.remaining -= 1;
+      if (fault.remaining <= 0) faults = faults.filter((f) => f !== fault);
+      logged.fault = fault.mode;
+      if (fault.mode === 'fail') return vendor.failure(c);
+      if (fault.mode === 'throttle') return vendor.throttle(c, fault.retryAfterSeconds);
+      await hang(c.req.raw.signal);
+      return c.text('hung', 504);
     }
     await next();
+    logged.status = c.res.status;
     if (c.req.method !== 'GET') save();
   });
 

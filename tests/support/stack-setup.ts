@@ -1,3 +1,7 @@
+// Global setup of the projects that test the running service: each starts its
+// own whole local stack on free ports, in memory, and hands its addresses to
+// the tests. Projects get their own stacks so that one project's global faults
+// (see tests/faults) never reach another's tests.
 import { rmSync } from 'node:fs';
 import type { TestProject } from 'vitest/node';
 import { startStack } from '../../local/stack.ts';
@@ -13,16 +17,22 @@ declare module 'vitest' {
   }
 }
 
+/** Per project: vendors that fail or hang give up sooner than in production, so fault scenarios end in seconds. */
+const settingsFor: Record<string, Record<string, string>> = {
+  e2e: { VENDOR_TIMEOUT_MS: '2000', VENDOR_MAX_ATTEMPTS: '3', ONBOARDING_WAIT_MS: '15000' },
+  faults: { VENDOR_TIMEOUT_MS: '1000', VENDOR_MAX_ATTEMPTS: '2', ONBOARDING_WAIT_MS: '20000' },
+};
+
 export default async function setup(project: TestProject) {
   if (Number(process.versions.node.split('.')[0]) !== 24) throw new Error(`Tests run on Node 24, not ${process.version}`);
-  const workFolder = `.local/esbuild-test-${process.pid}`;
+  const name = project.name;
+  const workFolder = `.local/esbuild-test-${name}-${process.pid}`;
   const lines: string[] = [];
   const stack = await startStack({
     ports: { api: 0, emulators: 0, lambda: 0, dynamodb: 0, stepFunctions: 0 },
     esbuildWorkFolder: workFolder,
     inProcess: true,
-    // Vendors that hang or fail give up sooner here, so fault scenarios finish in seconds.
-    settings: { VENDOR_TIMEOUT_MS: '2000', VENDOR_MAX_ATTEMPTS: '3', ONBOARDING_WAIT_MS: '15000' },
+    settings: settingsFor[name] ?? settingsFor.e2e,
     log: (line) => {
       lines.push(line);
       if (lines.length > 400) lines.shift();

@@ -1,6 +1,6 @@
 import type { AccountStore } from '../../accounts/accounts.ts';
 import type { FollowUps } from '../follow-ups.ts';
-import { INTEGRATIONS, type Integration, type IntegrationError, type OnboardingResult, type Outcome, type StepReport } from '../outcomes.ts';
+import { INTEGRATIONS, type Integration, type IntegrationError, type OnboardingResult, type Outcome } from '../outcomes.ts';
 import type { RunStore } from '../runs.ts';
 
 /** What a parallel branch of the state machine ended with (a Catch leaves the error there). */
@@ -32,6 +32,11 @@ export interface RecordAnswer {
 }
 
 /**
+ * An integration's outcome is its latest report: a step may report in parts
+ * (the e-mails, called again after the storage tree), and each call does all
+ * the integration owes at that moment, so a later report supersedes an
+ * earlier one. Skipped only when every report was skipped.
+ *
  * The last step: gathers what every integration reported, stores the run's
  * result (what the API answers), sets the account's and members' status, and
  * opens or resolves a follow-up per integration.
@@ -52,9 +57,10 @@ export async function recordOutcome(deps: RecordDeps, input: RecordInput): Promi
       errors.push(fallback ?? { integration, message: `The ${integration} step did not report an outcome`, context: {} });
       continue;
     }
-    integrations[integration] = merge(mine);
+    const latest = mine.at(-1)!;
+    integrations[integration] = mine.every((r) => r.outcome === 'skipped') ? 'skipped' : latest.outcome;
     details[integration] = Object.assign({}, ...mine.map((r) => r.details));
-    for (const r of mine) if (r.outcome === 'failed' && r.error) errors.push({ integration, ...r.error });
+    if (latest.outcome === 'failed' && latest.error) errors.push({ integration, ...latest.error });
   }
 
   const success = INTEGRATIONS.every((i) => integrations[i] !== 'failed');
@@ -75,12 +81,6 @@ export async function recordOutcome(deps: RecordDeps, input: RecordInput): Promi
     else await deps.followUps.resolve(input.accountId, integration);
   }
   return { success, failed: Object.fromEntries(INTEGRATIONS.map((i) => [i, integrations[i] === 'failed'])) as Record<Integration, boolean> };
-}
-
-/** Failed if any part failed; skipped only if every part was skipped. */
-function merge(reports: StepReport[]): Outcome {
-  if (reports.some((r) => r.outcome === 'failed')) return 'failed';
-  return reports.every((r) => r.outcome === 'skipped') ? 'skipped' : 'success';
 }
 
 function branchFailure(branches: BranchOutput[], integration: Integration): IntegrationError | undefined {

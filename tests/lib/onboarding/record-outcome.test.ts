@@ -57,9 +57,12 @@ describe('recording the outcome', () => {
     expect(await deps.followUps.listOpen()).toEqual([]);
   });
 
-  it('merges the parts of an integration: a failed part fails it', async () => {
+  it('takes the latest report of an integration, whichever part made it', async () => {
     await reportAll([report({ integration: 'resend', part: 'after-storage', outcome: 'failed', error: { message: 'm', context: {} } }, 2)]);
     expect((await recordOutcome(deps, input)).failed.resend).toBe(true);
+    // A later call of the step did everything that was owed: the earlier failure no longer stands.
+    await deps.runs.recordStep('run', report({ integration: 'resend', outcome: 'success' }, 3));
+    expect((await recordOutcome(deps, { ...input, attempt: 1 })).failed.resend).toBe(false);
   });
 
   it('is skipped only when every part was skipped', async () => {

@@ -85,6 +85,21 @@ describe('the emulator host', () => {
     expect((await add(h, 'after')).status).toBe(200);
   });
 
+  it('logs every vendor call with the fault it met', async () => {
+    const h = await host();
+    await fault(h, { vendor: 'notes', mode: 'fail', count: 1, match: 'second' });
+    await add(h, 'first');
+    await add(h, 'second');
+    const log = (await (await fetch(`${h.url}/_local/requests?vendor=notes`)).json()) as { fault?: string; status?: number }[];
+    expect(log.map((r) => [r.fault ?? null, r.status ?? null])).toEqual([
+      [null, 200],
+      ['fail', null],
+    ]);
+    expect(await (await fetch(`${h.url}/_local/requests?match=second`)).json()).toHaveLength(1);
+    await fetch(`${h.url}/_local/requests`, { method: 'DELETE' });
+    expect(await (await fetch(`${h.url}/_local/requests`)).json()).toEqual([]);
+  });
+
   it('refuses an unknown vendor or mode', async () => {
     const h = await host();
     expect((await fault(h, { vendor: 'nobody', mode: 'fail' })).status).toBe(400);

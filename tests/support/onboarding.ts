@@ -1,0 +1,83 @@
+// Onboarding as tests drive it: submit, follow a 202 to the end, redrive.
+import { DescribeExecutionCommand, RedriveExecutionCommand, SFNClient } from '@aws-sdk/client-sfn';
+import { expect } from 'vitest';
+import { api, recorded, stack, type Reply } from './http.ts';
+
+export const SERVICE_KEY = { 'x-api-key': 'local-internal-api-key' };
+export const uniqueToken = () => Math.random().toString(36).slice(2, 8);
+
+export async function onboard(body: Record<string, unknown>, headers: Record<string, string> = SERVICE_KEY): Promise<Reply> {
+  return followRun(await api('/api/onboarding-v2', { body, headers }));
+}
+
+/** Follows a 202 to the run's final answer. */
+export async function followRun(reply: Reply): Promise<Reply> {
+  let current = reply;
+  for (let i = 0; current.status === 202 && i < 180; i++) {
+    await new Promise((r) => setTimeout(r, 1000));
+    current = await api(new URL(current.body.statusUrl).pathname, { headers: SERVICE_KEY });
+  }
+  return current;
+}
+
+const sfn = () =>
+  new SFNClient({ endpoint: stack().urls.stepFunctions, region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'y' } });
+
+export function executionArn(executionId: string) {
+  return `arn:aws:states:eu-west-1:000000000000:execution:agency-backend-local-onboarding:${executionId}`;
+}
+
+export async function executionStatus(executionId: string) {
+  return (await sfn().send(new DescribeExecutionCommand({ executionArn: executionArn(executionId) }))).status;
+}
+
+/** Waits for the execution to stop, then redrives it and waits for it to stop again. */
+export async function redriveWhenHeld(executionId: string) {
+  const waitUntilStopped = async () => {
+    for (let i = 0; i < 240; i++) {
+      const status = await executionStatus(executionId);
+      if (status !== 'RUNNING') return status;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    throw new Error(`${executionId} kept running`);
+  };
+  expect(await waitUntilStopped()).toBe('FAILED');
+  await sfn().send(new RedriveExecutionCommand({ executionArn: executionArn(executionId) }));
+  return waitUntilStopped();
+}
+
+/** Everything an onboarding creates, exactly once: no vendor holds a duplicate. */
+export async function expectProvisionedOnce(company: string, slug: string, email: string, options: { atLeastOnce?: string[] } = {}) {
+  const count = (vendor: string, n: number, expected = 1) =>
+    options.atLeastOnce?.includes(vendor) ? expect(n, vendor).toBeGreaterThanOrEqual(expected) : expect(n, vendor).toBe(expected);
+  const folders = (await recorded('tasks')).filter((f: { name: string }) => f.name === `${company} (${slug})`);
+  count('clickup', folders.length);
+  expect(folders[0].lists.map((l: { tasks: unknown[] }) => l.tasks.length).sort()).toEqual([3, 4, 4]);
+  const storage = await recorded('storage');
+  count('dropbox', storage.filter((e: { path: string; type: string }) => e.path.startsWith(`/Clients/${slug}/`) && e.type === 'folder').length, 10);
+  const emails = await recorded('emails');
+  for (const subject of [`Welcome aboard, ${company}`, `Your shared workspace for ${company} is ready`]) {
+    count('resend', emails.filter((e: { to: string[]; subject: string }) => e.to.includes(email) && e.subject === subject).length);
+  }
+  count('resend', emails.filter((e: { subject: string }) => e.subject === `New client: ${company}`).length);
+  count('slack', (await recorded('chat')).filter((m: { text: string }) => m.text.includes(`New client onboarded: ${company}\n`)).length);
+  count('close', (await recorded('crm')).filter((l: { name: string }) => l.name === company).length);
+}
+
+export async function vendorRequests(vendor: string, since: number) {
+  const res = await fetch(`${stack().urls.emulators}/_local/requests?vendor=${vendor}`);
+  return ((await res.json()) as { at: number; fault?: string; status?: number; path: string; text: string }[]).filter((r) => r.at >= since);
+}
+
+export async function setFault(fault: { vendor: string; mode: 'fail' | 'throttle' | 'hang'; count: number; retryAfterSeconds?: number }) {
+  const res = await fetch(`${stack().urls.emulators}/_local/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(fault),
+  });
+  expect(res.status).toBe(201);
+}
+
+export async function clearFaults() {
+  await fetch(`${stack().urls.emulators}/_local/faults`, { method: 'DELETE' });
+}

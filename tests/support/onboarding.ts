@@ -1,7 +1,7 @@
 // Onboarding as tests drive it: submit, follow a 202 to the end, redrive.
 import { DescribeExecutionCommand, RedriveExecutionCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { expect } from 'vitest';
-import { api, recorded, stack, type Reply } from './http.ts';
+import { api, recorded as recordedHere, stack, type Reply } from './http.ts';
 
 export const SERVICE_KEY = { 'x-api-key': 'local-internal-api-key' };
 export const uniqueToken = () => Math.random().toString(36).slice(2, 8);
@@ -46,8 +46,18 @@ export async function redriveWhenHeld(executionId: string) {
   return waitUntilStopped();
 }
 
-/** Everything an onboarding creates, exactly once: no vendor holds a duplicate. */
-export async function expectProvisionedOnce(company: string, slug: string, email: string, options: { atLeastOnce?: string[] } = {}) {
+/**
+ * Everything an onboarding creates, exactly once: no vendor holds a duplicate.
+ * `atLeastOnce` names vendors allowed a repeat (Slack has no idempotency key);
+ * `records` reads another stack's recordings than the project's own.
+ */
+export async function expectProvisionedOnce(
+  company: string,
+  slug: string,
+  email: string,
+  options: { atLeastOnce?: string[]; records?: (kind: string) => Promise<any> } = {},
+) {
+  const recorded = options.records ?? recordedHere;
   const count = (vendor: string, n: number, expected = 1) =>
     options.atLeastOnce?.includes(vendor) ? expect(n, vendor).toBeGreaterThanOrEqual(expected) : expect(n, vendor).toBe(expected);
   const folders = (await recorded('tasks')).filter((f: { name: string }) => f.name === `${company} (${slug})`);

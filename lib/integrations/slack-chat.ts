@@ -11,7 +11,10 @@ import type { RetryPolicy } from './retry.ts';
 
 type Settings = { mode: 'incoming-webhook'; webhookUrl: string } | { mode: 'web-api'; botToken: string; channel: string; apiBase: string };
 
-export function slackChat(settings: Settings, policy: RetryPolicy & { timeoutMs: number }): Chat {
+export function slackChat(settings: Settings, vendorPolicy: RetryPolicy & { timeoutMs: number }): Chat {
+  // A post cannot be deduplicated, so a slow answer is waited for longer before
+  // the attempt is given up and retried (a retry of a post that did land repeats it).
+  const policy = { ...vendorPolicy, timeoutMs: vendorPolicy.timeoutMs * 3 };
   if (settings.mode === 'incoming-webhook') {
     const http = vendorHttp({
       vendor: 'slack',

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { normaliseEmail, type AccountStore } from './accounts.ts';
+import { normaliseEmail, type Account, type AccountStore } from './accounts.ts';
 
 /**
  * The account of the person with this e-mail address: the account of their
@@ -11,13 +11,10 @@ export async function ensureAccountFor(
   accounts: Pick<AccountStore, 'getAccount' | 'getMember' | 'claimMember' | 'saveAccountDetails'>,
   person: { email: string; userId?: string },
   newId: () => string = randomUUID,
-): Promise<string> {
+): Promise<Account> {
   const email = normaliseEmail(person.email);
   const member =
     (await accounts.getMember(email)) ??
     (await accounts.claimMember({ email, account_id: newId(), role: 'owner', user_id: person.userId })).member;
-  if (!(await accounts.getAccount(member.account_id))) {
-    await accounts.saveAccountDetails(member.account_id, { contact_email: email });
-  }
-  return member.account_id;
+  return (await accounts.getAccount(member.account_id)) ?? (await accounts.saveAccountDetails(member.account_id, { contact_email: email }));
 }

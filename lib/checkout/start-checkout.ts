@@ -59,21 +59,20 @@ export async function checkoutRedirect(deps: CheckoutDeps, request: CheckoutRedi
   const plan = planFrom(request.plan);
   if (!plan) throw invalidPlan('/query/plan', PLANS);
   const email = normaliseEmail(user.email);
-  const accountId = await ensureAccountFor(deps.accounts, { email, userId: user.id }, deps.newId);
+  const account = await ensureAccountFor(deps.accounts, { email, userId: user.id }, deps.newId);
 
   if (plan === 'free') {
-    await updateBilling(deps.billing, accountId, chooseFreePlan);
+    await updateBilling(deps.billing, account.id, chooseFreePlan);
     return { status: 303, location: `${dashboard}/dashboard` };
   }
   assertSold(deps, plan, '/query/plan');
-  // A returning customer pays with what Stripe already knows of them.
-  const customerId = (await deps.billing.billingOf(accountId))?.customerId;
   const session = await deps.payments.startCheckout(
     withIdempotencyKey(
       {
         plan,
-        reference: { accountId, userId: user.id, email },
-        customer: customerId ? { id: customerId } : { email },
+        reference: { accountId: account.id, userId: user.id, email },
+        // A returning customer pays with what Stripe already knows of them.
+        customer: account.stripe_customer_id ? { id: account.stripe_customer_id } : { email },
         ...returnUrls(dashboard, plan),
       },
       deps.now?.() ?? new Date(),

@@ -76,5 +76,5 @@ async function accountFor(deps: PaymentWebhookDeps, event: BillingEvent): Promis
     if (byCustomer) return byCustomer;
   }
   if (!reference?.email) return undefined;
-  return ensureAccountFor(deps.accounts, { email: reference.email, userId: reference.userId }, deps.newId);
+  return (await ensureAccountFor(deps.accounts, { email: reference.email, userId: reference.userId }, deps.newId)).id;
 }

@@ -168,16 +168,17 @@ function vendorError(operation: string, error: unknown, policy: StripePolicy): u
   const status = error.statusCode;
   const vendorCode = safeCode(error.code ?? error.rawType);
   const attempts = policy.maxNetworkRetries + 1;
+  const gaveUp = `(gave up after ${attempts} attempt${attempts === 1 ? '' : 's'})`;
   if (error instanceof Stripe.errors.StripeConnectionError) {
     const reason = /timeout/i.test(error.message) ? 'timed out' : 'could not be reached';
-    return new VendorError('stripe', `stripe: ${operation} ${reason} (gave up after ${attempts} attempt${attempts === 1 ? "" : "s"})`, { transient: true, operation, attempts });
+    return new VendorError('stripe', `stripe: ${operation} ${reason} ${gaveUp}`, { transient: true, operation, attempts });
   }
   if (error instanceof Stripe.errors.StripeRateLimitError) {
     // stripe-node does not retry a plain 429; neither does a person waiting on a redirect.
     return new VendorError('stripe', `stripe: ${operation} was throttled (429)`, { transient: true, operation, status, vendorCode });
   }
   if (status !== undefined && status >= 500) {
-    return new VendorError('stripe', `stripe: ${operation} answered ${status} (gave up after ${attempts} attempt${attempts === 1 ? "" : "s"})`, {
+    return new VendorError('stripe', `stripe: ${operation} answered ${status} ${gaveUp}`, {
       transient: true,
       operation,
       status,

@@ -297,7 +297,7 @@ export function stripeEmulator(options: StripeEmulatorOptions): VendorEmulator {
       throw invalid('`line_items` is required in `subscription` mode.', 'line_items', 'parameter_missing');
     }
     const lineItems = items.map((item: Json, i: number) => {
-      if (!item?.price) throw invalid('Missing required param: line_items[0][price].'.replace('0', String(i)), `line_items[${i}][price]`, 'parameter_missing');
+      if (!item?.price) throw invalid(`Missing required param: line_items[${i}][price].`, `line_items[${i}][price]`, 'parameter_missing');
       if (!(item.price in STRIPE_PRICES)) throw missing('price', item.price, `line_items[${i}][price]`);
       const quantity = Number(item.quantity);
       if (!Number.isInteger(quantity) || quantity < 1) throw invalid('Quantity must be a positive integer', `line_items[${i}][quantity]`);

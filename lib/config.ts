@@ -37,6 +37,14 @@ function reader(env: Env) {
         return undefined;
       }
     },
+    /** An http(s) origin: scheme, host and port, no path (SDKs that take host and port, not a base URL). */
+    origin(name: string, fallback: string): string {
+      const v = this.url(name, fallback);
+      if (v === undefined) return fallback;
+      const u = new URL(v);
+      if (u.pathname !== '/' || u.search || u.hash) problems.push(`${name} must be an origin, without a path`);
+      return u.origin;
+    },
     int(name: string, fallback: number): number {
       const v = value(name);
       if (v === undefined) return fallback;
@@ -133,7 +141,7 @@ export function loadConfig(env: Env = process.env) {
       ? {
           secretKey: stripeKey,
           webhookSecret: r.required('STRIPE_WEBHOOK_SECRET'),
-          apiBase: r.url('STRIPE_API_BASE', 'https://api.stripe.com')!,
+          apiBase: r.origin('STRIPE_API_BASE', 'https://api.stripe.com'),
           prices: {
             starter: r.optional('STRIPE_PRICE_STARTER'),
             pro: r.optional('STRIPE_PRICE_PRO'),
@@ -210,6 +218,7 @@ export function loadConfig(env: Env = process.env) {
       forgotPassword: r.limit('RATE_LIMIT_FORGOT_PASSWORD', '5/900'),
       resetPassword: r.limit('RATE_LIMIT_RESET_PASSWORD', '5/900'),
       perEmail: r.limit('RATE_LIMIT_PER_EMAIL', '3/900'),
+      checkoutSession: r.limit('RATE_LIMIT_CHECKOUT_SESSION', '20/600'),
     },
 
     tokens: {

@@ -21,6 +21,11 @@ export interface Account {
   stripe_customer_id?: string;
   subscription_id?: string;
   subscription_status?: string;
+  /** Compare-and-set version of the billing fields above (lib/payments/billing.ts). */
+  billing_version?: number;
+  /** `created` (epoch seconds) of the newest payment event applied, and the ids of the latest ones. */
+  billing_event_at?: number;
+  billing_events?: string[];
   created_at: string;
   updated_at: string;
 }

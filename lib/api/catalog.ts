@@ -3,8 +3,10 @@
 // wrong method (405) from an unknown path (404). A test checks it against the
 // httpApi events of serverless.yml, so neither can drift from the other.
 import { authRoutes } from '../auth/routes.ts';
+import { checkoutRoutes } from '../checkout/routes.ts';
 import { healthRoutes } from '../health/routes.ts';
 import { onboardingRoutes } from '../onboarding/routes.ts';
+import { paymentRoutes } from '../payments/routes.ts';
 import type { RouteSpec } from './route.ts';
 import { docsRoutes } from './routes.ts';
 
@@ -13,4 +15,6 @@ export const catalog: readonly RouteSpec[] = [
   ...Object.values(docsRoutes),
   ...Object.values(onboardingRoutes),
   ...Object.values(authRoutes),
+  ...Object.values(checkoutRoutes),
+  ...Object.values(paymentRoutes),
 ];

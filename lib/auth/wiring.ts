@@ -4,7 +4,7 @@
 import { dynamodbAccounts, dynamodbSlugs } from '../accounts/dynamodb-accounts.ts';
 import { config, ConfigError } from '../config.ts';
 import { supabaseIdentity } from '../identity/supabase-identity.ts';
-import { policyFrom } from '../integrations/http-client.ts';
+import { interactivePolicyFrom } from '../integrations/http-client.ts';
 import type { Mailer } from '../integrations/mailer.ts';
 import { resendMailer } from '../integrations/resend-mailer.ts';
 import { dynamodbRateLimiter } from '../rate-limit/dynamodb-rate-limiter.ts';
@@ -12,12 +12,7 @@ import { db, tables } from '../store/dynamodb.ts';
 import { authSettings } from './auth.ts';
 import { dynamodbVerificationTokens } from './dynamodb-verification-tokens.ts';
 
-// A person is waiting on every auth call: fewer and shorter retries than a workflow step gets.
-const interactivePolicy = {
-  ...policyFrom(config.vendors),
-  maxAttempts: Math.min(config.vendors.maxAttempts, 3),
-  maxRetryWaitMs: Math.min(config.vendors.maxRetryWaitMs, 2000),
-};
+const interactivePolicy = interactivePolicyFrom(config.vendors);
 
 export const settings = authSettings(config);
 export const identityProvider = () => supabaseIdentity(config.identity, interactivePolicy);

@@ -166,6 +166,10 @@ function decodeRawBody(event: Event): string {
   return event.isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body;
 }
 
+/** This request's URL as its caller addressed it: the API's own origin (never a client header), the path and the query. */
+export const requestUrl = (request: Pick<HttpRequest, 'apiOrigin' | 'rawPath' | 'rawQueryString'>): string =>
+  `${request.apiOrigin}${request.rawPath}${request.rawQueryString ? `?${request.rawQueryString}` : ''}`;
+
 export const json = (status: number, body: unknown, headers?: Record<string, string>): HttpResult => ({
   status,
   body,

@@ -113,3 +113,12 @@ export function retryAfterHeader(response: Response): number | undefined {
 export function policyFrom(vendors: { timeoutMs: number; maxAttempts: number; maxRetryWaitMs: number }) {
   return { timeoutMs: vendors.timeoutMs, maxAttempts: vendors.maxAttempts, maxRetryWaitMs: vendors.maxRetryWaitMs, baseDelayMs: 250, maxDelayMs: 4000 };
 }
+
+/** A person is waiting on the answer (auth, checkout): fewer and shorter retries than a workflow step gets. */
+export function interactivePolicyFrom(vendors: { timeoutMs: number; maxAttempts: number; maxRetryWaitMs: number }) {
+  return {
+    ...policyFrom(vendors),
+    maxAttempts: Math.min(vendors.maxAttempts, 3),
+    maxRetryWaitMs: Math.min(vendors.maxRetryWaitMs, 2000),
+  };
+}

@@ -6,6 +6,7 @@ import { dropboxVendor } from './dropbox.ts';
 import type { VendorEmulator } from './host.ts';
 import { resendVendor } from './resend.ts';
 import { slackVendor } from './slack.ts';
+import { stripeVendor } from './stripe.ts';
 import { supabaseVendor } from './supabase.ts';
 
 export interface EmulatorContext {
@@ -21,4 +22,4 @@ export interface LocalVendor {
   env(ctx: EmulatorContext): Record<string, string>;
 }
 
-export const localVendors: LocalVendor[] = [resendVendor, clickupVendor, dropboxVendor, slackVendor, closeVendor, supabaseVendor];
+export const localVendors: LocalVendor[] = [resendVendor, clickupVendor, dropboxVendor, slackVendor, closeVendor, supabaseVendor, stripeVendor];

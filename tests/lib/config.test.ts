@@ -52,6 +52,19 @@ describe('configuration', () => {
     expect(() => loadConfig({ ...minimal, STRIPE_SECRET_KEY: 'sk_test_x' })).toThrow(/STRIPE_WEBHOOK_SECRET is required/);
   });
 
+  it('reads payments: the API as an origin (stripe-node takes host and port), the prices of the plans sold', () => {
+    const stripe = { ...minimal, STRIPE_SECRET_KEY: 'sk_test_x', STRIPE_WEBHOOK_SECRET: 'whsec_x', STRIPE_PRICE_PRO: 'price_pro' };
+    expect(loadConfig(stripe).payments).toEqual({
+      secretKey: 'sk_test_x',
+      webhookSecret: 'whsec_x',
+      apiBase: 'https://api.stripe.com',
+      prices: { starter: undefined, pro: 'price_pro', enterprise: undefined },
+    });
+    expect(loadConfig({ ...stripe, STRIPE_API_BASE: 'http://localhost:10001/' }).payments?.apiBase).toBe('http://localhost:10001');
+    expect(() => loadConfig({ ...stripe, STRIPE_API_BASE: 'http://localhost:10001/v1' })).toThrow(/STRIPE_API_BASE must be an origin/);
+    expect(loadConfig(minimal).rateLimits.checkoutSession).toEqual({ limit: 20, windowSeconds: 600 });
+  });
+
   it('is frozen', () => {
     const c = loadConfig(minimal);
     expect(Object.isFrozen(c)).toBe(true);

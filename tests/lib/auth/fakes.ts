@@ -21,6 +21,7 @@ export const settings: AuthSettings = {
     forgotPassword: { limit: 100, windowSeconds: 900 },
     resetPassword: { limit: 100, windowSeconds: 900 },
     perEmail: { limit: 100, windowSeconds: 900 },
+    checkoutSession: { limit: 100, windowSeconds: 600 },
   },
 };
 

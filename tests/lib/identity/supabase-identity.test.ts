@@ -170,7 +170,7 @@ describe('the Supabase identity adapter', () => {
     const { accessToken } = await signedIn();
     const session = await identity().openRecoverySession(accessToken);
     // Only the session's own PUT /user: its body starts with the password.
-    await emu.fault({ vendor: 'supabase', mode: 'fail', count: quickPolicy.maxAttempts, match: 'user? {"password"' });
+    await emu.fault({ vendor: 'supabase', mode: 'fail', count: quickPolicy.maxAttempts, match: '/auth/v1/user {"password"' });
     expect(await session!.updatePassword('NewSecret456')).toBe('failed');
     expect(await emu.get('faults')).toEqual([]);
   });

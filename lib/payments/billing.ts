@@ -1,0 +1,111 @@
+// An account's billing: its plan, its customer and subscription at the
+// payment provider, and what the provider last told us about them. The rules
+// here are pure; the store only ever writes a state computed by them over the
+// exact state it was computed from (compare-and-set on `version`), so two
+// writers can never interleave.
+import { isLiveSubscription, type BillingEvent } from './payments.ts';
+import type { Plan } from './plans.ts';
+
+/** How many applied event ids an account remembers, to refuse a late duplicate. */
+export const REMEMBERED_EVENTS = 20;
+
+export interface Billing {
+  plan?: string;
+  customerId?: string;
+  subscriptionId?: string;
+  status?: string;
+  /** `created` of the newest event applied (epoch seconds). */
+  eventAt?: number;
+  /** Ids of the latest events applied, oldest first. */
+  recentEvents: string[];
+}
+
+export interface VersionedBilling extends Billing {
+  /** Bumped by every write; 0 for an account that has never had one. */
+  version: number;
+}
+
+export interface BillingStore {
+  /** The billing of an account; undefined when there is no such account. */
+  billingOf(accountId: string): Promise<VersionedBilling | undefined>;
+  /** Writes `next` (as version + 1) only if the account is still at `expectedVersion`; false when it moved on. */
+  saveBilling(accountId: string, expectedVersion: number, next: Billing): Promise<boolean>;
+  /** The account whose provider customer this is. */
+  accountForCustomer(customerId: string): Promise<string | undefined>;
+}
+
+export type BillingOutcome = 'applied' | 'duplicate' | 'stale' | 'other-subscription';
+
+export type BillingChange = { outcome: 'applied'; next: Billing } | { outcome: Exclude<BillingOutcome, 'applied'> };
+
+/**
+ * What an event does to an account's billing.
+ * - An event id takes effect once: one the account has applied is a duplicate.
+ * - Never backwards: an event created before the newest one applied is stale.
+ *   (Events of the same second apply in arrival order; the provider's clock
+ *   says nothing finer.)
+ * - While the account's subscription is live, events about another
+ *   subscription of the same customer leave it alone; only a completed
+ *   checkout moves the account to a new subscription.
+ * - Each event states the status it puts the subscription in; the plan
+ *   changes only when the event names one.
+ */
+export function applyBillingEvent(current: Billing, event: BillingEvent): BillingChange {
+  if (current.recentEvents.includes(event.id)) return { outcome: 'duplicate' };
+  if (current.eventAt !== undefined && event.created < current.eventAt) return { outcome: 'stale' };
+  if (
+    event.type !== 'checkout.session.completed' &&
+    event.subscriptionId &&
+    current.subscriptionId &&
+    event.subscriptionId !== current.subscriptionId &&
+    isLiveSubscription(current.status)
+  ) {
+    return { outcome: 'other-subscription' };
+  }
+  return {
+    outcome: 'applied',
+    next: {
+      plan: event.plan ?? current.plan,
+      customerId: event.customerId ?? current.customerId,
+      subscriptionId: event.subscriptionId ?? current.subscriptionId,
+      status: event.status,
+      eventAt: Math.max(current.eventAt ?? event.created, event.created),
+      recentEvents: [...current.recentEvents, event.id].slice(-REMEMBERED_EVENTS),
+    },
+  };
+}
+
+export type FreePlanChange = { outcome: 'recorded'; next: Billing } | { outcome: 'kept-subscription' };
+
+/**
+ * Choosing the free plan needs no payment, but it does not end a live paid
+ * subscription either (that is the provider's billing portal's job): while one
+ * is live, the account keeps the plan it pays for.
+ */
+export function chooseFreePlan(current: Billing): FreePlanChange {
+  if (current.subscriptionId && isLiveSubscription(current.status)) return { outcome: 'kept-subscription' };
+  return { outcome: 'recorded', next: { ...current, plan: 'free' satisfies Plan } };
+}
+
+/** The most attempts at a compare-and-set before giving up (each loser re-reads and re-decides). */
+const MAX_ATTEMPTS = 10;
+
+/**
+ * Reads, decides and writes until the write lands on the state it was decided
+ * from. Answers with what the decision was; undefined when the account does not exist.
+ */
+export async function updateBilling<C extends { outcome: string; next?: Billing }>(
+  store: Pick<BillingStore, 'billingOf' | 'saveBilling'>,
+  accountId: string,
+  decide: (current: Billing) => C,
+): Promise<C | undefined> {
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const current = await store.billingOf(accountId);
+    if (!current) return undefined;
+    const change = decide(current);
+    if (!change.next) return change;
+    if (await store.saveBilling(accountId, current.version, change.next)) return change;
+  }
+  // Ten writers in a row got in first: an error, so the provider delivers the event again later.
+  throw new Error(`The billing of account ${accountId} kept changing; giving up for now`);
+}

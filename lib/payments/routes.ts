@@ -1,0 +1,23 @@
+import { route } from '../api/route.ts';
+
+export const paymentRoutes = {
+  paymentsWebhook: route({
+    method: 'POST',
+    path: '/webhooks/payments',
+    operationId: 'paymentsWebhook',
+    summary:
+      'Stripe events (checkout.session.completed, invoice.paid, invoice.payment_failed, customer.subscription.updated and .deleted), verified by the Stripe-Signature header over the raw body',
+    tag: 'webhooks',
+    access: 'signed',
+    rawBody: true,
+    body: { type: 'object', description: 'A Stripe event' },
+    responses: {
+      200: {
+        description: 'Received: applied once, or a duplicate, stale or ignored event that changed nothing',
+        schema: { type: 'object', required: ['received'], properties: { received: { const: true } } },
+      },
+      400: { description: 'Unsigned, tampered, wrongly signed or older than 300 s (invalid_signature); nothing was written' },
+      500: { description: 'Not processed (the provider delivers it again later)' },
+    },
+  }),
+};

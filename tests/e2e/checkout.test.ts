@@ -1,0 +1,226 @@
+// Checkout and the payment webhook over HTTP on the local stack, with the
+// Stripe emulator's hosted page driven as a browser drives it, and webhook
+// fixtures signed with the stripe SDK's own test-header helper.
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import Stripe from 'stripe';
+import { describe, expect, it } from 'vitest';
+import { api, errorCode, recorded, stack } from '../support/http.ts';
+import { bearer, newEmail, signedInUser } from '../support/users.ts';
+
+const db = () =>
+  DynamoDBDocumentClient.from(
+    new DynamoDBClient({ endpoint: stack().urls.dynamodb, region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'y' } }),
+  );
+const table = (name: string) => `agency-backend-local-${name}`;
+const dashboard = () => stack().env.DASHBOARD_URL!;
+const memberOf = async (email: string) => (await db().send(new GetCommand({ TableName: table('members'), Key: { email } }))).Item;
+const accountRow = async (id: string) => (await db().send(new GetCommand({ TableName: table('accounts'), Key: { id } }))).Item!;
+const eventRow = async (id: string) => (await db().send(new GetCommand({ TableName: table('webhook_events'), Key: { event_key: `stripe#${id}` } }))).Item;
+
+/** Pays on the emulator's hosted page as a browser does: load the page, submit its form. */
+async function payOnHostedPage(url: string): Promise<Response> {
+  const html = await (await fetch(url)).text();
+  expect(html).toMatch(/<button type="submit" id="pay">Pay /);
+  const action = /<form method="post" action="([^"]+)"/.exec(html)![1]!;
+  const card = /name="card" value="([^"]*)"/.exec(html)![1]!;
+  return fetch(new URL(action, url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ card }),
+    redirect: 'manual',
+  });
+}
+
+/** A signed-in user who bought a plan through the whole flow; answers their account and its Stripe ids. */
+async function purchase(plan = 'pro') {
+  const user = await signedInUser();
+  const start = await user.client.get(`/api/checkout?plan=${plan}`, bearer(user.accessToken));
+  expect(start.status).toBe(303);
+  const paid = await payOnHostedPage(start.headers.get('location')!);
+  expect(paid.status).toBe(303);
+  const accountId = (await memberOf(user.email))!.account_id as string;
+  const account = await accountRow(accountId);
+  return { user, accountId, customer: account.stripe_customer_id as string, subscription: account.subscription_id as string };
+}
+
+/** An event the emulator renders for a subscription, not delivered: the test delivers it. */
+async function emulatorEvent(body: Record<string, unknown>): Promise<string> {
+  const res = await fetch(`${stack().urls.emulators}/_local/stripe/events`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ deliver: false, ...body }),
+  });
+  expect(res.status).toBe(201);
+  return JSON.stringify(((await res.json()) as { event: unknown }).event, null, 2);
+}
+
+const sign = (payload: string, options: { secret?: string; timestamp?: number } = {}) =>
+  Stripe.webhooks.generateTestHeaderString({ payload, secret: options.secret ?? stack().env.STRIPE_WEBHOOK_SECRET!, timestamp: options.timestamp });
+const deliver = (payload: string, signature?: string) =>
+  api('/webhooks/payments', {
+    method: 'POST',
+    raw: payload,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...(signature === undefined ? {} : { 'stripe-signature': signature }) },
+  });
+
+describe('GET /api/checkout', () => {
+  it('sends a caller without a valid token to the signup page with this request URL-encoded, for pro, an empty and an unknown plan', async () => {
+    for (const query of ['?plan=pro', '?plan=', '?plan=bogus']) {
+      const signup = `${dashboard()}/signup?redirect=${encodeURIComponent(`${stack().urls.api}/api/checkout${query}`)}`;
+      const variants: Record<string, string>[] = [{}, bearer('not.a.token'), { host: 'evil.example', 'x-forwarded-host': 'evil.example' }];
+      for (const headers of variants) {
+        const res = await api(`/api/checkout${query}`, { headers });
+        expect(res.status, `${query} ${JSON.stringify(headers)}`).toBe(302);
+        expect(res.headers.get('location')).toBe(signup);
+      }
+    }
+  });
+
+  it("sends a signed-in user to the emulator's hosted page (one session per double click); paying there leaves the account active on the plan", async () => {
+    const user = await signedInUser();
+    const [first, second] = await Promise.all([
+      user.client.get('/api/checkout?plan=pro', bearer(user.accessToken)),
+      user.client.get('/api/checkout?plan=pro', bearer(user.accessToken)),
+    ]);
+    expect(first.status).toBe(303);
+    const hosted = first.headers.get('location')!;
+    expect(hosted).toMatch(new RegExp(`^${stack().urls.emulators}/stripe/pay/cs_test_[A-Za-z0-9]+$`));
+    expect(second.headers.get('location')).toBe(hosted);
+    const sessionId = hosted.split('/').pop()!;
+
+    // The account exists (with this user as its owner) before anything is paid, and the session is tied to it.
+    const member = (await memberOf(user.email))!;
+    expect(member).toMatchObject({ role: 'owner', user_id: user.user.id });
+    const session = (await recorded<any[]>('payments')).find((s) => s.id === sessionId);
+    expect(session).toMatchObject({
+      mode: 'subscription',
+      status: 'open',
+      client_reference_id: member.account_id,
+      customer_email: user.email,
+      metadata: { account_id: member.account_id, user_id: user.user.id, email: user.email, plan: 'pro' },
+      success_url: `${dashboard()}/?checkout=success&session_id={CHECKOUT_SESSION_ID}`,
+      line_items: [{ price: stack().env.STRIPE_PRICE_PRO, quantity: 1 }],
+    });
+
+    const paid = await payOnHostedPage(hosted);
+    expect(paid.status).toBe(303);
+    expect(paid.headers.get('location')).toBe(`${dashboard()}/?checkout=success&session_id=${sessionId}`);
+
+    const account = await accountRow(member.account_id);
+    expect(account).toMatchObject({
+      plan: 'pro',
+      subscription_status: 'active',
+      subscription_id: expect.stringMatching(/^sub_/),
+      stripe_customer_id: expect.stringMatching(/^cus_/),
+    });
+    const deliveries = (await recorded<any[]>('payments')).find((s) => s.id === sessionId).deliveries;
+    expect(deliveries.map((d: any) => [d.event.type, d.status, d.answer])).toEqual([
+      ['invoice.paid', 200, { received: true }],
+      ['checkout.session.completed', 200, { received: true }],
+    ]);
+    for (const d of deliveries) expect(await eventRow(d.event.id)).toMatchObject({ state: 'finished', outcome: 'applied', account_id: member.account_id });
+
+    // Coming back for another plan: the customer Stripe knows is reused.
+    const upgrade = await user.client.get('/api/checkout?plan=enterprise', bearer(user.accessToken));
+    const again = (await recorded<any[]>('payments')).find((s) => s.id === upgrade.headers.get('location')!.split('/').pop());
+    expect(again).toMatchObject({ customer: account.stripe_customer_id, customer_email: null });
+  });
+
+  it('answers a signed-in user 400 for an unknown or missing plan, and records free without payment', async () => {
+    const user = await signedInUser();
+    for (const query of ['?plan=bogus', '?plan=', '']) {
+      const res = await user.client.get(`/api/checkout${query}`, bearer(user.accessToken));
+      expect(res.status, query).toBe(400);
+      expect(errorCode(res)).toBe('invalid_plan');
+    }
+    const free = await user.client.get('/api/checkout?plan=free', bearer(user.accessToken));
+    expect(free.status).toBe(303);
+    expect(free.headers.get('location')).toBe(`${dashboard()}/dashboard`);
+    expect(await accountRow((await memberOf(user.email))!.account_id)).toMatchObject({ plan: 'free' });
+  });
+});
+
+describe('POST /api/checkout/session', () => {
+  it('answers 400 for a bad e-mail or an unknown plan', async () => {
+    const badEmail = await api('/api/checkout/session', { body: { planId: 'pro', email: 'not-an-email' } });
+    expect(badEmail.status).toBe(400);
+    expect(badEmail.body.error.details).toEqual([{ path: '/body/email', message: 'must match format "email"' }]);
+    for (const planId of ['bogus', 'free', '']) {
+      const badPlan = await api('/api/checkout/session', { body: { planId, email: newEmail() } });
+      expect(badPlan.status, planId).toBe(400);
+      expect(errorCode(badPlan)).toBe('invalid_request');
+    }
+  });
+
+  it("answers { url } of the hosted page; paying links the e-mail's account, created then", async () => {
+    const email = newEmail();
+    const res = await api('/api/checkout/session', { body: { planId: 'starter', email } });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ url: expect.stringMatching(new RegExp(`^${stack().urls.emulators}/stripe/pay/cs_test_`)) });
+    expect(await memberOf(email)).toBeUndefined();
+
+    expect((await payOnHostedPage(res.body.url)).status).toBe(303);
+    const member = (await memberOf(email))!;
+    expect(member).toMatchObject({ role: 'owner' });
+    expect(await accountRow(member.account_id)).toMatchObject({ plan: 'starter', subscription_status: 'active', contact_email: email });
+  });
+});
+
+describe('POST /webhooks/payments', () => {
+  it('changes the account once when the same event arrives 20 times at once', async () => {
+    const { accountId, subscription } = await purchase();
+    const payload = await emulatorEvent({ type: 'customer.subscription.updated', subscription, status: 'past_due' });
+    const eventId = JSON.parse(payload).id as string;
+    const before = await accountRow(accountId);
+
+    const signature = sign(payload);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => deliver(payload, signature)));
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+    expect(answers.every((a) => a.body?.received === true)).toBe(true);
+
+    const after = await accountRow(accountId);
+    expect(after).toMatchObject({ subscription_status: 'past_due', billing_version: before.billing_version + 1 });
+    expect(after.billing_events.filter((id: string) => id === eventId)).toHaveLength(1);
+    expect(await eventRow(eventId)).toMatchObject({ state: 'finished', outcome: 'applied' });
+  });
+
+  it('refuses a payload signed with the wrong secret, an unsigned one, a tampered one and a stale one with 400, changing nothing', async () => {
+    const { accountId, subscription } = await purchase();
+    const payload = await emulatorEvent({ type: 'customer.subscription.deleted', subscription });
+    const eventId = JSON.parse(payload).id as string;
+    const before = await accountRow(accountId);
+    const attempts = [
+      ['wrong secret', deliver(payload, sign(payload, { secret: 'whsec_not_ours' }))],
+      ['unsigned', deliver(payload)],
+      ['tampered', deliver(payload.replace('"canceled"', '"active"'), sign(payload))],
+      ['stale', deliver(payload, sign(payload, { timestamp: Math.floor(Date.now() / 1000) - 301 }))],
+    ] as const;
+    for (const [name, attempt] of attempts) {
+      const res = await attempt;
+      expect(res.status, name).toBe(400);
+      expect(errorCode(res), name).toBe('invalid_signature');
+    }
+    expect(await accountRow(accountId)).toEqual(before);
+    expect(await eventRow(eventId)).toBeUndefined();
+
+    // The same payload, correctly signed, is taken.
+    expect((await deliver(payload, sign(payload))).status).toBe(200);
+    expect(await accountRow(accountId)).toMatchObject({ subscription_status: 'canceled', plan: 'free' });
+  });
+
+  it('never moves the status backwards when events arrive out of order, and acknowledges event types it ignores', async () => {
+    const { accountId, subscription } = await purchase();
+    const cancel = await emulatorEvent({ type: 'customer.subscription.deleted', subscription });
+    const olderRenewal = await emulatorEvent({ type: 'invoice.paid', subscription, createdSecondsAgo: 120 });
+    expect((await deliver(cancel, sign(cancel))).status).toBe(200);
+    expect((await deliver(olderRenewal, sign(olderRenewal))).status).toBe(200);
+    expect(await accountRow(accountId)).toMatchObject({ subscription_status: 'canceled', plan: 'free' });
+    expect(await eventRow(JSON.parse(olderRenewal).id)).toMatchObject({ outcome: 'stale' });
+
+    const other = JSON.stringify({ id: `evt_${crypto.randomUUID()}`, object: 'event', type: 'charge.refunded', created: Math.floor(Date.now() / 1000), data: { object: {} } });
+    const res = await deliver(other, sign(other));
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ received: true });
+  });
+});

@@ -1,0 +1,108 @@
+// The DynamoDB adapters of payments against dynalite, and the webhook use case
+// wired with them and the real Stripe adapter (signatures by the SDK's own
+// helper): concurrency is decided by DynamoDB's conditional writes, not by luck.
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import Stripe from 'stripe';
+import { describe, expect, it } from 'vitest';
+import { dynamodbAccounts } from '../../../lib/accounts/dynamodb-accounts.ts';
+import { dynamodbBilling } from '../../../lib/payments/dynamodb-billing.ts';
+import { dynamodbWebhookEvents } from '../../../lib/payments/dynamodb-webhook-events.ts';
+import { receivePaymentEvent } from '../../../lib/payments/receive-payment-event.ts';
+import { stripePayments } from '../../../lib/payments/stripe-payments.ts';
+import { useDynamo } from '../../support/dynamo.ts';
+import { recordingLogger } from '../auth/fakes.ts';
+
+const d = useDynamo();
+const stores = () => ({
+  accounts: dynamodbAccounts({ db: d.db, tables: d.tables }),
+  billing: dynamodbBilling({ db: d.db, tables: d.tables }),
+  events: dynamodbWebhookEvents({ db: d.db, tables: d.tables }),
+});
+const newAccount = async () => {
+  const id = crypto.randomUUID();
+  await stores().accounts.saveAccountDetails(id, { contact_email: `${id}@example.com` });
+  return id;
+};
+const accountRow = async (id: string) => (await d.db.send(new GetCommand({ TableName: d.tables.accounts, Key: { id } }))).Item!;
+
+describe('DynamoDB billing', () => {
+  it('writes billing only over the version it was read at: of 20 concurrent writers exactly one lands', async () => {
+    const { billing } = stores();
+    const id = await newAccount();
+    const current = (await billing.billingOf(id))!;
+    expect(current).toEqual({ recentEvents: [], version: 0 });
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        billing.saveBilling(id, current.version, { plan: 'pro', customerId: 'cus_1', subscriptionId: 'sub_1', status: 'active', eventAt: 100 + i, recentEvents: [`evt_${i}`] }),
+      ),
+    );
+    expect(results.filter(Boolean)).toHaveLength(1);
+    const after = (await billing.billingOf(id))!;
+    expect(after).toMatchObject({ plan: 'pro', customerId: 'cus_1', subscriptionId: 'sub_1', status: 'active', version: 1 });
+    expect(await billing.saveBilling(id, 0, { recentEvents: [] })).toBe(false);
+    expect(await billing.saveBilling(id, 1, { ...after, status: 'past_due' })).toBe(true);
+    expect(await accountRow(id)).toMatchObject({ subscription_status: 'past_due', stripe_customer_id: 'cus_1', billing_version: 2 });
+  });
+
+  it('never creates an account by writing billing, and finds an account by its customer', async () => {
+    const { billing } = stores();
+    expect(await billing.billingOf('nope')).toBeUndefined();
+    expect(await billing.saveBilling('nope', 0, { plan: 'pro', recentEvents: [] })).toBe(false);
+    expect(await stores().accounts.getAccount('nope')).toBeUndefined();
+
+    const id = await newAccount();
+    const customer = `cus_${crypto.randomUUID()}`;
+    expect(await billing.accountForCustomer(customer)).toBeUndefined();
+    await billing.saveBilling(id, 0, { customerId: customer, recentEvents: [] });
+    expect(await billing.accountForCustomer(customer)).toBe(id);
+  });
+});
+
+describe('DynamoDB webhook event log', () => {
+  it('lets exactly one of 20 concurrent deliveries claim an event, and knows when it is finished', async () => {
+    const { events } = stores();
+    const id = `evt_${crypto.randomUUID()}`;
+    const claims = await Promise.all(Array.from({ length: 20 }, () => events.claim('stripe', id, 'invoice.paid')));
+    expect(claims.filter((c) => c === 'first')).toHaveLength(1);
+    expect(claims.filter((c) => c === 'unfinished')).toHaveLength(19);
+    await events.finish('stripe', id, { outcome: 'applied', accountId: 'acct-1' });
+    await events.finish('stripe', id, { outcome: 'duplicate', accountId: 'acct-1' });
+    expect(await events.claim('stripe', id, 'invoice.paid')).toBe('finished');
+    const row = (await d.db.send(new GetCommand({ TableName: d.tables.webhook_events, Key: { event_key: `stripe#${id}` } }))).Item!;
+    expect(row).toMatchObject({ state: 'finished', outcome: 'applied', account_id: 'acct-1', event_type: 'invoice.paid', provider: 'stripe' });
+    expect(row.expires_at).toBeGreaterThan(Date.now() / 1000 + 29 * 86_400);
+  });
+});
+
+describe('the payment webhook on DynamoDB', () => {
+  const SECRET = 'whsec_test_secret';
+  const payments = stripePayments(
+    { secretKey: 'sk_test_unused', webhookSecret: SECRET, apiBase: 'http://127.0.0.1:9', prices: { pro: 'price_pro' } },
+    { timeoutMs: 100, maxNetworkRetries: 0 },
+  );
+  const deliver = (payload: string, signature?: string) =>
+    receivePaymentEvent({ ...stores(), payments, log: recordingLogger() }, { rawBody: payload, signature: signature ?? Stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET }) });
+
+  it('applies one event delivered 20 times at once exactly once', async () => {
+    const id = await newAccount();
+    const payload = JSON.stringify({
+      id: `evt_${crypto.randomUUID()}`,
+      object: 'event',
+      type: 'checkout.session.completed',
+      created: Math.floor(Date.now() / 1000),
+      data: { object: { object: 'checkout.session', mode: 'subscription', payment_status: 'paid', customer: 'cus_20', subscription: 'sub_20', client_reference_id: id, metadata: { account_id: id, plan: 'pro' } } },
+    });
+    const outcomes = await Promise.all(Array.from({ length: 20 }, () => deliver(payload)));
+    expect(outcomes.filter((o) => o === 'applied')).toHaveLength(1);
+    expect(await accountRow(id)).toMatchObject({ plan: 'pro', stripe_customer_id: 'cus_20', subscription_id: 'sub_20', subscription_status: 'active', billing_version: 1 });
+  });
+
+  it('writes nothing for a delivery signed with another secret', async () => {
+    const id = await newAccount();
+    const payload = JSON.stringify({ id: `evt_${crypto.randomUUID()}`, type: 'invoice.paid', created: 1, data: { object: { customer: 'c', parent: { subscription_details: { subscription: 's', metadata: { account_id: id } } } } } });
+    const before = await accountRow(id);
+    await expect(deliver(payload, Stripe.webhooks.generateTestHeaderString({ payload, secret: 'whsec_other' }))).rejects.toMatchObject({ code: 'invalid_signature' });
+    expect(await accountRow(id)).toEqual(before);
+    expect((await d.db.send(new GetCommand({ TableName: d.tables.webhook_events, Key: { event_key: `stripe#${JSON.parse(payload).id}` } }))).Item).toBeUndefined();
+  });
+});

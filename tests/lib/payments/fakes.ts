@@ -1,0 +1,116 @@
+// In-memory payments ports. Each yields to the event loop where the real
+// adapter waits on the network, so concurrent callers interleave as they
+// would against DynamoDB; each write is decided atomically, as a conditional write is.
+import type { Account } from '../../../lib/accounts/accounts.ts';
+import { InvalidInput } from '../../../lib/errors.ts';
+import type { Billing, BillingStore } from '../../../lib/payments/billing.ts';
+import type { BillingEvent, CheckoutRequest, CheckoutSession, PaymentEvent, Payments } from '../../../lib/payments/payments.ts';
+import type { PaidPlan } from '../../../lib/payments/plans.ts';
+import type { Claim, WebhookEventLog } from '../../../lib/payments/webhook-events.ts';
+
+const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Billing kept on the same account objects an AccountStore fake holds. */
+export function fakeBilling(accounts: Map<string, Account>): BillingStore & { writes: number } {
+  const store = {
+    writes: 0,
+    async billingOf(accountId: string) {
+      await tick();
+      const a = accounts.get(accountId);
+      if (!a) return undefined;
+      return {
+        plan: a.plan,
+        customerId: a.stripe_customer_id,
+        subscriptionId: a.subscription_id,
+        status: a.subscription_status,
+        eventAt: a.billing_event_at,
+        recentEvents: [...(a.billing_events ?? [])],
+        version: a.billing_version ?? 0,
+      };
+    },
+    async saveBilling(accountId: string, expectedVersion: number, next: Billing) {
+      await tick();
+      const a = accounts.get(accountId);
+      if (!a || (a.billing_version ?? 0) !== expectedVersion) return false;
+      store.writes++;
+      accounts.set(accountId, {
+        ...a,
+        plan: next.plan,
+        stripe_customer_id: next.customerId,
+        subscription_id: next.subscriptionId,
+        subscription_status: next.status,
+        billing_event_at: next.eventAt,
+        billing_events: [...next.recentEvents],
+        billing_version: expectedVersion + 1,
+      });
+      return true;
+    },
+    async accountForCustomer(customerId: string) {
+      await tick();
+      return [...accounts.values()].find((a) => a.stripe_customer_id === customerId)?.id;
+    },
+  };
+  return store;
+}
+
+export function fakeWebhookEvents(): WebhookEventLog & { rows: Map<string, { state: string; outcome?: string; accountId?: string; type: string }> } {
+  const rows = new Map<string, { state: string; outcome?: string; accountId?: string; type: string }>();
+  return {
+    rows,
+    async claim(provider, eventId, eventType): Promise<Claim> {
+      await tick();
+      const key = `${provider}#${eventId}`;
+      const row = rows.get(key);
+      if (!row) {
+        rows.set(key, { state: 'claimed', type: eventType });
+        return 'first';
+      }
+      return row.state === 'finished' ? 'finished' : 'unfinished';
+    },
+    async finish(provider, eventId, result) {
+      await tick();
+      const key = `${provider}#${eventId}`;
+      const row = rows.get(key)!;
+      rows.set(key, { ...row, state: 'finished', outcome: row.outcome ?? result.outcome, accountId: row.accountId ?? result.accountId });
+    },
+  };
+}
+
+export const GOOD_SIGNATURE = 't=1,v1=good';
+
+/**
+ * Payments that sell the given plans and, like Stripe, answer a repeated
+ * idempotency key with the first session. Deliveries are PaymentEvents as JSON,
+ * "signed" when the signature is GOOD_SIGNATURE (the real scheme is tested on the adapter).
+ */
+export function fakePayments(sold: PaidPlan[] = ['starter', 'pro', 'enterprise']): Payments & { requests: CheckoutRequest[]; sessions: Map<string, CheckoutSession> } {
+  const requests: CheckoutRequest[] = [];
+  const sessions = new Map<string, CheckoutSession>();
+  return {
+    requests,
+    sessions,
+    sells: (plan) => sold.includes(plan),
+    async startCheckout(request) {
+      await tick();
+      requests.push(request);
+      let session = sessions.get(request.idempotencyKey);
+      if (!session) {
+        const id = `cs_test_${sessions.size + 1}`;
+        session = { id, url: `https://checkout.test/pay/${id}` };
+        sessions.set(request.idempotencyKey, session);
+      }
+      return session;
+    },
+    verifiedEvent(rawBody, signature) {
+      if (signature !== GOOD_SIGNATURE) {
+        throw new InvalidInput('The webhook signature is missing, invalid or too old', undefined, 'invalid_signature');
+      }
+      return JSON.parse(rawBody) as PaymentEvent;
+    },
+  };
+}
+
+export const signed = (event: BillingEvent | PaymentEvent, signature = GOOD_SIGNATURE) => ({
+  rawBody: JSON.stringify('handled' in event ? event : { handled: true, event }),
+  signature,
+});

@@ -1,0 +1,271 @@
+// The Stripe emulator through the real stripe SDK (what our adapter sends) and
+// as a browser drives its hosted page, with a small HTTP server standing in
+// for the service's webhook endpoint.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Stripe from 'stripe';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startEmulatorHost, type EmulatorHost } from '../../../local/emulators/host.ts';
+import { parseStripeForm, STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET, stripeVendor } from '../../../local/emulators/stripe.ts';
+
+let host: EmulatorHost;
+let receiver: Server;
+const received: { signature: string; body: string }[] = [];
+let answerStatus = 200;
+
+beforeAll(async () => {
+  receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.url === '/webhooks/payments') received.push({ signature: String(req.headers['stripe-signature']), body: Buffer.concat(chunks).toString('utf8') });
+      res.writeHead(answerStatus, { 'content-type': 'application/json' }).end(JSON.stringify({ received: answerStatus === 200 }));
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  host = await startEmulatorHost({ port: 0 });
+  host.register(stripeVendor.create({ hostUrl: host.url, apiUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}` }));
+});
+afterAll(async () => {
+  await host?.stop();
+  await new Promise((resolve) => receiver?.close(resolve));
+});
+beforeEach(() => {
+  received.length = 0;
+  answerStatus = 200;
+});
+
+const sdk = (key = STRIPE_SECRET_KEY) => {
+  const url = new URL(host.url);
+  return new Stripe(key, { host: url.hostname, port: url.port, protocol: 'http', maxNetworkRetries: 0, telemetry: false });
+};
+const local = async (path: string, init?: RequestInit) => fetch(`${host.url}${path}`, init);
+const email = () => `${crypto.randomUUID()}@example.com`;
+
+const sessionParams = (overrides: Partial<Stripe.Checkout.SessionCreateParams> = {}): Stripe.Checkout.SessionCreateParams => ({
+  mode: 'subscription',
+  line_items: [{ price: 'price_local_pro', quantity: 1 }],
+  customer_email: email(),
+  client_reference_id: 'acct-1',
+  metadata: { account_id: 'acct-1', plan: 'pro' },
+  subscription_data: { metadata: { account_id: 'acct-1', plan: 'pro' } },
+  success_url: 'http://dashboard.test/?checkout=success&session_id={CHECKOUT_SESSION_ID}',
+  cancel_url: 'http://dashboard.test/?checkout=canceled',
+  ...overrides,
+});
+
+/** Pays on the hosted page as a browser does: load it, submit its form. */
+async function pay(url: string, form: Record<string, string> = {}) {
+  const page = await fetch(url);
+  const html = await page.text();
+  const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1];
+  if (!action) throw new Error(`no pay form in ${html}`);
+  const card = /name="card" value="([^"]*)"/.exec(html)?.[1] ?? '';
+  return fetch(new URL(action, url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ card, ...form }),
+    redirect: 'manual',
+  });
+}
+
+const errorOf = async (promise: Promise<unknown>) => {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Stripe.errors.StripeError;
+  }
+  throw new Error('expected a Stripe error');
+};
+
+describe('the Stripe emulator', () => {
+  it('parses Stripe form encoding into nested objects and arrays', () => {
+    expect(parseStripeForm('mode=subscription&line_items[0][price]=p&line_items[0][quantity]=1&metadata[a]=b&expand[]=x&expand[]=y')).toEqual({
+      mode: 'subscription',
+      line_items: [{ price: 'p', quantity: '1' }],
+      metadata: { a: 'b' },
+      expand: ['x', 'y'],
+    });
+  });
+
+  it('creates a subscription Checkout Session from what stripe-node sends, and retrieves it', async () => {
+    const params = sessionParams();
+    const session = await sdk().checkout.sessions.create(params);
+    expect(session).toMatchObject({
+      object: 'checkout.session',
+      mode: 'subscription',
+      status: 'open',
+      payment_status: 'unpaid',
+      customer: null,
+      customer_email: params.customer_email,
+      client_reference_id: 'acct-1',
+      metadata: { account_id: 'acct-1', plan: 'pro' },
+      success_url: params.success_url,
+      amount_total: 9900,
+    });
+    expect(session.id).toMatch(/^cs_test_[A-Za-z0-9]{58}$/);
+    expect(session.url).toBe(`${host.url}/stripe/pay/${session.id}`);
+    expect(await sdk().checkout.sessions.retrieve(session.id)).toMatchObject({ id: session.id, status: 'open' });
+  });
+
+  it("refuses as Stripe does, in Stripe's error shape", async () => {
+    const auth = await errorOf(sdk('sk_test_wrong_key_1234').checkout.sessions.create(sessionParams()));
+    expect(auth).toBeInstanceOf(Stripe.errors.StripeAuthenticationError);
+    expect(auth.message).not.toContain('wrong_key');
+
+    const unknownParam = await errorOf(sdk().checkout.sessions.create({ ...sessionParams(), bogus: 1 } as never));
+    expect(unknownParam).toMatchObject({ type: 'StripeInvalidRequestError', code: 'parameter_unknown', param: 'bogus', statusCode: 400 });
+
+    const unknownPrice = await errorOf(sdk().checkout.sessions.create(sessionParams({ line_items: [{ price: 'price_nope', quantity: 1 }] })));
+    expect(unknownPrice).toMatchObject({ code: 'resource_missing', param: 'line_items[0][price]', message: "No such price: 'price_nope'" });
+
+    const both = await errorOf(sdk().checkout.sessions.create(sessionParams({ customer: 'cus_x' })));
+    expect(both).toMatchObject({ statusCode: 400, param: 'customer_email' });
+
+    const unknownCustomer = await errorOf(sdk().checkout.sessions.create(sessionParams({ customer_email: undefined, customer: 'cus_nope' })));
+    expect(unknownCustomer).toMatchObject({ code: 'resource_missing', param: 'customer' });
+
+    const missing = await errorOf(sdk().checkout.sessions.retrieve('cs_test_missing'));
+    expect(missing).toMatchObject({ statusCode: 404, code: 'resource_missing' });
+
+    const raw = await local('/v1/checkout/sessions', { method: 'POST', headers: { authorization: `Bearer ${STRIPE_SECRET_KEY}` }, body: 'mode=payment' });
+    expect(raw.status).toBe(400);
+    expect(((await raw.json()) as any).error).toMatchObject({ type: 'invalid_request_error', param: 'mode', message: expect.any(String) });
+  });
+
+  it('keeps idempotency as Stripe does: same key and request, same session; another request, idempotency_error; refusals not remembered', async () => {
+    const params = sessionParams();
+    const key = `k-${crypto.randomUUID()}`;
+    const first = await sdk().checkout.sessions.create(params, { idempotencyKey: key });
+    const again = await sdk().checkout.sessions.create(params, { idempotencyKey: key });
+    expect(again.id).toBe(first.id);
+    expect(again.lastResponse.headers['idempotent-replayed']).toBe('true');
+
+    const other = await errorOf(sdk().checkout.sessions.create(sessionParams(), { idempotencyKey: key }));
+    expect(other).toBeInstanceOf(Stripe.errors.StripeIdempotencyError);
+    expect(other).toMatchObject({ statusCode: 400, rawType: 'idempotency_error' });
+
+    const refusedKey = `k-${crypto.randomUUID()}`;
+    await errorOf(sdk().checkout.sessions.create(sessionParams({ line_items: [{ price: 'price_nope', quantity: 1 }] }), { idempotencyKey: refusedKey }));
+    const afterRefusal = await sdk().checkout.sessions.create(params, { idempotencyKey: refusedKey });
+    expect(afterRefusal.id).not.toBe(first.id);
+  });
+
+  it('serves a hosted page with the plan and a pay button; paying completes the session, posts signed events and redirects', async () => {
+    const session = await sdk().checkout.sessions.create(sessionParams());
+    const html = await (await fetch(session.url!)).text();
+    expect(html).toContain('Pro plan');
+    expect(html).toContain('$99.00');
+    expect(html).toMatch(/<button type="submit" id="pay">Pay \$99\.00<\/button>/);
+
+    const paid = await pay(session.url!);
+    expect(paid.status).toBe(303);
+    expect(paid.headers.get('location')).toBe(`http://dashboard.test/?checkout=success&session_id=${session.id}`);
+
+    // Signed with the webhook secret over the exact bytes sent; the SDK's own verification accepts them.
+    expect(received.map((r) => JSON.parse(r.body).type)).toEqual(['invoice.paid', 'checkout.session.completed']);
+    const [invoicePaid, completed] = received.map((r) => Stripe.webhooks.constructEvent(r.body, r.signature, STRIPE_WEBHOOK_SECRET));
+    expect(() => Stripe.webhooks.constructEvent(received[0]!.body, received[0]!.signature, 'whsec_other')).toThrow(Stripe.errors.StripeSignatureVerificationError);
+
+    const done = await sdk().checkout.sessions.retrieve(session.id);
+    expect(done).toMatchObject({ status: 'complete', payment_status: 'paid', customer: expect.stringMatching(/^cus_/), subscription: expect.stringMatching(/^sub_/) });
+    expect((completed!.data.object as Stripe.Checkout.Session)).toMatchObject({ id: session.id, status: 'complete', subscription: done.subscription, customer: done.customer });
+
+    const invoice = invoicePaid!.data.object as Stripe.Invoice & { subscription?: unknown };
+    expect(invoice.parent?.subscription_details?.subscription).toBe(done.subscription);
+    expect(invoice.parent?.subscription_details?.metadata).toEqual({ account_id: 'acct-1', plan: 'pro' });
+    expect(invoice).not.toHaveProperty('subscription');
+    expect(invoice).toMatchObject({ status: 'paid', amount_paid: 9900, customer: done.customer, billing_reason: 'subscription_create' });
+    expect(invoice.lines.data[0]?.pricing?.price_details?.price).toBe('price_local_pro');
+
+    const subscription = await sdk().subscriptions.retrieve(done.subscription as string);
+    expect(subscription).toMatchObject({ status: 'active', metadata: { account_id: 'acct-1', plan: 'pro' }, customer: done.customer });
+
+    const recorded = (await (await local('/_local/payments')).json()) as any[];
+    const mine = recorded.find((s) => s.id === session.id);
+    expect(mine.status).toBe('complete');
+    expect(mine.deliveries.map((d: any) => [d.event.type, d.status, d.answer])).toEqual([
+      ['invoice.paid', 200, { received: true }],
+      ['checkout.session.completed', 200, { received: true }],
+    ]);
+
+    // Paid once: the page no longer takes payment.
+    expect(await (await fetch(session.url!)).text()).not.toContain('id="pay"');
+    expect((await fetch(session.url!, { method: 'POST', redirect: 'manual' })).status).toBe(400);
+    expect(received).toHaveLength(2);
+  });
+
+  it('asks for the e-mail on the page when the session has none, and reuses a known customer', async () => {
+    const first = await sdk().checkout.sessions.create(sessionParams({ customer_email: undefined }));
+    expect(await (await fetch(first.url!)).text()).toContain('name="email"');
+    const address = email();
+    expect((await pay(first.url!, { email: address })).status).toBe(303);
+    const customer = (await sdk().checkout.sessions.retrieve(first.id)).customer as string;
+    expect(await sdk().customers.retrieve(customer)).toMatchObject({ email: address });
+
+    const returning = await sdk().checkout.sessions.create(sessionParams({ customer_email: undefined, customer }));
+    expect(await (await fetch(returning.url!)).text()).not.toContain('name="email"');
+    expect((await pay(returning.url!)).status).toBe(303);
+    expect((await sdk().checkout.sessions.retrieve(returning.id)).customer).toBe(customer);
+  });
+
+  it('records a delivery the API refused, with its answer', async () => {
+    const session = await sdk().checkout.sessions.create(sessionParams());
+    answerStatus = 500;
+    expect((await pay(session.url!)).status).toBe(303);
+    const events = (await (await local('/_local/payment-events')).json()) as any[];
+    expect(events.slice(0, 2).map((e) => [e.event.type, e.status])).toEqual([
+      ['checkout.session.completed', 500],
+      ['invoice.paid', 500],
+    ]);
+  });
+
+  it('emits further signed events for a subscription on request', async () => {
+    const session = await sdk().checkout.sessions.create(sessionParams());
+    await pay(session.url!);
+    const { subscription, customer } = await sdk().checkout.sessions.retrieve(session.id);
+    received.length = 0;
+
+    const emit = async (body: Record<string, unknown>) => {
+      const res = await local('/_local/stripe/events', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+
+    const failed = await emit({ type: 'invoice.payment_failed', customer });
+    expect(failed.status).toBe(201);
+    expect(failed.body.event.data.object).toMatchObject({ status: 'open', billing_reason: 'subscription_cycle', parent: { subscription_details: { subscription } } });
+    expect(failed.body.delivery).toMatchObject({ status: 200 });
+
+    const updated = await emit({ type: 'customer.subscription.updated', subscription, status: 'active', plan: 'enterprise', createdSecondsAgo: 30 });
+    expect(updated.body.event.data.object).toMatchObject({ id: subscription, status: 'active', items: { data: [{ price: { id: 'price_local_enterprise' } }] } });
+    expect(updated.body.event.data.previous_attributes.status).toBe('past_due');
+    expect(updated.body.event.created).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) - 30);
+
+    const notSent = await emit({ type: 'customer.subscription.deleted', subscription, deliver: false });
+    expect(notSent.body.delivery).toBeNull();
+    expect(notSent.body.event.data.object).toMatchObject({ status: 'canceled' });
+
+    expect(received.map((r) => Stripe.webhooks.constructEvent(r.body, r.signature, STRIPE_WEBHOOK_SECRET).type)).toEqual([
+      'invoice.payment_failed',
+      'customer.subscription.updated',
+    ]);
+    expect((await emit({ type: 'charge.refunded', subscription })).status).toBe(400);
+    expect((await emit({ type: 'invoice.paid', subscription: 'sub_nope' })).status).toBe(404);
+  });
+
+  it('fails with 500 api_error and throttles with 429 rate_limit_error when told to', async () => {
+    const fault = (mode: string) =>
+      local('/_local/faults', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ vendor: 'stripe', mode, count: 1 }) });
+    await fault('fail');
+    const failed = await errorOf(sdk().checkout.sessions.create(sessionParams()));
+    expect(failed).toBeInstanceOf(Stripe.errors.StripeAPIError);
+    expect(failed).toMatchObject({ statusCode: 500, rawType: 'api_error' });
+
+    await fault('throttle');
+    const throttled = await errorOf(sdk().checkout.sessions.create(sessionParams()));
+    expect(throttled).toBeInstanceOf(Stripe.errors.StripeRateLimitError);
+    expect(throttled).toMatchObject({ statusCode: 429, rawType: 'rate_limit_error' });
+
+    expect((await sdk().checkout.sessions.create(sessionParams())).status).toBe('open');
+  });
+});

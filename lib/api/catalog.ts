@@ -7,10 +7,12 @@ import { healthRoutes } from '../health/routes.ts';
 import { onboardingRoutes } from '../onboarding/routes.ts';
 import type { RouteSpec } from './route.ts';
 import { docsRoutes } from './routes.ts';
+import { webhookRoutes } from '../webhooks/routes.ts';
 
 export const catalog: readonly RouteSpec[] = [
   ...Object.values(healthRoutes),
   ...Object.values(docsRoutes),
   ...Object.values(onboardingRoutes),
   ...Object.values(authRoutes),
+  ...Object.values(webhookRoutes),
 ];

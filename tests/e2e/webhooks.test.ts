@@ -102,8 +102,10 @@ describe('the booking webhook', () => {
     const booked = calendlyBody('invitee.created', t);
 
     const replies = await Promise.all(Array.from({ length: 5 }, () => deliver(account.urls.booking, booked)));
-    expect(replies.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
-    expect(replies.map((r) => r.body.outcome).sort()).toEqual(['duplicate', 'duplicate', 'duplicate', 'duplicate', 'queued']);
+    // One takes it; the others are duplicates (or, if the first were slow, 409s that the provider retries).
+    const outcomes = replies.map((r) => (r.status === 409 ? errorCode(r) : `${r.status} ${r.body.outcome}`));
+    expect(outcomes.filter((o) => o === '200 queued')).toHaveLength(1);
+    for (const o of outcomes.filter((o) => o !== '200 queued')) expect(['200 duplicate', 'delivery_in_progress']).toContain(o);
     await bookingExecution(account.accountId, 'calendly', `invitee.created|https://api.calendly.com/scheduled_events/EV-${t}/invitees/INV-${t}`);
 
     const tasks = await onboardingTasks(account);

@@ -210,6 +210,8 @@ export function loadConfig(env: Env = process.env) {
       onboardingArn: r.optional('ONBOARDING_STATE_MACHINE_ARN'),
       /** How long onboarding endpoints wait for the run before answering 202. */
       waitMs: r.int('ONBOARDING_WAIT_MS', 20000),
+      /** Set by serverless.yml: the booking state machine, which does the booking webhook's task-tool and chat work. */
+      bookingArn: r.optional('BOOKING_STATE_MACHINE_ARN'),
     },
 
     rateLimits: {

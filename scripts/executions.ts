@@ -3,7 +3,8 @@
 //   npm run executions -- show <name|arn>            status, error, and the states that failed
 //   npm run executions -- redrive <name|arn>         re-run what did not succeed, and wait for it
 //   npm run executions -- follow-ups                 integrations waiting for an operator
-// --stage <stage> (default: local) and --region <region> (default: eu-west-1).
+// --stage <stage> (default: local) and --region <region> (default: eu-west-1);
+// --machine booking for the booking webhook's executions (default: onboarding).
 // The local stage talks to the local stack (npm start); any other stage to AWS
 // with the usual credentials.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -22,7 +23,12 @@ import { parseArgs } from 'node:util';
 const SERVICE = 'agency-backend';
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { stage: { type: 'string', default: 'local' }, region: { type: 'string', default: 'eu-west-1' }, status: { type: 'string' } },
+  options: {
+    stage: { type: 'string', default: 'local' },
+    region: { type: 'string', default: 'eu-west-1' },
+    status: { type: 'string' },
+    machine: { type: 'string', default: 'onboarding' },
+  },
 });
 const [command, id] = positionals;
 const stage = values.stage!;
@@ -32,7 +38,7 @@ const clientConfig = {
   ...(local ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
 };
 const sfn = new SFNClient({ ...clientConfig, ...(local ? { endpoint: process.env.AWS_ENDPOINT_URL_SFN ?? 'http://127.0.0.1:8083' } : {}) });
-const machineName = `${SERVICE}-${stage}-onboarding`;
+const machineName = `${SERVICE}-${stage}-${values.machine}`;
 
 async function stateMachineArn(): Promise<string> {
   const { stateMachines = [] } = await sfn.send(new ListStateMachinesCommand({}));
@@ -129,7 +135,7 @@ function causeOf(cause?: string): string {
 const commands: Record<string, () => Promise<void>> = { list, show: () => show(id), redrive: () => redrive(id), 'follow-ups': followUps };
 const run = command ? commands[command] : undefined;
 if (!run) {
-  console.error('Usage: npm run executions -- list [--status FAILED] | show <name|arn> | redrive <name|arn> | follow-ups  [--stage local] [--region eu-west-1]');
+  console.error('Usage: npm run executions -- list [--status FAILED] | show <name|arn> | redrive <name|arn> | follow-ups  [--machine onboarding|booking] [--stage local] [--region eu-west-1]');
   process.exit(2);
 }
 await run().catch((error: Error) => {

@@ -9,6 +9,7 @@ import { onboardingRoutes } from '../onboarding/routes.ts';
 import { paymentRoutes } from '../payments/routes.ts';
 import type { RouteSpec } from './route.ts';
 import { docsRoutes } from './routes.ts';
+import { webhookRoutes } from '../webhooks/routes.ts';
 
 export const catalog: readonly RouteSpec[] = [
   ...Object.values(healthRoutes),
@@ -17,4 +18,5 @@ export const catalog: readonly RouteSpec[] = [
   ...Object.values(authRoutes),
   ...Object.values(checkoutRoutes),
   ...Object.values(paymentRoutes),
+  ...Object.values(webhookRoutes),
 ];

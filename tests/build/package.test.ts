@@ -83,6 +83,7 @@ describe('the built bundles', () => {
       AWS_REGION: 'eu-west-1',
       LOG_LEVEL: 'silent',
       ONBOARDING_STATE_MACHINE_ARN: 'arn:aws:states:eu-west-1:000000000000:stateMachine:agency-backend-ci-onboarding',
+      BOOKING_STATE_MACHINE_ARN: 'arn:aws:states:eu-west-1:000000000000:stateMachine:agency-backend-ci-booking',
     };
     for (const [key, fn] of Object.entries(declared.functions as Record<string, { handler: string }>)) {
       const bundle = join(buildDir, `${fn.handler.replace(/\.[^.]+$/, '')}.mjs`);

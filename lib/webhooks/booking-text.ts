@@ -1,0 +1,81 @@
+// What a booking looks like in the task tool and in the team's chat: who
+// booked what, and when, in the zone the invitee booked in.
+import { createHash } from 'node:crypto';
+import type { NewTask, TaskPatch } from '../integrations/task-tool.ts';
+import type { BookingEvent } from './booking-events.ts';
+
+const PROVIDER_NAME = { calendly: 'Calendly', calcom: 'Cal.com' } as const;
+
+/** The per-account key of a booking: provider and the provider's booking id. */
+export const bookingRef = (provider: BookingEvent['provider'], bookingId: string) => `${provider}#${bookingId}`;
+
+/** A short, stable reference shown in the task's name: it keeps names of different bookings apart. */
+const shortRef = (booking: BookingEvent) => createHash('sha256').update(bookingRef(booking.provider, booking.bookingId)).digest('hex').slice(0, 6);
+
+const who = (booking: BookingEvent) => booking.invitee.name ?? booking.invitee.email ?? 'Someone';
+
+/** "Tue 3 Mar 2026, 10:00–10:30 (Europe/Berlin)"; UTC when the zone is unknown. */
+export function when(booking: Pick<BookingEvent, 'startTime' | 'endTime' | 'timezone'>): string {
+  if (!booking.startTime) return 'an unannounced time';
+  const timeZone = booking.timezone ?? 'UTC';
+  const day = new Intl.DateTimeFormat('en-GB', { timeZone, weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' });
+  const time = new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+  const start = new Date(booking.startTime);
+  const end = booking.endTime ? `–${time.format(new Date(booking.endTime))}` : '';
+  return `${day.format(start).replace(/,/g, '')}, ${time.format(start)}${end} (${timeZone})`;
+}
+
+export function taskName(booking: BookingEvent, cancelled = booking.change === 'cancelled'): string {
+  return `${cancelled ? 'Cancelled: ' : ''}Call with ${who(booking)}: ${booking.title} [${shortRef(booking)}]`.slice(0, 250);
+}
+
+/** Markdown, for the task's description. */
+export function taskDescription(booking: BookingEvent, previousStart?: string): string {
+  const invitee = booking.invitee.email ? `**${who(booking)}** (${booking.invitee.email})` : `**${who(booking)}**`;
+  const lines = [
+    booking.change === 'cancelled'
+      ? `${invitee} cancelled **${booking.title}**.`
+      : `${invitee} booked **${booking.title}**.`,
+    '',
+    `- When: ${when(booking)}`,
+    ...(booking.change === 'rescheduled' && previousStart ? [`- Rescheduled from: ${when({ startTime: previousStart, timezone: booking.timezone })}`] : []),
+    ...(booking.change === 'rescheduled' && !previousStart ? ['- Rescheduled'] : []),
+    ...(booking.location ? [`- Where: ${booking.location}`] : []),
+    ...(booking.organizer?.name || booking.organizer?.email ? [`- With: ${booking.organizer.name ?? booking.organizer.email}`] : []),
+    ...(booking.change === 'cancelled' && booking.cancellation?.reason ? [`- Reason: ${booking.cancellation.reason}`] : []),
+    ...(booking.change === 'cancelled' && booking.cancellation?.by ? [`- Cancelled by: ${booking.cancellation.by}`] : []),
+    `- Booked through: ${PROVIDER_NAME[booking.provider]} (${booking.bookingId})`,
+  ];
+  return lines.join('\n');
+}
+
+export function newTaskFor(booking: BookingEvent): NewTask {
+  return {
+    name: taskName(booking),
+    description: taskDescription(booking),
+    tags: ['booking'],
+    ...(booking.startTime ? { dueDate: Date.parse(booking.startTime) } : {}),
+  };
+}
+
+export function taskPatchFor(booking: BookingEvent, previousStart?: string): TaskPatch {
+  return {
+    name: taskName(booking),
+    description: taskDescription(booking, previousStart),
+    ...(booking.change !== 'cancelled' && booking.startTime ? { dueDate: Date.parse(booking.startTime) } : {}),
+  };
+}
+
+/** The team's alert: plain text, and the same in blocks. */
+export function alertText(booking: BookingEvent, company: string): string {
+  const person = booking.invitee.email && booking.invitee.name ? `${booking.invitee.name} (${booking.invitee.email})` : who(booking);
+  const headline = {
+    booked: `New booking for ${company}`,
+    rescheduled: `Booking rescheduled for ${company}`,
+    cancelled: `Booking cancelled for ${company}`,
+  }[booking.change];
+  const verb = booking.change === 'cancelled' ? 'cancelled' : booking.change === 'rescheduled' ? 'moved' : 'booked';
+  return `${headline}: ${person} ${verb} "${booking.title}" ${booking.change === 'rescheduled' ? 'to' : 'for'} ${when(booking)}${
+    booking.change === 'cancelled' && booking.cancellation?.reason ? `. Reason: ${booking.cancellation.reason}` : ''
+  }`;
+}

@@ -1,0 +1,79 @@
+// Each inbound delivery takes effect once. Providers retry (Svix on any
+// non-2xx, Calendly for a day), and may send the same delivery several times
+// at once; the first to claim its event key does the work, the others wait
+// for it and answer "duplicate".
+//
+// A claim is a lease, not a verdict: if the work fails, the claim is given
+// back and the provider's retry does it again; if the Lambda dies mid-way,
+// the lease runs out and a retry takes over. So a delivery is never both
+// acknowledged and lost.
+import { Conflict } from '../errors.ts';
+
+export type Claim =
+  | { state: 'claimed'; token: string }
+  /** Another delivery of the same event finished; `outcome` is what it did. */
+  | { state: 'done'; outcome?: string }
+  /** Another delivery of the same event holds a live claim. */
+  | { state: 'in-progress' };
+
+export interface DeliveryLog {
+  /** Claims the event for this delivery, unless it was taken already (and not given back or expired). */
+  claim(eventKey: string, about: { accountId: string; source: string }): Promise<Claim>;
+  /** Marks the claimed event done, with what was done. */
+  complete(eventKey: string, token: string, outcome: string): Promise<void>;
+  /** Gives the claim back, so the provider's retry can do the work. */
+  release(eventKey: string, token: string): Promise<void>;
+}
+
+export interface OnceDeps {
+  deliveries: DeliveryLog;
+  /** How long a duplicate waits for the delivery holding the claim; default 3 s. */
+  peerWaitMs?: number;
+  pollMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export type Once<T> = { first: true; result: T } | { first: false; outcome?: string };
+
+export class DeliveryInProgress extends Conflict {
+  constructor() {
+    super('The same delivery is being handled right now; retry it later', 'delivery_in_progress');
+  }
+}
+
+/**
+ * Runs `work` for the first delivery of an event only. A duplicate arriving
+ * while the first is still working waits a little for it (the usual case is
+ * a burst of identical retries) and answers as a duplicate once it is done;
+ * if it is still not done, DeliveryInProgress (409) makes the provider retry
+ * later rather than acknowledging something that might yet fail.
+ */
+export async function takeEffectOnce<T extends { outcome: string; detail?: string }>(
+  deps: OnceDeps,
+  eventKey: string,
+  about: { accountId: string; source: string },
+  work: () => Promise<T>,
+): Promise<Once<T>> {
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const pollMs = deps.pollMs ?? 100;
+  const polls = Math.ceil((deps.peerWaitMs ?? 3000) / pollMs);
+  for (let poll = 0; ; poll++) {
+    const claim = await deps.deliveries.claim(eventKey, about);
+    if (claim.state === 'done') return { first: false, outcome: claim.outcome };
+    if (claim.state === 'claimed') return { first: true, result: await workOnce(deps.deliveries, eventKey, claim.token, work) };
+    if (poll >= polls) throw new DeliveryInProgress();
+    await sleep(pollMs);
+  }
+}
+
+async function workOnce<T extends { outcome: string; detail?: string }>(deliveries: DeliveryLog, eventKey: string, token: string, work: () => Promise<T>): Promise<T> {
+  let result: T;
+  try {
+    result = await work();
+  } catch (error) {
+    await deliveries.release(eventKey, token).catch(() => undefined);
+    throw error;
+  }
+  await deliveries.complete(eventKey, token, result.detail ? `${result.outcome}: ${result.detail}` : result.outcome);
+  return result;
+}

@@ -1,0 +1,84 @@
+// Membership writes to the members table. Only the attributes the membership
+// service owns are written, under an optimistic version, so a concurrent
+// onboarding step (status, storage link) is never overwritten with a stale copy.
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { isConditionFailure, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
+import type { MembershipMembers } from './membership-members.ts';
+import type { MembershipMember } from './membership-state.ts';
+
+export function dynamodbMembershipMembers(deps: { db: DynamoDBDocumentClient; tables: Pick<Tables, 'members'>; now?: () => Date }): MembershipMembers {
+  const { db } = deps;
+  const TableName = deps.tables.members;
+  const now = deps.now ?? (() => new Date());
+
+  const conditional = async (write: () => Promise<unknown>) => {
+    try {
+      await write();
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  };
+
+  return {
+    async get(email) {
+      return (await db.send(new GetCommand({ TableName, Key: { email }, ConsistentRead: true }))).Item as MembershipMember | undefined;
+    },
+
+    async save(member, changes, create) {
+      const at = now().toISOString();
+      const version = (member.membership_version ?? 0) + 1;
+      if (create) {
+        return conditional(() =>
+          db.send(
+            new PutCommand({
+              TableName,
+              Item: { ...member, membership_version: version, created_at: at, updated_at: at },
+              ConditionExpression: 'attribute_not_exists(email)',
+            }),
+          ),
+        );
+      }
+      const names: Record<string, string> = {};
+      const values: Record<string, unknown> = { ':membership': member.membership, ':version': version, ':at': at, ':account': member.account_id };
+      const sets = ['membership = :membership', 'membership_version = :version', 'updated_at = :at'];
+      for (const [key, value] of Object.entries(changes)) {
+        if (value === undefined) continue;
+        names[`#${key}`] = key;
+        values[`:${key}`] = value;
+        sets.push(`#${key} = :${key}`);
+      }
+      let condition = 'account_id = :account AND ';
+      if (member.membership_version === undefined) condition += 'attribute_not_exists(membership_version)';
+      else {
+        condition += 'membership_version = :expected';
+        values[':expected'] = member.membership_version;
+      }
+      return conditional(() =>
+        db.send(
+          new UpdateCommand({
+            TableName,
+            Key: { email: member.email },
+            UpdateExpression: `SET ${sets.join(', ')}`,
+            ConditionExpression: condition,
+            ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+            ExpressionAttributeValues: values,
+          }),
+        ),
+      );
+    },
+
+    async markOnboardingStarted(email, accountId, runId) {
+      await db.send(
+        new UpdateCommand({
+          TableName,
+          Key: { email },
+          UpdateExpression: 'SET membership.onboarding_run = :run, membership_version = membership_version + :one, updated_at = :at',
+          ConditionExpression: 'account_id = :account AND attribute_exists(membership)',
+          ExpressionAttributeValues: { ':run': runId, ':one': 1, ':at': now().toISOString(), ':account': accountId },
+        }),
+      );
+    },
+  };
+}

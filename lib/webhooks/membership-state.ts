@@ -1,0 +1,145 @@
+// How a membership event changes a member record: a pure function of the
+// record as read and the event, so the rules are tested without a database
+// and the store can apply the result with an optimistic version check.
+//
+// Rules:
+// - A member of another account is never moved: the event is not applied
+//   (the membership service cannot be told, so it is acknowledged, and the
+//   conflict is recorded on the delivery for an operator).
+// - Events may arrive out of order. Each part keeps the firing time of the
+//   event that last set it (profile, deletion, each plan connection), and an
+//   older event does not overwrite a newer one.
+// - "Paying" means an active plan connection (ACTIVE or TRIALING) that is not
+//   FREE, of a member that is not deleted.
+// - A deleted membership marks a plain member removed; an owner keeps their
+//   status (their sign-in is theirs, not the membership service's).
+import type { Member, MemberStatus } from '../accounts/accounts.ts';
+import type { CustomFields, MembershipEvent, PlanConnection } from './membership-events.ts';
+
+export interface PlanState {
+  plan_id?: string;
+  status?: string;
+  type?: string;
+  active: boolean;
+  /** Firing time (epoch ms) of the event that last set it. */
+  at: number;
+}
+
+/** Stored on the member record as `membership`. */
+export interface MembershipRecord {
+  provider: 'memberstack';
+  member_id: string;
+  status: 'active' | 'deleted';
+  profile_at?: number;
+  deleted_at?: number;
+  custom_fields?: CustomFields;
+  plans: Record<string, PlanState>;
+  paying: boolean;
+  /** The onboarding run this member's first payment started (set once). */
+  onboarding_run?: string;
+}
+
+export type MembershipMember = Pick<Member, 'email' | 'account_id' | 'role' | 'status' | 'name'> & {
+  membership?: MembershipRecord;
+  /** Bumped by every membership write; the optimistic lock of the next one. */
+  membership_version?: number;
+};
+
+export type MembershipDecision =
+  | { kind: 'other-account' }
+  | { kind: 'unknown-member' }
+  | { kind: 'unchanged'; member: MembershipMember }
+  | {
+      kind: 'save';
+      create: boolean;
+      member: MembershipMember;
+      /** Member attributes besides `membership` that change (only these are written). */
+      changes: { status?: MemberStatus; name?: string };
+    };
+
+const PAYING_STATUSES = new Set(['ACTIVE', 'TRIALING']);
+
+export const isPayingPlan = (plan: PlanState) =>
+  plan.active && (plan.status === undefined || PAYING_STATUSES.has(plan.status)) && plan.type !== 'FREE';
+
+export function decideMembership(current: MembershipMember | undefined, accountId: string, email: string, event: MembershipEvent): MembershipDecision {
+  if (current && current.account_id !== accountId) return { kind: 'other-account' };
+  if (!current && event.type === 'member.deleted') return { kind: 'unknown-member' };
+
+  const before: MembershipRecord = current?.membership ?? { provider: 'memberstack', member_id: event.memberId, status: 'active', plans: {}, paying: false };
+  const next: MembershipRecord = structuredClone(before);
+  next.member_id = event.memberId;
+  const changes: { status?: MemberStatus; name?: string } = {};
+
+  const revive = () => {
+    if (next.status === 'deleted' && event.at >= (next.deleted_at ?? 0)) next.status = 'active';
+  };
+
+  switch (event.type) {
+    case 'member.created':
+    case 'member.updated':
+      if (event.at >= (next.profile_at ?? 0)) {
+        next.profile_at = event.at;
+        next.custom_fields = event.customFields;
+        if (event.name && event.name !== current?.name) changes.name = event.name;
+        revive();
+      }
+      for (const plan of event.plans ?? []) mergePlan(next, plan, event.at);
+      break;
+    case 'member.deleted':
+      if (event.at >= (next.deleted_at ?? 0) && event.at >= (next.profile_at ?? 0)) {
+        next.status = 'deleted';
+        next.deleted_at = event.at;
+      }
+      break;
+    default:
+      mergePlan(next, event.type === 'member.plan.canceled' ? { ...event.plan, active: false, status: event.plan.status ?? 'CANCELED' } : event.plan, event.at);
+      revive();
+  }
+  next.paying = next.status === 'active' && Object.values(next.plans).some(isPayingPlan);
+
+  const status = statusFor(current, next);
+  if (status !== (current?.status ?? undefined)) changes.status = status;
+
+  const member: MembershipMember = {
+    email,
+    account_id: accountId,
+    role: current?.role ?? 'member',
+    status,
+    ...(changes.name ?? current?.name ? { name: changes.name ?? current?.name } : {}),
+    membership: next,
+    ...(current?.membership_version !== undefined ? { membership_version: current.membership_version } : {}),
+  };
+  if (current && !changes.status && !changes.name && stableJson(before) === stableJson(next) && current.membership) {
+    return { kind: 'unchanged', member };
+  }
+  return { kind: 'save', create: !current, member, changes };
+}
+
+function mergePlan(record: MembershipRecord, plan: PlanConnection, at: number) {
+  const known = record.plans[plan.id];
+  if (known && known.at > at) return;
+  record.plans[plan.id] = {
+    ...(plan.planId ? { plan_id: plan.planId } : {}),
+    ...(plan.status ? { status: plan.status } : {}),
+    ...(plan.type ? { type: plan.type } : {}),
+    active: plan.active,
+    at,
+  };
+}
+
+function statusFor(current: MembershipMember | undefined, next: MembershipRecord): MemberStatus {
+  const role = current?.role ?? 'member';
+  if (next.status === 'deleted') return role === 'owner' ? (current?.status ?? 'active') : 'removed';
+  if (!current || current.status === 'removed') return 'active';
+  return current.status;
+}
+
+export function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}

@@ -1,0 +1,67 @@
+import { InvalidInput } from '../errors.ts';
+import { bookingProviderOfBody, parseBookingEvent, readJson, type BookingProvider } from './booking-events.ts';
+import { bookingJobName, type BookingQueue } from './booking-queue.ts';
+import { takeEffectOnce, type OnceDeps } from './deliveries.ts';
+import type { Delivery, DeliveryResult } from './receive-membership.ts';
+import { verifyCalCom, verifyCalendly, type SignedRequest } from './signatures.ts';
+import { accountForPathSecret, type SigningKeys, type WebhookIntegrations } from './webhook-integrations.ts';
+
+export interface BookingDeps extends OnceDeps {
+  integrations: WebhookIntegrations;
+  queue: BookingQueue;
+  now?: () => Date;
+}
+
+/**
+ * 1. The path secret names the account (404 for anything else, nothing written).
+ * 2. Signatures (see bookingSignatureCheck) are verified before the body is read (400).
+ * 3. The body must be a readable Calendly or Cal.com event (400); other event types are ignored (200).
+ * 4. Once per event (Calendly: event + invitee URI; Cal.com: triggerEvent + uid)
+ *    the booking is queued for the workflow, which does the task-tool and chat
+ *    work with retries. The answer does not wait for it.
+ */
+export async function receiveBookingDelivery(deps: BookingDeps, delivery: Delivery): Promise<DeliveryResult> {
+  const now = deps.now?.() ?? new Date();
+  const integration = await accountForPathSecret(deps.integrations, delivery.secret);
+  const signedBy = bookingSignatureCheck(integration.signingKeys, delivery, now);
+  const body = readJson(delivery.rawBody);
+  const provider = signedBy ?? providerOfHeaders(delivery) ?? bookingProviderOfBody(body);
+  const parsed = parseBookingEvent(body, provider);
+  if (!parsed.handled) return { outcome: 'ignored', detail: `unhandled event type ${parsed.type}` };
+
+  const { accountId } = integration;
+  const booking = parsed.event;
+  const eventKey = `booking#${accountId}#${booking.provider}#${booking.eventId}`;
+  const once = await takeEffectOnce(deps, eventKey, { accountId, source: booking.provider }, async () => {
+    const name = bookingJobName(eventKey);
+    await deps.queue.enqueue(name, { accountId, eventKey, booking });
+    return { outcome: 'queued' as const, detail: name };
+  });
+  return once.first ? once.result : { outcome: 'duplicate' };
+}
+
+/** The provider a signature header names, if any. */
+function providerOfHeaders(request: SignedRequest): BookingProvider | undefined {
+  if (request.headers['calendly-webhook-signature'] !== undefined) return 'calendly';
+  if (request.headers['x-cal-signature-256'] !== undefined) return 'calcom';
+  return undefined;
+}
+
+/**
+ * Once an account has configured a booking signing key, every booking
+ * delivery must be signed by a provider it configured: an unsigned one, or
+ * one signed by a provider without a key, could otherwise be sent by anyone
+ * who learned the URL. Answers the provider that signed; undefined when the
+ * account configured no booking key.
+ */
+export function bookingSignatureCheck(keys: SigningKeys, request: SignedRequest, now: Date): BookingProvider | undefined {
+  if (!keys.calendly && !keys.calcom) return undefined;
+  const provider = providerOfHeaders(request);
+  if (provider === 'calendly' && keys.calendly) verifyCalendly(keys.calendly, request, now);
+  else if (provider === 'calcom' && keys.calcom) verifyCalCom(keys.calcom, request);
+  else {
+    const expected = [keys.calendly && 'Calendly-Webhook-Signature', keys.calcom && 'X-Cal-Signature-256'].filter(Boolean).join(' or ');
+    throw new InvalidInput(`This booking webhook only accepts deliveries signed with ${expected}`, undefined, 'invalid_signature');
+  }
+  return provider;
+}

@@ -1,0 +1,117 @@
+import type { AccountStore } from '../accounts/accounts.ts';
+import { Conflict } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import type { OnboardingIntake } from '../onboarding/intake.ts';
+import type { Ledger } from '../onboarding/ledger.ts';
+import { beginOnboarding, type OnboardingDeps } from '../onboarding/start-onboarding.ts';
+import { takeEffectOnce, type OnceDeps } from './deliveries.ts';
+import type { MembershipMembers } from './membership-members.ts';
+import { membershipEventId, parseMembershipEvent, type MembershipEvent } from './membership-events.ts';
+import { decideMembership, type MembershipMember } from './membership-state.ts';
+import { verifySvix, type SignedRequest } from './signatures.ts';
+import { accountForPathSecret, type WebhookIntegrations } from './webhook-integrations.ts';
+
+export interface MembershipDeps extends OnceDeps {
+  integrations: WebhookIntegrations;
+  members: MembershipMembers;
+  accounts: AccountStore;
+  /** Per account: which member record a membership-service member id is (plan and delete events carry only the id). */
+  ledger: Ledger;
+  /** The onboarding that a new paying member starts: the same path as onboarding-v2. */
+  onboarding: Omit<OnboardingDeps, 'wait'>;
+  now?: () => Date;
+  log?: Logger;
+}
+
+export interface Delivery extends SignedRequest {
+  /** The secret from the path; never logged. */
+  secret: string | undefined;
+}
+
+export interface DeliveryResult {
+  /** What the provider is told. */
+  outcome: 'applied' | 'ignored' | 'queued' | 'duplicate';
+  /** Why, for the delivery record only (it may name things the provider need not learn). */
+  detail?: string;
+}
+
+const MAX_WRITE_ATTEMPTS = 5;
+const linkKey = (memberId: string) => `memberstack#member#${memberId}`;
+
+/**
+ * 1. The path secret names the account (404 for anything else, nothing written).
+ * 2. With a Svix signing key configured, the signature must match (400).
+ * 3. The body must be a readable Memberstack event (400); other event types are ignored (200).
+ * 4. Once per event (svix-id, or the event's own identity): the member record
+ *    of this account is created or updated, and a member who starts paying
+ *    starts the account's onboarding.
+ */
+export async function receiveMembershipDelivery(deps: MembershipDeps, delivery: Delivery): Promise<DeliveryResult> {
+  const now = deps.now?.() ?? new Date();
+  const integration = await accountForPathSecret(deps.integrations, delivery.secret);
+  const signingKey = integration.signingKeys.membership;
+  if (signingKey) verifySvix(signingKey, delivery, now);
+  const parsed = parseMembershipEvent(delivery.rawBody, now);
+  if (!parsed.handled) return { outcome: 'ignored', detail: `unhandled event type ${parsed.type}` };
+
+  const { accountId } = integration;
+  const eventKey = `membership#${accountId}#${membershipEventId(parsed.event, delivery.headers['svix-id'])}`;
+  const once = await takeEffectOnce(deps, eventKey, { accountId, source: 'memberstack' }, () => applyMembershipEvent(deps, accountId, parsed.event));
+  return once.first ? once.result : { outcome: 'duplicate' };
+}
+
+async function applyMembershipEvent(deps: MembershipDeps, accountId: string, event: MembershipEvent): Promise<DeliveryResult> {
+  const email = event.email ?? (await deps.ledger.get<{ email: string }>(accountId, linkKey(event.memberId)))?.email;
+  if (!email) {
+    if (event.type === 'member.deleted') return { outcome: 'ignored', detail: 'unknown member' };
+    // A plan event overtook the member's creation: a non-2xx makes the membership service retry it later.
+    throw new Conflict('This member is not known here yet; deliver the member.created event first, or retry later', 'member_not_known_yet');
+  }
+
+  let member: MembershipMember | undefined;
+  for (let attempt = 0; !member; attempt++) {
+    if (attempt === MAX_WRITE_ATTEMPTS) throw new Conflict('The member record kept changing while this event was applied; retry later', 'member_busy');
+    const decision = decideMembership(await deps.members.get(email), accountId, email, event);
+    if (decision.kind === 'other-account') {
+      deps.log?.warn('membership event for a member of another account was not applied', { accountId, memberId: event.memberId, type: event.type });
+      return { outcome: 'ignored', detail: 'member belongs to another account' };
+    }
+    if (decision.kind === 'unknown-member') return { outcome: 'ignored', detail: 'unknown member' };
+    if (decision.kind === 'unchanged' || (await deps.members.save(decision.member, decision.changes, decision.create))) member = decision.member;
+  }
+
+  if (event.email) await deps.ledger.put(accountId, linkKey(event.memberId), { email });
+  const runId = await startOnboardingIfNewlyPaying(deps, accountId, member);
+  return { outcome: 'applied', ...(runId ? { detail: `onboarding ${runId}` } : {}) };
+}
+
+/**
+ * A member who pays, and has not started an onboarding yet, starts the
+ * account's: beginOnboarding with an intake made of the account's stored
+ * details, so the run id is the one onboarding-v2 gives the same details, and
+ * an account onboarded already joins its finished run instead of running again.
+ */
+async function startOnboardingIfNewlyPaying(deps: MembershipDeps, accountId: string, member: MembershipMember): Promise<string | undefined> {
+  if (!member.membership?.paying || member.membership.onboarding_run || member.status === 'removed') return undefined;
+  const account = await deps.accounts.getAccount(accountId);
+  if (!account?.company_name) {
+    deps.log?.warn('a paying member cannot start onboarding: the account has no company name', { accountId });
+    return undefined;
+  }
+  // The account's contact, when that is a member of this account; else the paying member.
+  const contact = account.contact_email && (await deps.accounts.getMember(account.contact_email))?.account_id === accountId ? account.contact_email : member.email;
+  const intake: OnboardingIntake = {
+    email: contact,
+    companyName: account.company_name,
+    companyUrl: account.company_url,
+    companyDomain: account.company_domain,
+    phone: account.phone,
+    location: account.location,
+    timezone: account.timezone,
+    plan: account.plan,
+    metadata: account.metadata,
+  };
+  const run = await beginOnboarding(deps.onboarding, intake);
+  await deps.members.markOnboardingStarted(member.email, accountId, run.runId);
+  return run.runId;
+}

@@ -1,0 +1,82 @@
+// The account's webhook URLs and signing keys, for its owner (bearer token)
+// or an operator (the internal x-api-key). Nobody else learns whether an
+// account exists: a user who is not one of its members gets the same 404 as
+// for an unknown account.
+import type { AccountStore } from '../accounts/accounts.ts';
+import { Forbidden, InvalidInput, NotFound, type ErrorDetail } from '../errors.ts';
+import type { Caller } from '../onboarding/access.ts';
+import { svixKey } from './signatures.ts';
+import { SIGNING_KEY_NAMES, type SigningKeyName, type WebhookIntegration, type WebhookIntegrations } from './webhook-integrations.ts';
+
+export interface SettingsDeps {
+  accounts: AccountStore;
+  integrations: WebhookIntegrations;
+}
+
+export interface WebhookSettings {
+  accountId: string;
+  urls: { membership: string; booking: string };
+  /** Which providers' signing keys are configured (the keys themselves are never shown). */
+  signingKeys: Record<SigningKeyName, boolean>;
+  createdAt: string;
+  rotatedAt?: string;
+}
+
+const noSuchAccount = () => new NotFound('No such account');
+
+/** The operator, or the account's owner; a removed member or a plain member may not manage webhooks. */
+export async function requireAccountManager(accounts: AccountStore, caller: Caller, accountId: string): Promise<void> {
+  if (caller.kind === 'service') {
+    if (!(await accounts.getAccount(accountId))) throw noSuchAccount();
+    return;
+  }
+  const member = await accounts.getMember(caller.email);
+  if (!member || member.account_id !== accountId || member.status === 'removed') throw noSuchAccount();
+  if (member.role !== 'owner') throw new Forbidden("Only the account's owner may manage its webhooks");
+}
+
+export function settingsOf(integration: WebhookIntegration, apiOrigin: string): WebhookSettings {
+  return {
+    accountId: integration.accountId,
+    urls: {
+      membership: `${apiOrigin}/webhooks/membership/${integration.secret}`,
+      booking: `${apiOrigin}/webhooks/booking/${integration.secret}`,
+    },
+    signingKeys: Object.fromEntries(SIGNING_KEY_NAMES.map((k) => [k, Boolean(integration.signingKeys[k])])) as Record<SigningKeyName, boolean>,
+    createdAt: integration.createdAt,
+    ...(integration.rotatedAt ? { rotatedAt: integration.rotatedAt } : {}),
+  };
+}
+
+/** The URLs; an account that has none yet (created at sign-up, not onboarded) gets its secret now. */
+export async function readWebhookSettings(deps: SettingsDeps, caller: Caller, accountId: string, apiOrigin: string): Promise<WebhookSettings> {
+  await requireAccountManager(deps.accounts, caller, accountId);
+  return settingsOf(await deps.integrations.ensure(accountId), apiOrigin);
+}
+
+/** A fresh secret; the old URLs answer 404 from now on. */
+export async function rotateWebhookSecret(deps: SettingsDeps, caller: Caller, accountId: string, apiOrigin: string): Promise<WebhookSettings> {
+  await requireAccountManager(deps.accounts, caller, accountId);
+  await deps.integrations.ensure(accountId);
+  return settingsOf(await deps.integrations.rotate(accountId), apiOrigin);
+}
+
+/** Sets (a string) or clears (null) the providers' signing keys; the ones not named stay as they are. */
+export async function setSigningKeys(
+  deps: SettingsDeps,
+  caller: Caller,
+  accountId: string,
+  changes: Partial<Record<SigningKeyName, string | null>>,
+  apiOrigin: string,
+): Promise<WebhookSettings> {
+  await requireAccountManager(deps.accounts, caller, accountId);
+  const problems: ErrorDetail[] = [];
+  const membership = changes.membership;
+  if (typeof membership === 'string' && !svixKey(membership.trim())) {
+    problems.push({ path: '/body/membership', message: 'must be the Svix signing secret, whsec_ followed by base64' });
+  }
+  if (problems.length) throw new InvalidInput('A signing key is not valid', problems);
+  await deps.integrations.ensure(accountId);
+  const trimmed = Object.fromEntries(Object.entries(changes).map(([k, v]) => [k, typeof v === 'string' ? v.trim() : v]));
+  return settingsOf(await deps.integrations.setSigningKeys(accountId, trimmed), apiOrigin);
+}

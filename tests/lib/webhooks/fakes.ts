@@ -1,0 +1,151 @@
+// In-memory ports of the webhooks, for use-case tests. Like tests/support/fakes.ts,
+// each keeps what it was asked to do, so tests assert on state left behind.
+import type { Member } from '../../../lib/accounts/accounts.ts';
+import { hashSecret, newWebhookSecret } from '../../../lib/accounts/integrations.ts';
+import type { OnboardingWorkflow } from '../../../lib/onboarding/workflow.ts';
+import type { BookingJob, BookingQueue } from '../../../lib/webhooks/booking-queue.ts';
+import type { BookingTaskRecord, BookingTasks } from '../../../lib/webhooks/booking-tasks.ts';
+import type { Claim, DeliveryLog } from '../../../lib/webhooks/deliveries.ts';
+import type { MembershipMembers } from '../../../lib/webhooks/membership-members.ts';
+import type { MembershipMember } from '../../../lib/webhooks/membership-state.ts';
+import type { WebhookIntegration, WebhookIntegrations } from '../../../lib/webhooks/webhook-integrations.ts';
+
+export function fakeDeliveries(): DeliveryLog & { rows: Map<string, { status: 'processing' | 'done'; token: string; outcome?: string }> } {
+  const rows = new Map<string, { status: 'processing' | 'done'; token: string; outcome?: string }>();
+  return {
+    rows,
+    async claim(key): Promise<Claim> {
+      const row = rows.get(key);
+      if (row) return row.status === 'done' ? { state: 'done', outcome: row.outcome } : { state: 'in-progress' };
+      const token = crypto.randomUUID();
+      rows.set(key, { status: 'processing', token });
+      return { state: 'claimed', token };
+    },
+    async complete(key, token, outcome) {
+      const row = rows.get(key);
+      if (row?.token === token) rows.set(key, { ...row, status: 'done', outcome });
+    },
+    async release(key, token) {
+      if (rows.get(key)?.token === token) rows.delete(key);
+    },
+  };
+}
+
+export function fakeWebhookIntegrations(): WebhookIntegrations & { rows: Map<string, WebhookIntegration>; index: Map<string, { accountId: string; active: boolean }> } {
+  const rows = new Map<string, WebhookIntegration>();
+  const index = new Map<string, { accountId: string; active: boolean }>();
+  const store = {
+    rows,
+    index,
+    accountForSecretHash: async (hash: string) => (index.get(hash)?.active ? index.get(hash)!.accountId : undefined),
+    get: async (accountId: string) => rows.get(accountId) && structuredClone(rows.get(accountId)!),
+    async ensure(accountId: string) {
+      if (!rows.has(accountId)) {
+        const secret = newWebhookSecret();
+        rows.set(accountId, { accountId, secret, signingKeys: {}, createdAt: new Date().toISOString() });
+        index.set(hashSecret(secret), { accountId, active: true });
+      }
+      return structuredClone(rows.get(accountId)!);
+    },
+    async rotate(accountId: string) {
+      const row = rows.get(accountId)!;
+      const secret = newWebhookSecret();
+      index.set(hashSecret(secret), { accountId, active: true });
+      index.set(hashSecret(row.secret), { accountId, active: false });
+      rows.set(accountId, { ...row, secret, rotatedAt: new Date().toISOString() });
+      return structuredClone(rows.get(accountId)!);
+    },
+    async setSigningKeys(accountId: string, changes: Record<string, string | null | undefined>) {
+      const row = rows.get(accountId)!;
+      const keys: Record<string, string> = { ...row.signingKeys };
+      for (const [k, v] of Object.entries(changes)) {
+        if (v === null) delete keys[k];
+        else if (v !== undefined) keys[k] = v;
+      }
+      rows.set(accountId, { ...row, signingKeys: keys });
+      return structuredClone(rows.get(accountId)!);
+    },
+  };
+  return store;
+}
+
+/** Membership writes over the same member map as fakeAccounts, so onboarding sees the members the webhook made. */
+export function fakeMembershipMembers(members: Map<string, Member>): MembershipMembers {
+  const all = members as unknown as Map<string, MembershipMember & Partial<Member>>;
+  return {
+    get: async (email) => all.get(email) && structuredClone(all.get(email)!),
+    async save(member, changes, create) {
+      const current = all.get(member.email);
+      if (create) {
+        if (current) return false;
+        all.set(member.email, { ...structuredClone(member), membership_version: 1 } as never);
+        return true;
+      }
+      if (!current || current.account_id !== member.account_id || current.membership_version !== member.membership_version) return false;
+      all.set(member.email, { ...current, ...changes, membership: structuredClone(member.membership), membership_version: (current.membership_version ?? 0) + 1 } as never);
+      return true;
+    },
+    async markOnboardingStarted(email, _accountId, runId) {
+      const current = all.get(email)!;
+      all.set(email, { ...current, membership: { ...current.membership!, onboarding_run: runId }, membership_version: (current.membership_version ?? 0) + 1 });
+    },
+  };
+}
+
+export function fakeWorkflow(): OnboardingWorkflow & { started: Map<string, Record<string, unknown>>; failNext: boolean } {
+  const started = new Map<string, Record<string, unknown>>();
+  const workflow = {
+    started,
+    failNext: false,
+    async startOrResume(runId: string, input: Record<string, unknown>) {
+      if (workflow.failNext) {
+        workflow.failNext = false;
+        throw new Error('Step Functions is unavailable');
+      }
+      if (!started.has(runId)) started.set(runId, input);
+      return { executionArn: `arn:exec:${runId}`, attempt: 0 };
+    },
+    status: async () => 'SUCCEEDED' as const,
+  };
+  return workflow;
+}
+
+export function fakeBookingQueue(): BookingQueue & { jobs: Map<string, BookingJob>; failNext: boolean } {
+  const jobs = new Map<string, BookingJob>();
+  const queue = {
+    jobs,
+    failNext: false,
+    async enqueue(name: string, job: BookingJob) {
+      if (queue.failNext) {
+        queue.failNext = false;
+        throw new Error('Step Functions is unavailable');
+      }
+      if (!jobs.has(name)) jobs.set(name, structuredClone(job));
+    },
+  };
+  return queue;
+}
+
+export function fakeBookingTasks(): BookingTasks & { records: Map<string, BookingTaskRecord>; leases: Map<string, string> } {
+  const records = new Map<string, BookingTaskRecord>();
+  const leases = new Map<string, string>();
+  const k = (accountId: string, ref: string) => `${accountId}|${ref}`;
+  return {
+    records,
+    leases,
+    get: async (accountId, ref) => records.get(k(accountId, ref)),
+    async claim(accountId, ref, holder) {
+      const held = leases.get(k(accountId, ref));
+      if (held && held !== holder) return false;
+      leases.set(k(accountId, ref), holder);
+      return true;
+    },
+    async save(accountId, ref, record) {
+      records.set(k(accountId, ref), { ...record });
+      leases.delete(k(accountId, ref));
+    },
+    async release(accountId, ref, holder) {
+      if (leases.get(k(accountId, ref)) === holder) leases.delete(k(accountId, ref));
+    },
+  };
+}

@@ -1,0 +1,176 @@
+// The membership webhook's use case against in-memory ports.
+import { createHmac } from 'node:crypto';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { normaliseIntake, runIdFor } from '../../../lib/onboarding/intake.ts';
+import { beginOnboarding } from '../../../lib/onboarding/start-onboarding.ts';
+import { receiveMembershipDelivery, type MembershipDeps } from '../../../lib/webhooks/receive-membership.ts';
+import { fakeAccounts, fakeIntegrations, fakeLedger, fakeRuns } from '../../support/fakes.ts';
+import { fakeDeliveries, fakeMembershipMembers, fakeWebhookIntegrations, fakeWorkflow } from './fakes.ts';
+
+const NOW = new Date('2026-03-01T12:00:00Z');
+const SVIX_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+const FORM = { email: 'owner@acme.example', companyName: 'Acme', website: 'acme.example', phone: '+1 555 0100', timezone: 'Europe/Berlin' };
+
+let accounts: ReturnType<typeof fakeAccounts>;
+let deliveries: ReturnType<typeof fakeDeliveries>;
+let integrations: ReturnType<typeof fakeWebhookIntegrations>;
+let workflow: ReturnType<typeof fakeWorkflow>;
+let ledger: ReturnType<typeof fakeLedger>;
+let deps: MembershipDeps;
+let accountId: string;
+let secret: string;
+
+beforeEach(async () => {
+  accounts = fakeAccounts();
+  deliveries = fakeDeliveries();
+  integrations = fakeWebhookIntegrations();
+  workflow = fakeWorkflow();
+  ledger = fakeLedger();
+  const onboarding = { accounts: accounts.store, integrations: fakeIntegrations(), runs: fakeRuns(), workflow };
+  // The account as onboarding-v2 leaves it.
+  accountId = (await beginOnboarding(onboarding, normaliseIntake(FORM))).accountId;
+  workflow.started.clear();
+  secret = (await integrations.ensure(accountId)).secret;
+  deps = {
+    integrations,
+    deliveries,
+    members: fakeMembershipMembers(accounts.members),
+    accounts: accounts.store,
+    ledger,
+    onboarding,
+    now: () => NOW,
+    sleep: () => new Promise((r) => setTimeout(r, 1)),
+  };
+});
+
+const body = (event: string, payload: Record<string, unknown>, timestamp = NOW.getTime()) => JSON.stringify({ event, timestamp, payload });
+const created = (email: string, extra: Record<string, unknown> = {}, timestamp?: number) =>
+  body('member.created', { id: `mem_${email}`, auth: { email }, customFields: { 'first-name': 'Bo', 'last-name': 'Ek' }, ...extra }, timestamp);
+const planEvent = (event: string, email: string, planConnection: Record<string, unknown>, timestamp?: number) =>
+  body(event, { id: `mem_${email}`, planConnection }, timestamp);
+const deliver = (rawBody: string, headers: Record<string, string> = {}, path = secret) => receiveMembershipDelivery(deps, { secret: path, headers, rawBody });
+const paid = { id: 'con_1', planId: 'pln_pro', status: 'ACTIVE', type: 'SUBSCRIPTION', active: true };
+
+function svix(rawBody: string, id = `msg_${crypto.randomUUID()}`, timestamp = Math.floor(NOW.getTime() / 1000), key = SVIX_SECRET) {
+  const signature = createHmac('sha256', Buffer.from(key.slice(6), 'base64')).update(`${id}.${timestamp}.${rawBody}`).digest('base64');
+  return { 'svix-id': id, 'svix-timestamp': String(timestamp), 'svix-signature': `v1,${signature}` };
+}
+
+describe('a membership delivery', () => {
+  it('creates the record of a new member in the secret’s account, once', async () => {
+    const delivery = created('bo@acme.example');
+    expect(await deliver(delivery)).toEqual({ outcome: 'applied' });
+    const member = accounts.members.get('bo@acme.example') as unknown as Record<string, unknown>;
+    expect(member).toMatchObject({
+      account_id: accountId,
+      role: 'member',
+      status: 'active',
+      name: 'Bo Ek',
+      membership: { provider: 'memberstack', member_id: 'mem_bo@acme.example', status: 'active', paying: false },
+      membership_version: 1,
+    });
+    expect(await deliver(delivery)).toEqual({ outcome: 'duplicate' });
+    expect(accounts.members.get('bo@acme.example')).toMatchObject({ membership_version: 1 });
+    expect([...deliveries.rows.values()]).toEqual([expect.objectContaining({ status: 'done', outcome: 'applied' })]);
+  });
+
+  it('updates the member on a plan change, finding it by member id, and starts the onboarding of a newly paying member with the account’s details', async () => {
+    await deliver(created('bo@acme.example', {}, NOW.getTime() - 1000));
+    expect(await deliver(planEvent('member.plan.created', 'bo@acme.example', paid))).toMatchObject({ outcome: 'applied' });
+    const member = accounts.members.get('bo@acme.example') as unknown as { membership: Record<string, unknown> };
+    // The run onboarding-v2 would give these very details: joining it, not a second onboarding.
+    const runId = runIdFor(accountId, normaliseIntake(FORM));
+    expect(member.membership).toMatchObject({ paying: true, plans: { con_1: { plan_id: 'pln_pro', status: 'ACTIVE', active: true } }, onboarding_run: runId });
+    expect([...workflow.started.keys()]).toEqual([runId]);
+    expect(workflow.started.get(runId)).toEqual({ accountId, email: 'owner@acme.example', runId });
+    expect(accounts.accounts.get(accountId)).toMatchObject({ company_name: 'Acme', contact_email: 'owner@acme.example', phone: '+1 555 0100' });
+
+    await deliver(planEvent('member.plan.canceled', 'bo@acme.example', { ...paid, status: 'CANCELED', active: false }, NOW.getTime() + 1000));
+    expect((accounts.members.get('bo@acme.example') as unknown as { membership: Record<string, unknown> }).membership).toMatchObject({
+      paying: false,
+      plans: { con_1: { status: 'CANCELED', active: false } },
+      onboarding_run: runId,
+    });
+    // Paying again later does not start another run.
+    await deliver(planEvent('member.plan.updated', 'bo@acme.example', paid, NOW.getTime() + 2000));
+    expect(workflow.started.size).toBe(1);
+  });
+
+  it('gives a failed onboarding start back to the provider, whose retry starts it', async () => {
+    await deliver(created('bo@acme.example', {}, NOW.getTime() - 1000));
+    workflow.failNext = true;
+    const delivery = planEvent('member.plan.created', 'bo@acme.example', paid);
+    await expect(deliver(delivery)).rejects.toThrow('Step Functions is unavailable');
+    expect(workflow.started.size).toBe(0);
+    expect(await deliver(delivery)).toMatchObject({ outcome: 'applied' });
+    expect(workflow.started.size).toBe(1);
+  });
+
+  it('leaves a member of another account where it is', async () => {
+    accounts.members.set('eve@else.example', { email: 'eve@else.example', account_id: 'other-account', role: 'owner', status: 'active', created_at: 'x', updated_at: 'x' });
+    expect(await deliver(created('eve@else.example', { planConnections: [paid] }))).toEqual({ outcome: 'ignored', detail: 'member belongs to another account' });
+    expect(accounts.members.get('eve@else.example')).toEqual({ email: 'eve@else.example', account_id: 'other-account', role: 'owner', status: 'active', created_at: 'x', updated_at: 'x' });
+    expect(workflow.started.size).toBe(0);
+    expect([...deliveries.rows.values()][0]).toMatchObject({ outcome: 'ignored: member belongs to another account' });
+  });
+
+  it('asks for a retry (409) when a plan event overtakes its member, and takes it once the member is known', async () => {
+    const early = planEvent('member.plan.created', 'late@acme.example', paid);
+    await expect(deliver(early)).rejects.toMatchObject({ code: 'member_not_known_yet' });
+    expect(deliveries.rows.size).toBe(0);
+    await deliver(created('late@acme.example', {}, NOW.getTime() - 5000));
+    expect(await deliver(early)).toMatchObject({ outcome: 'applied' });
+    expect(accounts.members.get('late@acme.example')).toMatchObject({ membership: { paying: true } });
+  });
+
+  it('marks a deleted member removed', async () => {
+    await deliver(created('bo@acme.example', {}, NOW.getTime() - 1000));
+    expect(await deliver(body('member.deleted', { id: 'mem_bo@acme.example' }))).toEqual({ outcome: 'applied' });
+    expect(accounts.members.get('bo@acme.example')).toMatchObject({ status: 'removed', membership: { status: 'deleted' } });
+  });
+
+  it('ignores event types it does not act on, recording nothing', async () => {
+    expect(await deliver(body('team.member.added', {}))).toMatchObject({ outcome: 'ignored' });
+    expect(deliveries.rows.size).toBe(0);
+  });
+
+  it('takes five identical deliveries arriving together once', async () => {
+    const delivery = created('five@acme.example', { planConnections: [paid] });
+    const headers = { 'svix-id': 'msg_five' };
+    const outcomes = await Promise.all(Array.from({ length: 5 }, () => deliver(delivery, headers)));
+    expect(outcomes.map((o) => o.outcome).sort()).toEqual(['applied', 'duplicate', 'duplicate', 'duplicate', 'duplicate']);
+    expect(accounts.members.get('five@acme.example')).toMatchObject({ membership_version: 2 });
+    expect(workflow.started.size).toBe(1);
+  });
+});
+
+describe('what a membership delivery must carry', () => {
+  it('answers 404 to an unknown, rotated-out, truncated or wrong secret of the same length, writing nothing', async () => {
+    const wrong = `${secret.slice(0, -1)}${secret.endsWith('A') ? 'B' : 'A'}`;
+    const rotatedOut = secret;
+    await integrations.rotate(accountId);
+    for (const path of [wrong, rotatedOut, secret.slice(0, 20), 'x'.repeat(43), '']) {
+      await expect(deliver(created('nobody@acme.example'), {}, path)).rejects.toMatchObject({ code: 'not_found', message: 'There is no webhook at this address' });
+    }
+    expect(accounts.members.has('nobody@acme.example')).toBe(false);
+    expect(deliveries.rows.size).toBe(0);
+  });
+
+  it('verifies the Svix signature once the account configured its signing key: 400 for a bad or missing one', async () => {
+    await integrations.setSigningKeys(accountId, { membership: SVIX_SECRET });
+    const delivery = created('signed@acme.example');
+    for (const headers of [{}, svix(delivery, 'msg_1', undefined, 'whsec_c2VjcmV0LW9mLWEtcm90YXRlZC1lbmRwb2ludA=='), svix(`${delivery} `), svix(delivery, 'msg_2', 1_000)]) {
+      await expect(deliver(delivery, headers)).rejects.toMatchObject({ code: 'invalid_signature' });
+    }
+    expect(accounts.members.has('signed@acme.example')).toBe(false);
+    expect(deliveries.rows.size).toBe(0);
+    expect(await deliver(delivery, svix(delivery, 'msg_ok'))).toEqual({ outcome: 'applied' });
+    expect(deliveries.rows.has(`membership#${accountId}#svix:msg_ok`)).toBe(true);
+  });
+
+  it('refuses an unreadable body with 400', async () => {
+    await expect(deliver('{"event":')).rejects.toMatchObject({ code: 'malformed_json' });
+    await expect(deliver(body('member.created', { id: 'mem_1' }))).rejects.toMatchObject({ code: 'invalid_payload' });
+    expect(deliveries.rows.size).toBe(0);
+  });
+});

@@ -202,6 +202,10 @@ export function loadConfig(env: Env = process.env) {
       onboardingArn: r.optional('ONBOARDING_STATE_MACHINE_ARN'),
       /** How long onboarding endpoints wait for the run before answering 202. */
       waitMs: r.int('ONBOARDING_WAIT_MS', 20000),
+      /** Set by serverless.yml: the enhanced onboarding state machine. */
+      enhancedOnboardingArn: r.optional('ENHANCED_ONBOARDING_STATE_MACHINE_ARN'),
+      /** Set by serverless.yml: the crawler refresh state machine. */
+      crawlerRefreshArn: r.optional('CRAWLER_REFRESH_STATE_MACHINE_ARN'),
     },
 
     rateLimits: {

@@ -3,6 +3,7 @@
 // wrong method (405) from an unknown path (404). A test checks it against the
 // httpApi events of serverless.yml, so neither can drift from the other.
 import { authRoutes } from '../auth/routes.ts';
+import { crawlerRoutes } from '../crawler/routes.ts';
 import { healthRoutes } from '../health/routes.ts';
 import { onboardingRoutes } from '../onboarding/routes.ts';
 import type { RouteSpec } from './route.ts';
@@ -13,4 +14,5 @@ export const catalog: readonly RouteSpec[] = [
   ...Object.values(docsRoutes),
   ...Object.values(onboardingRoutes),
   ...Object.values(authRoutes),
+  ...Object.values(crawlerRoutes),
 ];

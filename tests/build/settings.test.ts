@@ -9,7 +9,16 @@ const example = new Set([...readFileSync('.env.example', 'utf8').matchAll(/^([A-
 const yml = readFileSync('serverless.yml', 'utf8');
 const passed = new Set([...yml.matchAll(/^ {4}([A-Z0-9_]+):/gm)].map((m) => m[1]!));
 // Set by the platform or by serverless.yml itself, not by the deployer.
-const platform = new Set(['AWS_REGION', 'STAGE', 'TABLE_PREFIX', 'SERVICE_NAME', 'NODE_OPTIONS', 'ONBOARDING_STATE_MACHINE_ARN']);
+const platform = new Set([
+  'AWS_REGION',
+  'STAGE',
+  'TABLE_PREFIX',
+  'SERVICE_NAME',
+  'NODE_OPTIONS',
+  'ONBOARDING_STATE_MACHINE_ARN',
+  'ENHANCED_ONBOARDING_STATE_MACHINE_ARN',
+  'CRAWLER_REFRESH_STATE_MACHINE_ARN',
+]);
 
 describe('settings', () => {
   it('documents every setting the code reads in .env.example', () => {

@@ -3,10 +3,11 @@
 // machine outside the request. The answer is the job id; the summary shows
 // the job, its events and the updated figures when it is done.
 import type { AccountStore } from '../accounts/accounts.ts';
-import { InvalidInput, NotFound } from '../errors.ts';
+import { InvalidInput } from '../errors.ts';
 import type { OnboardingWorkflow } from '../onboarding/workflow.ts';
 import { newJobId, openCrawlJob } from './crawl-job.ts';
 import type { CrawlRecords, GeoContext } from './records.ts';
+import { requireAccount } from './summary.ts';
 
 export interface RefreshDeps extends Pick<CrawlRecords, 'jobs' | 'events' | 'stats'> {
   accounts: AccountStore;
@@ -20,8 +21,7 @@ export interface RefreshRequest extends GeoContext {
 }
 
 export async function requestRefresh(deps: RefreshDeps, accountId: string, request: RefreshRequest) {
-  const account = await deps.accounts.getAccount(accountId);
-  if (!account) throw new NotFound('No account with this id');
+  const account = await requireAccount(deps.accounts, accountId);
   const url = request.url !== undefined ? siteAddress(request.url) : account.company_url;
   if (!url) throw new InvalidInput('The refresh needs a website', [{ path: '/body/url', message: 'is required: the account has no website on record' }]);
   const context: GeoContext = Object.fromEntries(

@@ -1,5 +1,5 @@
 // The admin dashboard's view of an account's crawler intelligence.
-import type { AccountStore } from '../accounts/accounts.ts';
+import type { Account, AccountStore } from '../accounts/accounts.ts';
 import { NotFound } from '../errors.ts';
 import type { CrawlJob, CrawlRecords } from './records.ts';
 
@@ -11,7 +11,7 @@ export interface SummaryDeps extends Pick<CrawlRecords, 'jobs' | 'events' | 'sta
 }
 
 export async function crawlerSummary(deps: SummaryDeps, accountId: string) {
-  if (!(await deps.accounts.getAccount(accountId))) throw new NotFound('No account with this id');
+  await requireAccount(deps.accounts, accountId);
   const [{ sites, geoTargets }, jobs, events] = await Promise.all([
     deps.stats.forAccount(accountId),
     deps.jobs.recent(accountId, RECENT_JOBS),
@@ -35,4 +35,11 @@ function jobView(job: CrawlJob) {
     ...(job.parts.analysis?.figures ? { analysis: job.parts.analysis.figures } : {}),
     ...(job.errors?.length ? { errors: job.errors } : {}),
   };
+}
+
+/** The account a path names; anything that cannot be an account id is not found either (and never reaches a key lookup). */
+export async function requireAccount(accounts: AccountStore, accountId: string): Promise<Account> {
+  const account = /^[A-Za-z0-9-]{1,64}$/.test(accountId) ? await accounts.getAccount(accountId) : undefined;
+  if (!account) throw new NotFound('No account with this id');
+  return account;
 }

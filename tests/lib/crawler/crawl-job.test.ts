@@ -2,6 +2,7 @@
 // on dynalite, and in-memory stand-ins for the analyzer, the scraper and the
 // refresh workflow. Assertions are on what the records hold afterwards.
 import { beforeEach, describe, expect, it } from 'vitest';
+import { dynamodbAccounts } from '../../../lib/accounts/dynamodb-accounts.ts';
 import { analyseSite, finishCrawlJob, openCrawlJob, scrapeSite } from '../../../lib/crawler/crawl-job.ts';
 import { dynamodbCrawlRecords } from '../../../lib/crawler/dynamodb-records.ts';
 import type { CrawlRecords, GeoContext } from '../../../lib/crawler/records.ts';
@@ -236,7 +237,10 @@ describe('the summary', () => {
     expect(summary.geoTargets[0]).not.toHaveProperty('coverage');
   });
 
-  it('answers not found for an unknown account', async () => {
-    await expect(crawlerSummary({ ...records, accounts: accounts.store }, crypto.randomUUID())).rejects.toMatchObject({ code: 'not_found' });
+  it('answers not found for an unknown account, and for anything that cannot be an account id', async () => {
+    // The DynamoDB accounts: a key over 2 KB would be a DynamoDB error (a 500), not an unknown account.
+    const deps = { ...records, accounts: dynamodbAccounts({ db: dynamo.db, tables: dynamo.tables }) };
+    for (const id of [crypto.randomUUID(), 'x'.repeat(3000), '../etc', '']) await expect(crawlerSummary(deps, id)).rejects.toMatchObject({ code: 'not_found' });
+    await expect(requestRefresh({ ...deps, workflow: fakeWorkflow(), now }, 'x'.repeat(3000), {})).rejects.toMatchObject({ code: 'not_found' });
   });
 });

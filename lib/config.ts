@@ -212,6 +212,10 @@ export function loadConfig(env: Env = process.env) {
       waitMs: r.int('ONBOARDING_WAIT_MS', 20000),
       /** Set by serverless.yml: the booking state machine, which does the booking webhook's task-tool and chat work. */
       bookingArn: r.optional('BOOKING_STATE_MACHINE_ARN'),
+      /** Set by serverless.yml: the enhanced onboarding state machine. */
+      enhancedOnboardingArn: r.optional('ENHANCED_ONBOARDING_STATE_MACHINE_ARN'),
+      /** Set by serverless.yml: the crawler refresh state machine. */
+      crawlerRefreshArn: r.optional('CRAWLER_REFRESH_STATE_MACHINE_ARN'),
     },
 
     rateLimits: {

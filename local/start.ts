@@ -2,9 +2,15 @@
 // Ctrl-C stops every part of it. `npm start -- --watch` reloads a handler
 // when its source changes (each request then loads the handler afresh, so it
 // is for editing sessions, not for load).
+// `npm start -- --crawler-vendors` gives the service the keys of the Firecrawl
+// and PageSpeed emulators, so crawler intelligence goes through those vendors'
+// adapters instead of the built-in crawler and page measurement.
+import { FIRECRAWL_API_KEY } from './emulators/firecrawl.ts';
+import { PAGESPEED_API_KEY } from './emulators/pagespeed.ts';
 import { DEFAULT_PORTS, startStack } from './stack.ts';
 
 const watch = process.argv.includes('--watch');
+const crawlerVendors = process.argv.includes('--crawler-vendors');
 
 const started = performance.now();
 console.log('Starting the local stack (DynamoDB, Step Functions, vendor emulators, API)...');
@@ -14,6 +20,7 @@ const stack = await startStack({
   dataDir: '.local',
   watch,
   inProcess: !watch,
+  settings: crawlerVendors ? { FIRECRAWL_API_KEY, PAGESPEED_API_KEY } : undefined,
   log: (line) => console.log(`  ${line}`),
 }).catch((error: Error) => {
   console.error(`The local stack could not start: ${error.message}`);

@@ -4,6 +4,7 @@
 // httpApi events of serverless.yml, so neither can drift from the other.
 import { authRoutes } from '../auth/routes.ts';
 import { checkoutRoutes } from '../checkout/routes.ts';
+import { crawlerRoutes } from '../crawler/routes.ts';
 import { healthRoutes } from '../health/routes.ts';
 import { onboardingRoutes } from '../onboarding/routes.ts';
 import { paymentRoutes } from '../payments/routes.ts';
@@ -19,4 +20,5 @@ export const catalog: readonly RouteSpec[] = [
   ...Object.values(checkoutRoutes),
   ...Object.values(paymentRoutes),
   ...Object.values(webhookRoutes),
+  ...Object.values(crawlerRoutes),
 ];

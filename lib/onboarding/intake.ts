@@ -126,10 +126,15 @@ function ianaZone(raw: string): string | undefined {
 /**
  * The run id (the state machine's execution name): the account plus a digest
  * of the submission. The same submission maps to the same run; a changed one
- * to a new run, whose steps create only what is missing.
+ * to a new run, whose steps create only what is missing. Another workflow
+ * (e.g. the enhanced onboarding) mixes its name in, so the same submission
+ * to two workflows makes two runs.
  */
-export function runIdFor(accountId: string, intake: OnboardingIntake): string {
-  const digest = createHash('sha256').update(stableJson(intake)).digest('hex').slice(0, 16);
+export function runIdFor(accountId: string, intake: OnboardingIntake, workflow?: string): string {
+  const digest = createHash('sha256')
+    .update(workflow ? `${workflow}:${stableJson(intake)}` : stableJson(intake))
+    .digest('hex')
+    .slice(0, 16);
   return `${accountId}-${digest}`;
 }
 

@@ -6,6 +6,8 @@ export interface RunRecord {
   run_id: string;
   account_id: string;
   status: 'running' | 'succeeded' | 'failed';
+  /** The workflow (state machine) the run belongs to, when not onboarding-v2's. */
+  workflow?: string;
   /** The execution attempt (its redrive count) that wrote the result. */
   attempt: number;
   result?: OnboardingResult;
@@ -15,7 +17,7 @@ export interface RunRecord {
 
 export interface RunStore {
   /** Notes that a run exists for the account (once; later calls change nothing). */
-  begin(runId: string, accountId: string): Promise<void>;
+  begin(runId: string, accountId: string, workflow?: string): Promise<void>;
   get(runId: string): Promise<RunRecord | undefined>;
   /** Stores a result unless a later attempt already stored one. */
   saveResult(runId: string, accountId: string, attempt: number, result: OnboardingResult): Promise<void>;
@@ -28,12 +30,12 @@ type Deps = { db: DynamoDBDocumentClient; tables: Pick<Tables, 'onboarding_runs'
 export function dynamodbRuns({ db, tables, now = () => new Date() }: Deps): RunStore {
   const TableName = tables.onboarding_runs;
   return {
-    async begin(runId, accountId) {
+    async begin(runId, accountId, workflow) {
       try {
         await db.send(
           new PutCommand({
             TableName,
-            Item: { run_id: runId, item: 'run', account_id: accountId, status: 'running', attempt: -1, started_at: now().toISOString() },
+            Item: { run_id: runId, item: 'run', account_id: accountId, status: 'running', attempt: -1, started_at: now().toISOString(), workflow },
             ConditionExpression: 'attribute_not_exists(run_id)',
           }),
         );

@@ -34,13 +34,20 @@ export interface StartedRun {
   handle: RunHandle;
 }
 
+export interface BeginOptions {
+  /** Another workflow than onboarding-v2's (its run ids and records say so). */
+  workflow?: string;
+  /** Whatever the run needs in place before its state machine starts. */
+  beforeStart?: (run: { runId: string; accountId: string }) => Promise<void>;
+}
+
 /**
  * 1. Looks up the member; when missing, creates member and account (status provisioning).
  * 2. Updates the account with the latest contact and company details.
  * 3. Ensures the integration row, with its webhook secret.
  * 4. Starts the onboarding run (or joins or resumes the same submission's run).
  */
-export async function beginOnboarding(deps: Omit<OnboardingDeps, 'wait'>, intake: OnboardingIntake): Promise<StartedRun> {
+export async function beginOnboarding(deps: Omit<OnboardingDeps, 'wait'>, intake: OnboardingIntake, options: BeginOptions = {}): Promise<StartedRun> {
   const existing = await deps.accounts.getMember(intake.email);
   const member =
     existing ?? (await deps.accounts.claimMember({ email: intake.email, account_id: crypto.randomUUID(), role: 'owner' })).member;
@@ -57,8 +64,9 @@ export async function beginOnboarding(deps: Omit<OnboardingDeps, 'wait'>, intake
     metadata: intake.metadata,
   });
   await deps.integrations.ensure(accountId);
-  const runId = runIdFor(accountId, intake);
-  await deps.runs.begin(runId, accountId);
+  const runId = runIdFor(accountId, intake, options.workflow);
+  await deps.runs.begin(runId, accountId, options.workflow);
+  await options.beforeStart?.({ runId, accountId });
   const handle = await deps.workflow.startOrResume(runId, { accountId, email: intake.email, runId });
   return { runId, accountId, handle };
 }
@@ -97,7 +105,7 @@ export async function awaitRun(deps: Pick<OnboardingDeps, 'runs' | 'workflow' | 
 
 /** The current answer of a run, for the caller it concerns. */
 export async function readRun(
-  deps: Pick<OnboardingDeps, 'runs' | 'workflow' | 'accounts'> & { executionArnOf: (runId: string) => string },
+  deps: Pick<OnboardingDeps, 'runs' | 'workflow' | 'accounts'> & { executionArnOf: (runId: string, workflow?: string) => string },
   caller: Caller,
   runId: string,
 ): Promise<RunAnswer> {
@@ -109,7 +117,7 @@ export async function readRun(
     if (member?.account_id !== record.account_id) throw new NotFound('No onboarding run with this id');
   }
   if (record.result) return { state: 'finished', runId, result: record.result };
-  const status = await deps.workflow.status(deps.executionArnOf(runId)).catch(() => 'RUNNING' as const);
+  const status = await deps.workflow.status(deps.executionArnOf(runId, record.workflow)).catch(() => 'RUNNING' as const);
   return status === 'RUNNING' ? { state: 'running', runId, accountId: record.account_id } : { state: 'broken', runId, accountId: record.account_id };
 }
 

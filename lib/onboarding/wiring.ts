@@ -5,6 +5,7 @@ import { supabaseIdentity } from '../identity/supabase-identity.ts';
 import { policyFrom } from '../integrations/http-client.ts';
 import { sfn } from '../workflows/step-functions.ts';
 import type { AccessDeps } from './access.ts';
+import { ENHANCED_WORKFLOW } from './outcomes.ts';
 import { stores } from './stores.ts';
 import { sfnWorkflow } from './workflow.ts';
 
@@ -17,5 +18,13 @@ export const onboardingDeps = {
   ...stores,
   workflow: sfnWorkflow(sfn, stateMachineArn),
   wait: { ms: config.workflows.waitMs },
-  executionArnOf: (runId: string) => `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${runId}`,
+  executionArnOf: (runId: string, workflow?: string) => executionArn(machineOf(workflow), runId),
 };
+
+/** The state machine a run's workflow runs on: onboarding-v2's unless the run says otherwise. */
+function machineOf(workflow: string | undefined): string {
+  if (workflow === ENHANCED_WORKFLOW && config.workflows.enhancedOnboardingArn) return config.workflows.enhancedOnboardingArn;
+  return stateMachineArn!;
+}
+
+export const executionArn = (machineArn: string, runId: string) => `${machineArn.replace(':stateMachine:', ':execution:')}:${runId}`;

@@ -16,7 +16,11 @@ export type TableName =
   | 'webhook_events'
   | 'provisioning'
   | 'onboarding_runs'
-  | 'follow_ups';
+  | 'follow_ups'
+  | 'crawler_jobs'
+  | 'crawler_events'
+  | 'crawler_results'
+  | 'crawler_stats';
 
 export type Tables = Record<TableName, string>;
 
@@ -32,6 +36,10 @@ const names: TableName[] = [
   'provisioning',
   'onboarding_runs',
   'follow_ups',
+  'crawler_jobs',
+  'crawler_events',
+  'crawler_results',
+  'crawler_stats',
 ];
 
 export function tablesWithPrefix(prefix: string): Tables {

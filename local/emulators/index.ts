@@ -3,7 +3,9 @@
 import { clickupVendor } from './clickup.ts';
 import { closeVendor } from './close.ts';
 import { dropboxVendor } from './dropbox.ts';
+import { firecrawlVendor } from './firecrawl.ts';
 import type { VendorEmulator } from './host.ts';
+import { pagespeedVendor } from './pagespeed.ts';
 import { resendVendor } from './resend.ts';
 import { slackVendor } from './slack.ts';
 import { stripeVendor } from './stripe.ts';
@@ -23,3 +25,6 @@ export interface LocalVendor {
 }
 
 export const localVendors: LocalVendor[] = [resendVendor, clickupVendor, dropboxVendor, slackVendor, closeVendor, supabaseVendor, stripeVendor];
+
+// Crawler intelligence: addressed, but keyless (so unconfigured) unless a key is set; see each file.
+localVendors.push(firecrawlVendor, pagespeedVendor);

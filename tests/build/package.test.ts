@@ -84,6 +84,8 @@ describe('the built bundles', () => {
       LOG_LEVEL: 'silent',
       ONBOARDING_STATE_MACHINE_ARN: 'arn:aws:states:eu-west-1:000000000000:stateMachine:agency-backend-ci-onboarding',
       BOOKING_STATE_MACHINE_ARN: 'arn:aws:states:eu-west-1:000000000000:stateMachine:agency-backend-ci-booking',
+      ENHANCED_ONBOARDING_STATE_MACHINE_ARN: 'arn:aws:states:eu-west-1:000000000000:stateMachine:agency-backend-ci-enhanced-onboarding',
+      CRAWLER_REFRESH_STATE_MACHINE_ARN: 'arn:aws:states:eu-west-1:000000000000:stateMachine:agency-backend-ci-crawler-refresh',
     };
     for (const [key, fn] of Object.entries(declared.functions as Record<string, { handler: string }>)) {
       const bundle = join(buildDir, `${fn.handler.replace(/\.[^.]+$/, '')}.mjs`);

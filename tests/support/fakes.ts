@@ -90,14 +90,22 @@ export function fakeRuns(): RunStore & { records: Map<string, RunRecord>; report
   return {
     records,
     reports,
-    async begin(runId, accountId) {
-      if (!records.has(runId)) records.set(runId, { run_id: runId, account_id: accountId, status: 'running', attempt: -1, started_at: now() });
+    async begin(runId, accountId, workflow) {
+      if (!records.has(runId)) records.set(runId, { run_id: runId, account_id: accountId, status: 'running', attempt: -1, started_at: now(), ...(workflow ? { workflow } : {}) });
     },
     get: async (runId) => records.get(runId),
     async saveResult(runId, accountId, attempt, result) {
       const current = records.get(runId);
       if (current && current.attempt > attempt) return;
-      records.set(runId, { run_id: runId, account_id: accountId, status: result.success ? 'succeeded' : 'failed', attempt, result, started_at: current?.started_at ?? now() });
+      records.set(runId, {
+        ...(current?.workflow ? { workflow: current.workflow } : {}),
+        run_id: runId,
+        account_id: accountId,
+        status: result.success ? 'succeeded' : 'failed',
+        attempt,
+        result,
+        started_at: current?.started_at ?? now(),
+      });
     },
     async recordStep(runId, report) {
       const list = (reports.get(runId) ?? []).filter((r) => !(r.integration === report.integration && r.part === report.part));

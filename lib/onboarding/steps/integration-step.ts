@@ -6,7 +6,7 @@
 //   execution's redrive count: on the first pass (count 0) it fails with
 //   AwaitingRedrive, leaving the execution FAILED at that task for an
 //   operator; a redrive runs it for real.
-import { VendorError } from '../../errors.ts';
+import { DomainError, VendorError } from '../../errors.ts';
 import { logger } from '../../log.ts';
 import type { Integration, StepAnswer, StepResult } from '../outcomes.ts';
 import type { RunStore } from '../runs.ts';
@@ -26,8 +26,8 @@ export class AwaitingRedrive extends Error {
   override name = 'AwaitingRedrive';
 }
 
-export function integrationStep(integration: Integration, runs: RunStore, work: (input: StepInput) => Promise<StepResult>) {
-  return async (input: StepInput): Promise<StepAnswer> => {
+export function integrationStep<I extends StepInput = StepInput>(integration: Integration, runs: RunStore, work: (input: I) => Promise<StepResult>) {
+  return async (input: I): Promise<StepAnswer> => {
     if (input.hold && !input.redriveCount) {
       throw new AwaitingRedrive(`${integration} failed in this run and is held for an operator: fix the cause, then redrive this execution`);
     }
@@ -49,5 +49,7 @@ export function integrationStep(integration: Integration, runs: RunStore, work: 
 /** A client-safe account of a failure: our own message, the vendor's code and status, never raw vendor text. */
 export function describeFailure(integration: Integration, error: unknown): { message: string; context: Record<string, unknown> } {
   if (error instanceof VendorError) return { message: error.message, context: { vendor: error.vendor, ...error.context } };
+  // Domain errors' messages are written to be shown (lib/errors.ts), e.g. an unreachable client website.
+  if (error instanceof DomainError) return { message: error.message, context: { errorType: error.name, code: error.code } };
   return { message: `The ${integration} step failed unexpectedly`, context: { errorType: (error as Error | null)?.name ?? 'Error' } };
 }

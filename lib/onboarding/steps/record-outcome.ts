@@ -1,6 +1,6 @@
 import type { AccountStore } from '../../accounts/accounts.ts';
 import type { FollowUps } from '../follow-ups.ts';
-import { INTEGRATIONS, type Integration, type IntegrationError, type OnboardingResult, type Outcome } from '../outcomes.ts';
+import { ALL_INTEGRATIONS, INTEGRATIONS, type Integration, type IntegrationError, type OnboardingResult, type Outcome } from '../outcomes.ts';
 import type { RunStore } from '../runs.ts';
 
 /** What a parallel branch of the state machine ended with (a Catch leaves the error there). */
@@ -17,7 +17,10 @@ export interface RecordInput {
   portalSlug: string;
   /** The execution's redrive count: a later attempt's result replaces an earlier one. */
   attempt: number;
-  branches: BranchOutput[];
+  /** What the branches ended with; nested as the machine gathers them (flattened here). */
+  branches: (BranchOutput | BranchOutput[])[];
+  /** The workflow's integrations, as its state machine names them; onboarding-v2's when absent. */
+  integrations?: readonly Integration[];
 }
 
 export interface RecordDeps {
@@ -28,7 +31,8 @@ export interface RecordDeps {
 
 export interface RecordAnswer {
   success: boolean;
-  failed: Record<Integration, boolean>;
+  /** One entry per integration of the workflow: its state machine chooses what to retry from this. */
+  failed: Partial<Record<Integration, boolean>>;
 }
 
 /**
@@ -42,14 +46,18 @@ export interface RecordAnswer {
  * opens or resolves a follow-up per integration.
  */
 export async function recordOutcome(deps: RecordDeps, input: RecordInput): Promise<RecordAnswer> {
+  const workflow = input.integrations ?? INTEGRATIONS;
+  const unknown = workflow.filter((i) => !(ALL_INTEGRATIONS as readonly string[]).includes(i));
+  if (unknown.length) throw new Error(`RecordOutcome was given unknown integrations: ${unknown.join(', ')}`);
+  const branches = input.branches.flat();
   const reports = await deps.runs.steps(input.runId);
-  const integrations = {} as Record<Integration, Outcome>;
-  const details = {} as Record<Integration, Record<string, unknown>>;
+  const integrations: Partial<Record<Integration, Outcome>> = {};
+  const details: Partial<Record<Integration, Record<string, unknown>>> = {};
   const errors: IntegrationError[] = [];
 
-  for (const integration of INTEGRATIONS) {
+  for (const integration of workflow) {
     const mine = reports.filter((r) => r.integration === integration).sort((a, b) => a.at.localeCompare(b.at));
-    const fallback = branchFailure(input.branches, integration);
+    const fallback = branchFailure(branches, integration);
     if (mine.length === 0) {
       // The step could not report (it timed out, or crashed): the branch's caught error tells us.
       integrations[integration] = 'failed';
@@ -63,7 +71,7 @@ export async function recordOutcome(deps: RecordDeps, input: RecordInput): Promi
     if (latest.outcome === 'failed' && latest.error) errors.push({ integration, ...latest.error });
   }
 
-  const success = INTEGRATIONS.every((i) => integrations[i] !== 'failed');
+  const success = workflow.every((i) => integrations[i] !== 'failed');
   const result: OnboardingResult = {
     success,
     accountId: input.accountId,
@@ -75,12 +83,12 @@ export async function recordOutcome(deps: RecordDeps, input: RecordInput): Promi
   await deps.runs.saveResult(input.runId, input.accountId, input.attempt, result);
   await deps.accounts.setAccountStatus(input.accountId, success ? 'active' : 'needs_attention');
   await deps.accounts.setMemberStatusForAccount(input.accountId, success ? 'active' : 'needs_attention');
-  for (const integration of INTEGRATIONS) {
+  for (const integration of workflow) {
     const error = errors.find((e) => e.integration === integration);
     if (error) await deps.followUps.open(input.accountId, input.runId, error);
     else await deps.followUps.resolve(input.accountId, integration);
   }
-  return { success, failed: Object.fromEntries(INTEGRATIONS.map((i) => [i, integrations[i] === 'failed'])) as Record<Integration, boolean> };
+  return { success, failed: Object.fromEntries(workflow.map((i) => [i, integrations[i] === 'failed'])) };
 }
 
 function branchFailure(branches: BranchOutput[], integration: Integration): IntegrationError | undefined {

@@ -1,0 +1,19 @@
+import { requireAdmin } from '../../lib/crawler/access.ts';
+import { requestRefresh } from '../../lib/crawler/request-refresh.ts';
+import { crawlerRoutes } from '../../lib/crawler/routes.ts';
+import { adminAccess, crawlerDeps, refreshWorkflow } from '../../lib/crawler/wiring.ts';
+import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
+
+const deps = { ...crawlerDeps, workflow: refreshWorkflow() };
+
+export const handler = httpEndpoint(crawlerRoutes.crawlerRefresh, async (request) => {
+  await requireAdmin(adminAccess, request.headers);
+  const accountId = request.pathParams.accountId!;
+  const job = await requestRefresh(deps, accountId, request.body);
+  return json(202, {
+    success: true,
+    accountId,
+    ...job,
+    summaryUrl: `${request.apiOrigin}/api/crawler/accounts/${encodeURIComponent(accountId)}/summary`,
+  });
+});

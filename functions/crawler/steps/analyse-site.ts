@@ -1,0 +1,9 @@
+import { analyseSite } from '../../../lib/crawler/crawl-job.ts';
+import { crawlStep } from '../../../lib/crawler/crawl-step.ts';
+import { siteAnalyzer } from '../../../lib/crawler/site-tools.ts';
+import { crawlRecords } from '../../../lib/crawler/stores.ts';
+import { stores } from '../../../lib/onboarding/stores.ts';
+
+const deps = { ...crawlRecords, analyzer: siteAnalyzer() };
+
+export const handler = crawlStep('analysis', stores.runs, (input) => analyseSite(deps, input));

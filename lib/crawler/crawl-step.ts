@@ -1,0 +1,20 @@
+// The crawler's step Lambdas serve two state machines: the refresh machine,
+// where a step works on its job and answers, and the enhanced onboarding,
+// where the same step is also an integration of the run (it reports its
+// outcome for RecordOutcome and is held for a redrive on the retry pass).
+// The input says which: only an onboarding run passes a runId.
+import type { Integration, StepAnswer, StepResult } from '../onboarding/outcomes.ts';
+import type { RunStore } from '../onboarding/runs.ts';
+import { integrationStep, type StepInput } from '../onboarding/steps/integration-step.ts';
+import type { CrawlStepInput } from './crawl-job.ts';
+
+export type CrawlStepEvent = CrawlStepInput & Partial<StepInput>;
+
+export function crawlStep(integration: Integration, runs: RunStore, work: (input: CrawlStepInput) => Promise<StepResult>) {
+  const asIntegration = integrationStep<StepInput & CrawlStepInput>(integration, runs, work);
+  return async (input: CrawlStepEvent): Promise<StepAnswer> => {
+    if (input.runId) return asIntegration(input as StepInput & CrawlStepInput);
+    const result = await work(input);
+    return { integration, outcome: result.outcome };
+  };
+}

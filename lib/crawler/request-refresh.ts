@@ -1,0 +1,57 @@
+// A refresh of an account's crawler intelligence: a crawl job with the geo
+// context the admin gives (industry, city, region), run by the refresh state
+// machine outside the request. The answer is the job id; the summary shows
+// the job, its events and the updated figures when it is done.
+import type { AccountStore } from '../accounts/accounts.ts';
+import { InvalidInput } from '../errors.ts';
+import type { OnboardingWorkflow } from '../onboarding/workflow.ts';
+import { newJobId, openCrawlJob } from './crawl-job.ts';
+import type { CrawlRecords, GeoContext } from './records.ts';
+import { requireAccount } from './summary.ts';
+
+export interface RefreshDeps extends Pick<CrawlRecords, 'jobs' | 'events' | 'stats'> {
+  accounts: AccountStore;
+  /** The refresh state machine; a job's execution is named after the job. */
+  workflow: Pick<OnboardingWorkflow, 'startOrResume'>;
+  now?: () => Date;
+}
+
+export interface RefreshRequest extends GeoContext {
+  url?: string;
+}
+
+export async function requestRefresh(deps: RefreshDeps, accountId: string, request: RefreshRequest) {
+  const account = await requireAccount(deps.accounts, accountId);
+  const url = request.url !== undefined ? siteAddress(request.url) : account.company_url;
+  if (!url) throw new InvalidInput('The refresh needs a website', [{ path: '/body/url', message: 'is required: the account has no website on record' }]);
+  const context: GeoContext = Object.fromEntries(
+    (['industry', 'city', 'region'] as const).flatMap((k) => (request[k]?.trim() ? [[k, request[k]!.trim().replace(/\s+/g, ' ')]] : [])),
+  );
+  const at = (deps.now ?? (() => new Date()))();
+  const jobId = newJobId(at);
+  await openCrawlJob(deps, { job_id: jobId, account_id: accountId, kind: 'refresh', url, context, requested_at: at.toISOString() });
+  try {
+    await deps.workflow.startOrResume(jobId, { accountId, jobId });
+  } catch (error) {
+    // A job that never started must not look queued forever.
+    await deps.jobs.finish(jobId, { status: 'failed', finished_at: new Date().toISOString(), duration_ms: 0, errors: [] }).catch(() => undefined);
+    await deps.events.record(accountId, { jobId, type: 'job.failed', message: 'The refresh could not be started' }).catch(() => undefined);
+    throw error;
+  }
+  return { jobId, status: 'queued' as const, url, context };
+}
+
+/** "acme.com", "www.acme.com/shop" or "https://acme.com" → an http(s) URL; anything else is refused. */
+export function siteAddress(raw: string): string {
+  const text = raw.trim();
+  const refuse = () => new InvalidInput('The website address is not valid', [{ path: '/body/url', message: 'must be an http(s) website address, e.g. https://example.com' }]);
+  let url: URL;
+  try {
+    url = new URL(/^[a-z][a-z0-9+.-]*:/i.test(text) ? text : `https://${text}`);
+  } catch {
+    throw refuse();
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname || url.username || url.password) throw refuse();
+  url.hash = '';
+  return url.href;
+}

@@ -1,0 +1,234 @@
+// Fetches pages of a client's website, which is an address someone typed in:
+// without care, "crawl this site" is a way to make our Lambda read
+// http://169.254.169.254/ (instance credentials) or anything else on a private
+// network (SSRF). So, unless private networks are explicitly allowed (only a
+// local stage, to reach a fixture site on loopback):
+// - only http and https are fetched;
+// - every address a host name resolves to must be public, or nothing is
+//   fetched; the connection then goes to the checked address itself, so a
+//   second DNS answer (rebinding) cannot swap in another one;
+// - redirects are followed by hand, each hop checked the same way, at most
+//   `maxRedirects` of them;
+// - every request has a timeout, and bodies are cut off at `maxBytes`
+//   (after decompression too, so a small gzip cannot expand without bound).
+import { lookup } from 'node:dns/promises';
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
+import { isIP } from 'node:net';
+import { pipeline } from 'node:stream/promises';
+import { Writable, type Transform } from 'node:stream';
+import zlib from 'node:zlib';
+import ipaddr from 'ipaddr.js';
+import { SiteError } from './site-errors.ts';
+
+export interface FetchPolicy {
+  allowPrivateNetworks: boolean;
+  /** Per request (each redirect hop has its own). */
+  timeoutMs: number;
+  /** Largest body accepted, as transferred and as decoded. */
+  maxBytes: number;
+  maxRedirects: number;
+  userAgent: string;
+}
+
+/**
+ * How host names become connections. Production uses the system resolver and
+ * connects to the checked address; tests substitute both, to show the checks
+ * with private networks disallowed against a server that is, in fact, local.
+ */
+export interface Network {
+  resolve(hostname: string): Promise<string[]>;
+  /** Where to open the TCP connection for a checked address. */
+  connectTo?(address: string, port: number): { host: string; port: number };
+}
+
+export interface FetchedPage {
+  /** The address asked for. */
+  url: string;
+  /** The address that answered, after redirects. */
+  finalUrl: string;
+  status: number;
+  contentType: string;
+  body: string;
+  /** Body bytes as transferred. */
+  bytes: number;
+  ttfbMs: number;
+  totalMs: number;
+  redirects: number;
+}
+
+export interface SiteFetcher {
+  fetch(url: string): Promise<FetchedPage>;
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** True for a globally routable unicast address; false for private, loopback, link-local, metadata, reserved, ... */
+export function isPublicAddress(address: string): boolean {
+  const bare = address.replace(/^\[|\]$/g, '');
+  if (!ipaddr.isValid(bare)) return false;
+  // An IPv4-mapped IPv6 address (::ffff:169.254.169.254) is judged as the IPv4 address it is.
+  return ipaddr.process(bare).range() === 'unicast';
+}
+
+export const systemNetwork: Network = {
+  async resolve(hostname) {
+    // RFC 6761: "localhost" and every name under it are the loopback interface, whatever DNS says.
+    if (hostname === 'localhost' || hostname.endsWith('.localhost')) return ['127.0.0.1', '::1'];
+    try {
+      return (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      throw new SiteError('unresolvable', `${hostname} could not be resolved`, code === 'EAI_AGAIN');
+    }
+  },
+};
+
+export function siteFetcher(policy: FetchPolicy, network: Network = systemNetwork): SiteFetcher {
+  /** The address to connect to for this URL, once every address of its host has passed the check. */
+  async function checkedAddress(url: URL): Promise<string> {
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new SiteError('unsupported_scheme', `Only http and https addresses can be fetched, not ${url.protocol}`);
+    }
+    const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
+    const addresses = isIP(host) ? [host] : await network.resolve(host);
+    if (addresses.length === 0) throw new SiteError('unresolvable', `${host} has no address`);
+    if (!policy.allowPrivateNetworks && !addresses.every(isPublicAddress)) {
+      throw new SiteError('blocked_address', `${host} is not a public address, so it is not fetched`);
+    }
+    // IPv4 first: a Lambda outside a dual-stack VPC has no IPv6 route.
+    return addresses.find((a) => isIP(a) === 4) ?? addresses[0]!;
+  }
+
+  async function fetchPage(address: string): Promise<FetchedPage> {
+    const started = performance.now();
+    let url: URL;
+    try {
+      url = new URL(address);
+    } catch {
+      throw new SiteError('unsupported_scheme', 'Not a valid address');
+    }
+    for (let hop = 0; ; hop++) {
+      const ip = await checkedAddress(url);
+      const response = await request(url, ip);
+      const location = response.headers.location;
+      if (REDIRECTS.has(response.statusCode ?? 0) && location) {
+        response.destroy();
+        if (hop >= policy.maxRedirects) throw new SiteError('too_many_redirects', `${url.hostname} redirected more than ${policy.maxRedirects} times`);
+        try {
+          url = new URL(location, url);
+        } catch {
+          throw new SiteError('unsupported_scheme', `${url.hostname} redirected to an invalid address`);
+        }
+        continue;
+      }
+      const ttfbMs = performance.now() - started;
+      const { raw, decoded } = await readBody(response, url);
+      const contentType = String(response.headers['content-type'] ?? '');
+      return {
+        url: address,
+        finalUrl: url.href,
+        status: response.statusCode ?? 0,
+        contentType,
+        body: decodeText(decoded, contentType),
+        bytes: raw,
+        ttfbMs: Math.round(ttfbMs),
+        totalMs: Math.round(performance.now() - started),
+        redirects: hop,
+      };
+    }
+  }
+
+  function request(url: URL, ip: string): Promise<IncomingMessage> {
+    const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+    const target = network.connectTo?.(ip, port) ?? { host: ip, port };
+    const hostname = url.hostname.replace(/^\[|\]$/g, '');
+    return new Promise((resolve, reject) => {
+      const req = (url.protocol === 'https:' ? https : http).request({
+        host: target.host,
+        port: target.port,
+        method: 'GET',
+        path: `${url.pathname}${url.search}`,
+        // The certificate is checked against the host name, not the address we connect to.
+        servername: isIP(hostname) ? undefined : hostname,
+        // A fresh connection per request: a pooled socket must never carry a request to another host.
+        agent: false,
+        headers: {
+          host: url.host,
+          'user-agent': policy.userAgent,
+          accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.5',
+          'accept-encoding': 'gzip, deflate, br',
+        },
+      });
+      let response: IncomingMessage | undefined;
+      // One deadline for the whole exchange, body included.
+      const timer = setTimeout(() => {
+        const timedOut = new SiteError('timed_out', `${url.hostname} did not answer in time`, true);
+        if (response) response.destroy(timedOut);
+        else req.destroy(timedOut);
+      }, policy.timeoutMs);
+      req.once('response', (res) => {
+        response = res;
+        res.once('close', () => clearTimeout(timer));
+        resolve(res);
+      });
+      req.once('error', (error: Error & { code?: string }) => {
+        clearTimeout(timer);
+        if (error instanceof SiteError) return reject(error);
+        if (/CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO_VERIFY/.test(error.code ?? '')) {
+          return reject(new SiteError('unreachable', `${url.hostname} has no valid certificate`));
+        }
+        reject(new SiteError('unreachable', `${url.hostname} could not be reached`, true));
+      });
+      req.end();
+    });
+  }
+
+  async function readBody(res: IncomingMessage, url: URL): Promise<{ raw: number; decoded: Buffer }> {
+    const chunks: Buffer[] = [];
+    let raw = 0;
+    let decodedSize = 0;
+    const tooLarge = () => new SiteError('too_large', `A page of ${url.hostname} is larger than ${policy.maxBytes} bytes`);
+    res.on('data', (chunk: Buffer) => {
+      raw += chunk.length;
+      if (raw > policy.maxBytes) res.destroy(tooLarge());
+    });
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        decodedSize += chunk.length;
+        if (decodedSize > policy.maxBytes) return done(tooLarge());
+        chunks.push(chunk);
+        done();
+      },
+    });
+    const decoder = decompressor(String(res.headers['content-encoding'] ?? '').trim().toLowerCase());
+    try {
+      await (decoder ? pipeline(res, decoder, sink) : pipeline(res, sink));
+    } catch (error) {
+      if (error instanceof SiteError) throw error;
+      throw new SiteError('unreachable', `${url.hostname} broke off the answer`, true);
+    }
+    return { raw, decoded: Buffer.concat(chunks) };
+  }
+
+  return { fetch: fetchPage };
+}
+
+function decompressor(encoding: string): Transform | undefined {
+  if (encoding === 'gzip' || encoding === 'x-gzip') return zlib.createGunzip();
+  if (encoding === 'deflate') return zlib.createInflate();
+  if (encoding === 'br') return zlib.createBrotliDecompress();
+  return undefined;
+}
+
+/** The body as text, in the charset the header (or else the page's own <meta charset>) names; UTF-8 otherwise. */
+function decodeText(body: Buffer, contentType: string): string {
+  const declared =
+    /charset=["']?([\w.:-]+)/i.exec(contentType)?.[1] ??
+    /<meta[^>]+charset=["']?([\w.:-]+)/i.exec(body.subarray(0, 1024).toString('latin1'))?.[1];
+  try {
+    return new TextDecoder(declared ?? 'utf-8').decode(body);
+  } catch {
+    return new TextDecoder('utf-8').decode(body);
+  }
+}

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { fetchRobots, robotsRules } from '../../../lib/crawler/robots.ts';
+import { siteFetcher } from '../../../lib/crawler/site-fetcher.ts';
+import { useSite } from '../../support/site.ts';
+
+const ROBOTS = 'http://acme.example/robots.txt';
+const rules = (body: string) => robotsRules(ROBOTS, { status: 200, body });
+
+describe('robots.txt rules', () => {
+  it('applies the group for everyone when none names our crawler', () => {
+    const r = rules('User-agent: *\nDisallow: /private/\nDisallow: /*.pdf$\n');
+    expect(r.isAllowed('http://acme.example/')).toBe(true);
+    expect(r.isAllowed('http://acme.example/private/plans')).toBe(false);
+    expect(r.isAllowed('http://acme.example/menu.pdf')).toBe(false);
+    expect(r.isAllowed('http://acme.example/menu.pdf?download=1')).toBe(true);
+  });
+
+  it('applies only the group that names our crawler when there is one', () => {
+    const r = rules('User-agent: *\nDisallow: /\n\nUser-agent: AgencyCrawler\nDisallow: /drafts/\n');
+    expect(r.isAllowed('http://acme.example/about')).toBe(true);
+    expect(r.isAllowed('http://acme.example/drafts/x')).toBe(false);
+  });
+
+  it('lets the longest matching rule win, and Allow win a tie', () => {
+    const r = rules('User-agent: *\nDisallow: /shop/\nAllow: /shop/public/\nAllow: /page\nDisallow: /page\n');
+    expect(r.isAllowed('http://acme.example/shop/cart')).toBe(false);
+    expect(r.isAllowed('http://acme.example/shop/public/list')).toBe(true);
+    expect(r.isAllowed('http://acme.example/page')).toBe(true);
+  });
+
+  it('never allows another origin under these rules', () => {
+    expect(rules('User-agent: *\nAllow: /\n').isAllowed('http://other.example/')).toBe(false);
+  });
+
+  it('allows everything when there is no robots.txt (4xx), and nothing when the site is unreachable (5xx, no answer)', () => {
+    expect(robotsRules(ROBOTS, { status: 404, body: 'not found' }).isAllowed('http://acme.example/x')).toBe(true);
+    expect(robotsRules(ROBOTS, { status: 503, body: '' }).isAllowed('http://acme.example/x')).toBe(false);
+    expect(robotsRules(ROBOTS, 'unreachable').isAllowed('http://acme.example/x')).toBe(false);
+  });
+});
+
+describe('fetching robots.txt', () => {
+  const site = useSite({ '/robots.txt': { status: 301, headers: { location: '/real-robots.txt' } }, '/real-robots.txt': { body: 'User-agent: *\nDisallow: /secret\n' } });
+  const fetcher = siteFetcher({ allowPrivateNetworks: true, timeoutMs: 2000, maxBytes: 100_000, maxRedirects: 5, userAgent: 'test' });
+
+  it('follows its redirects and reads the rules', async () => {
+    const r = await fetchRobots(fetcher, site.origin);
+    expect(r.isAllowed(`${site.origin}/`)).toBe(true);
+    expect(r.isAllowed(`${site.origin}/secret`)).toBe(false);
+  });
+
+  it('treats a site that cannot be reached as disallowing everything', async () => {
+    const r = await fetchRobots(fetcher, 'http://127.0.0.1:9');
+    expect(r.isAllowed('http://127.0.0.1:9/')).toBe(false);
+  });
+});

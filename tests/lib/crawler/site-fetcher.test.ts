@@ -1,0 +1,179 @@
+// The fetcher as a deployed stage builds it (private networks disallowed),
+// and as the local stage does. The "public" host below is a name our test
+// resolver gives a public address, and the test network connects that one
+// address to the loopback fixture server: that is how a redirect from a
+// public site to a private address can be shown without the internet.
+import { gzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { isPublicAddress, siteFetcher, systemNetwork, type FetchPolicy, type Network } from '../../../lib/crawler/site-fetcher.ts';
+import { html, useSite } from '../../support/site.ts';
+
+const PUBLIC_IP = '93.184.215.14';
+const site = useSite({
+  '/': html('<title>Home</title><p>Hello</p>'),
+  '/to-metadata': { status: 302, headers: { location: 'http://169.254.169.254/latest/meta-data/' } },
+  '/to-internal-name': { status: 301, headers: { location: 'http://intranet.corp.example/' } },
+  '/to-localhost': (_req, s) => ({ status: 307, headers: { location: `http://localhost:${s.port}/` } }),
+  '/to-mapped': { status: 302, headers: { location: 'http://[::ffff:a9fe:a9fe]/' } },
+  '/to-file': { status: 302, headers: { location: 'file:///etc/passwd' } },
+  '/to-public': { status: 302, headers: { location: 'http://www.public-site.example/' } },
+  '/loop': { status: 302, headers: { location: '/loop' } },
+  '/big': { body: 'x'.repeat(4096) },
+  '/bomb': { headers: { 'content-encoding': 'gzip', 'content-type': 'text/html' }, body: gzipSync('a'.repeat(1_000_000)) },
+  '/gzipped': { headers: { 'content-encoding': 'gzip', 'content-type': 'text/html; charset=utf-8' }, body: gzipSync('<p>Grüße aus dem Ofen</p>') },
+  '/latin1': { headers: { 'content-type': 'text/html; charset=iso-8859-1' }, body: Buffer.from('<p>Caf\xe9</p>', 'latin1') },
+  '/meta-charset': { headers: { 'content-type': 'text/html' }, body: Buffer.concat([Buffer.from('<meta charset="windows-1252"><p>'), Buffer.from([0x93, 0x71, 0x94]), Buffer.from('</p>')]) },
+  '/slow': { hang: true },
+});
+
+const policy = (overrides: Partial<FetchPolicy> = {}): FetchPolicy => ({
+  allowPrivateNetworks: false,
+  timeoutMs: 2000,
+  maxBytes: 1024 * 1024,
+  maxRedirects: 5,
+  userAgent: 'test',
+  ...overrides,
+});
+
+/** DNS as a deployed stage might see it, with the one public host wired to the fixture server. */
+const testNetwork = (): Network & { resolved: string[] } => {
+  const resolved: string[] = [];
+  return {
+    resolved,
+    async resolve(hostname) {
+      resolved.push(hostname);
+      if (hostname === 'www.public-site.example') return [PUBLIC_IP];
+      if (hostname === 'intranet.corp.example') return ['10.1.2.3'];
+      if (hostname === 'half-private.example') return [PUBLIC_IP, '192.168.1.20'];
+      return systemNetwork.resolve(hostname);
+    },
+    connectTo: (address, port) => (address === PUBLIC_IP ? { host: '127.0.0.1', port: site.port } : { host: address, port }),
+  };
+};
+
+const deployed = () => siteFetcher(policy(), testNetwork());
+const refusal = (promise: Promise<unknown>) => promise.then(() => 'fetched', (e: { name?: string; code?: string }) => `${e.name}:${e.code}`);
+
+describe('the fetcher of a deployed stage (private networks disallowed)', () => {
+  it('fetches a public site through the test network (the path the refusals below take)', async () => {
+    const page = await deployed().fetch('http://www.public-site.example/');
+    expect(page).toMatchObject({ status: 200, finalUrl: 'http://www.public-site.example/', redirects: 0 });
+    expect(page.body).toContain('Hello');
+  });
+
+  it('refuses the instance metadata address', async () => {
+    expect(await refusal(deployed().fetch('http://169.254.169.254/latest/meta-data/iam/'))).toBe('SiteRefused:blocked_address');
+  });
+
+  it('refuses localhost, by name and by every spelling of a loopback address', async () => {
+    for (const url of ['http://localhost/', `http://localhost:${site.port}/`, 'http://app.localhost/', 'http://127.0.0.1/', 'http://[::1]/', 'http://0x7f000001/', 'http://2130706433/', 'http://0.0.0.0/']) {
+      expect(await refusal(deployed().fetch(url)), url).toBe('SiteRefused:blocked_address');
+    }
+  });
+
+  it('refuses names that resolve to a private address, and names with any private address among several', async () => {
+    expect(await refusal(deployed().fetch('http://intranet.corp.example/'))).toBe('SiteRefused:blocked_address');
+    expect(await refusal(deployed().fetch('http://half-private.example/'))).toBe('SiteRefused:blocked_address');
+  });
+
+  it('refuses a redirect to a private address, checking every hop', async () => {
+    const network = testNetwork();
+    const fetcher = siteFetcher(policy(), network);
+    for (const path of ['/to-metadata', '/to-internal-name', '/to-localhost', '/to-mapped']) {
+      expect(await refusal(fetcher.fetch(`http://www.public-site.example${path}`)), path).toBe('SiteRefused:blocked_address');
+    }
+    expect(network.resolved).toContain('intranet.corp.example');
+    // The first hop was fetched; nothing behind the redirects was.
+    expect(site.hits).toEqual(expect.arrayContaining(['/to-metadata', '/to-internal-name', '/to-localhost', '/to-mapped']));
+  });
+
+  it('follows redirects between public hosts', async () => {
+    const page = await deployed().fetch('http://www.public-site.example/to-public');
+    expect(page).toMatchObject({ status: 200, finalUrl: 'http://www.public-site.example/', redirects: 1 });
+  });
+
+  it('fetches only http and https', async () => {
+    for (const url of ['file:///etc/passwd', 'ftp://www.public-site.example/', 'gopher://www.public-site.example/']) {
+      expect(await refusal(deployed().fetch(url)), url).toBe('SiteRefused:unsupported_scheme');
+    }
+    expect(await refusal(deployed().fetch('http://www.public-site.example/to-file'))).toBe('SiteRefused:unsupported_scheme');
+  });
+
+  it('stops after the redirect limit', async () => {
+    expect(await refusal(siteFetcher(policy({ maxRedirects: 3 }), testNetwork()).fetch('http://www.public-site.example/loop'))).toBe(
+      'SiteRefused:too_many_redirects',
+    );
+  });
+
+  it('cuts off bodies over the size limit, also after decompression', async () => {
+    const small = siteFetcher(policy({ maxBytes: 1000 }), testNetwork());
+    expect(await refusal(small.fetch('http://www.public-site.example/big'))).toBe('SiteRefused:too_large');
+    const page = await siteFetcher(policy({ maxBytes: 100_000 }), testNetwork())
+      .fetch('http://www.public-site.example/bomb')
+      .catch((e: Error) => e);
+    expect(page).toMatchObject({ name: 'SiteRefused', code: 'too_large' });
+  });
+
+  it('gives up on a site that does not answer in time, as a transient failure', async () => {
+    expect(await refusal(siteFetcher(policy({ timeoutMs: 200 }), testNetwork()).fetch('http://www.public-site.example/slow'))).toBe(
+      'SiteUnavailable:timed_out',
+    );
+  });
+
+  it('reports a name that does not resolve', async () => {
+    // Refused when DNS says there is no such name; unavailable when DNS itself cannot be asked (e.g. offline).
+    expect(await refusal(siteFetcher(policy(), systemNetwork).fetch('http://no-such-host.invalid/'))).toMatch(/^Site(Refused|Unavailable):unresolvable$/);
+  });
+});
+
+describe('the fetcher of the local stage (private networks allowed)', () => {
+  const local = () => siteFetcher(policy({ allowPrivateNetworks: true }));
+
+  it('reaches a fixture site on loopback, by address and by a .localhost name', async () => {
+    expect((await local().fetch(`${site.origin}/`)).status).toBe(200);
+    expect((await local().fetch(`http://fixture.localhost:${site.port}/`)).body).toContain('Hello');
+  });
+
+  it('decodes compressed bodies and counts the bytes as transferred', async () => {
+    const page = await local().fetch(`${site.origin}/gzipped`);
+    expect(page.body).toBe('<p>Grüße aus dem Ofen</p>');
+    expect(page.bytes).toBe(gzipSync('<p>Grüße aus dem Ofen</p>').length);
+  });
+
+  it("decodes the charset the header names, or else the page's own meta charset", async () => {
+    expect((await local().fetch(`${site.origin}/latin1`)).body).toBe('<p>Café</p>');
+    expect((await local().fetch(`${site.origin}/meta-charset`)).body).toContain('<p>\u201cq\u201d</p>');
+  });
+
+  it('times the answer: first byte no later than the last', async () => {
+    const page = await local().fetch(`${site.origin}/`);
+    expect(page.ttfbMs).toBeGreaterThanOrEqual(0);
+    expect(page.totalMs).toBeGreaterThanOrEqual(page.ttfbMs);
+  });
+});
+
+describe('public addresses', () => {
+  it.each([
+    ['93.184.215.14', true],
+    ['8.8.8.8', true],
+    ['2606:4700:4700::1111', true],
+    ['10.0.0.1', false],
+    ['172.16.5.4', false],
+    ['192.168.0.1', false],
+    ['127.0.0.1', false],
+    ['169.254.169.254', false],
+    ['100.64.0.1', false],
+    ['0.0.0.0', false],
+    ['255.255.255.255', false],
+    ['224.0.0.1', false],
+    ['::1', false],
+    ['fe80::1', false],
+    ['fd00:ec2::254', false],
+    ['::ffff:127.0.0.1', false],
+    ['::ffff:169.254.169.254', false],
+    ['[::1]', false],
+    ['not-an-address', false],
+  ])('%s → %s', (address, expected) => {
+    expect(isPublicAddress(address)).toBe(expected);
+  });
+});

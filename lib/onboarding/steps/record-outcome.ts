@@ -41,9 +41,9 @@ export interface RecordAnswer {
  * the integration owes at that moment, so a later report supersedes an
  * earlier one. Skipped only when every report was skipped.
  *
- * The last step: gathers what every integration reported, stores the run's
- * result (what the API answers), sets the account's and members' status, and
- * opens or resolves a follow-up per integration.
+ * The last step: gathers what every integration reported, sets the account's
+ * and members' status, opens or resolves a follow-up per integration, and
+ * then stores the run's result (what the API answers).
  */
 export async function recordOutcome(deps: RecordDeps, input: RecordInput): Promise<RecordAnswer> {
   const workflow = input.integrations ?? INTEGRATIONS;
@@ -80,7 +80,6 @@ export async function recordOutcome(deps: RecordDeps, input: RecordInput): Promi
     details,
     ...(success ? {} : { errors }),
   };
-  await deps.runs.saveResult(input.runId, input.accountId, input.attempt, result);
   await deps.accounts.setAccountStatus(input.accountId, success ? 'active' : 'needs_attention');
   await deps.accounts.setMemberStatusForAccount(input.accountId, success ? 'active' : 'needs_attention');
   for (const integration of workflow) {
@@ -88,6 +87,8 @@ export async function recordOutcome(deps: RecordDeps, input: RecordInput): Promi
     if (error) await deps.followUps.open(input.accountId, input.runId, error);
     else await deps.followUps.resolve(input.accountId, integration);
   }
+  // The answer last: whoever sees it (the endpoint is waiting for it) finds statuses and follow-ups already in place.
+  await deps.runs.saveResult(input.runId, input.accountId, input.attempt, result);
   return { success, failed: Object.fromEntries(workflow.map((i) => [i, integrations[i] === 'failed'])) };
 }
 

@@ -69,7 +69,7 @@ function operation(r: RouteSpec) {
       name: m[1],
       in: 'path',
       required: true,
-      schema: { type: 'string' },
+      schema: ((r.params as { properties?: Record<string, unknown> } | undefined)?.properties?.[m[1]!] as object | undefined) ?? { type: 'string' },
       ...(r.access === 'path-secret' ? { description: 'Per-account secret; keep it private' } : {}),
     })),
     ...queryParameters(r.query),

@@ -34,12 +34,21 @@ export interface RouteSpec {
   access: Access;
   body?: JSONSchema;
   query?: JSONSchema;
+  /**
+   * The path parameters' schema. Ids get one, so a malformed id is a 400
+   * before anything looks it up; a path secret deliberately has none (any
+   * wrong secret, whatever its shape, must look the same: 404).
+   */
+  params?: JSONSchema;
   /** Keep the body as the raw string (webhooks verify signatures over the bytes). */
   rawBody?: boolean;
   responses: Record<number, ResponseSpec>;
 }
 
 export const route = <const R extends RouteSpec>(r: R): R => r;
+
+/** An id in a path: letters, digits and hyphens, never longer than a key may be. */
+export const idParam = { type: 'string', pattern: '^[A-Za-z0-9-]{1,100}$' } as const;
 
 export type BodyOf<R extends RouteSpec> = R['body'] extends JSONSchema ? FromSchema<R['body']> : undefined;
 export type QueryOf<R extends RouteSpec> = R['query'] extends JSONSchema

@@ -1,5 +1,5 @@
 // The routes of enhanced onboarding and crawler intelligence.
-import { route } from '../api/route.ts';
+import { idParam, route } from '../api/route.ts';
 import { onboardingBody } from '../onboarding/intake.ts';
 
 const outcome = { enum: ['success', 'skipped', 'failed'] } as const;
@@ -186,6 +186,7 @@ export const crawlerRoutes = {
   crawlerSummary: route({
     method: 'GET',
     path: '/api/crawler/accounts/{accountId}/summary',
+    params: { type: 'object', required: ['accountId'], properties: { accountId: idParam } },
     operationId: 'crawlerSummary',
     summary: "An account's crawler intelligence: per-site figures, recent jobs and events, geo targets",
     tag: 'crawler',
@@ -195,6 +196,7 @@ export const crawlerRoutes = {
   crawlerRefresh: route({
     method: 'POST',
     path: '/api/crawler/accounts/{accountId}/refresh',
+    params: { type: 'object', required: ['accountId'], properties: { accountId: idParam } },
     operationId: 'crawlerRefresh',
     summary: 'Start a crawl job (analysis and scrape) of the account\'s site with industry and location context',
     tag: 'crawler',

@@ -2,7 +2,7 @@
 // Free of dependencies: Lambda bundles import it beside their precompiled validators.
 import type { RouteSpec } from '../api/route.ts';
 
-/** The schema of the Lambda event a route accepts: its body and query; undefined when there is nothing to check. */
+/** The schema of the Lambda event a route accepts: its body, query and path parameters; undefined when there is nothing to check. */
 export function eventSchemaOf(spec: RouteSpec): Record<string, unknown> | undefined {
   const properties: Record<string, unknown> = {};
   const required: string[] = [];
@@ -13,6 +13,10 @@ export function eventSchemaOf(spec: RouteSpec): Record<string, unknown> | undefi
   if (spec.query) {
     properties.queryStringParameters = spec.query;
     required.push('queryStringParameters');
+  }
+  if (spec.params) {
+    properties.pathParameters = spec.params;
+    required.push('pathParameters');
   }
   return required.length ? { type: 'object', properties, required } : undefined;
 }

@@ -1,4 +1,4 @@
-import { route } from '../api/route.ts';
+import { idParam, route } from '../api/route.ts';
 import { onboardingBody } from './intake.ts';
 
 const outcome = { enum: ['success', 'skipped', 'failed'] } as const;
@@ -57,6 +57,7 @@ export const onboardingRoutes = {
   onboardingRun: route({
     method: 'GET',
     path: '/api/onboarding/runs/{runId}',
+    params: { type: 'object', required: ['runId'], properties: { runId: idParam } },
     operationId: 'onboardingRun',
     summary: 'The answer of an onboarding run: the same body and status the onboarding endpoint gives, or 202 while it runs',
     tag: 'onboarding',

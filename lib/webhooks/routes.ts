@@ -1,4 +1,4 @@
-import { route } from '../api/route.ts';
+import { idParam, route } from '../api/route.ts';
 
 const delivered = {
   type: 'object',
@@ -76,6 +76,7 @@ export const webhookRoutes = {
   webhookSettings: route({
     method: 'GET',
     path: '/api/accounts/{accountId}/webhooks',
+    params: { type: 'object', required: ['accountId'], properties: { accountId: idParam } },
     operationId: 'webhookSettings',
     summary: "The account's webhook URLs and which signing keys are set (created on first read)",
     tag: 'webhooks',
@@ -85,6 +86,7 @@ export const webhookRoutes = {
   rotateWebhookSecret: route({
     method: 'POST',
     path: '/api/accounts/{accountId}/webhooks/rotate',
+    params: { type: 'object', required: ['accountId'], properties: { accountId: idParam } },
     operationId: 'rotateWebhookSecret',
     summary: "Replace the account's webhook secret; the old URLs stop working at once",
     tag: 'webhooks',
@@ -94,6 +96,7 @@ export const webhookRoutes = {
   setWebhookSigningKeys: route({
     method: 'PUT',
     path: '/api/accounts/{accountId}/webhooks/signing-keys',
+    params: { type: 'object', required: ['accountId'], properties: { accountId: idParam } },
     operationId: 'setWebhookSigningKeys',
     summary: "Set (a string) or clear (null) the providers' signing keys; keys not named stay as they are",
     tag: 'webhooks',

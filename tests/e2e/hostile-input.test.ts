@@ -87,7 +87,7 @@ describe('hostile input, over HTTP', () => {
       path: fc.webPath().map((p) => `/${p.replace(/^\/+/, '')}`),
     });
     await fc.assert(
-      fc.asyncProperty(unknown, ({ method, path }) => expectSafeAnswer({ method, path, query: {}, headers: {}, protoKey: false })),
+      fc.asyncProperty(unknown, ({ method, path }) => expectSafeAnswer({ method, path, pathParams: {}, query: {}, headers: {}, protoKey: false })),
       { numRuns: RUNS },
     );
   });

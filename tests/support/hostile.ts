@@ -7,6 +7,8 @@ import type { JSONSchema, RouteSpec } from '../../lib/api/route.ts';
 export interface HostileRequest {
   method: string;
   path: string;
+  /** The decoded values of the route's {params}, as API Gateway hands them to the Lambda. */
+  pathParams: Record<string, string>;
   query: Record<string, string>;
   headers: Record<string, string>;
   body?: string;
@@ -76,7 +78,9 @@ const headerText = (maxLength: number) =>
 const credentials = fc.oneof(
   fc.constant({}),
   fc.record({ authorization: fc.oneof(headerText(60), headerText(40).map((t) => `Bearer ${t}`), fc.constantFrom('Bearer', 'Bearer ', 'Basic Zm9vOmJhcg==', 'bearer x.y.z')) }),
-  fc.integer({ min: 4_000, max: 12_000 }).map((n) => ({ authorization: `Bearer ${'a'.repeat(n)}` })),
+  // Long enough to be refused, short enough that with the longest path below the request still fits
+  // the 16 KB of request line and headers a Node server reads (API Gateway itself stops at 10 KB).
+  fc.integer({ min: 4_000, max: 10_000 }).map((n) => ({ authorization: `Bearer ${'a'.repeat(n)}` })),
   fc.record({ 'x-api-key': headerText(80) }),
   fc.record({ 'x-admin-key': headerText(80) }),
   fc.record({ 'x-correlation-id': headerText(300) }),
@@ -96,14 +100,19 @@ function query(route: RouteSpec): fc.Arbitrary<Record<string, string>> {
   return fc.dictionary(fc.constantFrom(...names), value, { maxKeys: 3 });
 }
 
-/** A path with each {param} replaced by a hostile segment. */
-function path(route: RouteSpec): fc.Arbitrary<string> {
-  const params = [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[0]);
-  if (params.length === 0) return fc.constant(route.path);
-  const segment = fc.oneof(fc.uuid(), fc.string({ maxLength: 60 }), fc.constantFrom('..', '%2e%2e', 'a'.repeat(500), '0', '-1'));
-  return fc.array(segment, { minLength: params.length, maxLength: params.length }).map((values) =>
-    params.reduce((p, param, i) => p.replace(param, encodeURIComponent(values[i]!) || 'x'), route.path),
+/** A path with each {param} replaced by a hostile segment (longer than any key may be, too). */
+function path(route: RouteSpec): fc.Arbitrary<{ path: string; pathParams: Record<string, string> }> {
+  const params = [...route.path.matchAll(/\{([^}+]+)\}/g)].map((m) => m[1]!);
+  if (params.length === 0) return fc.constant({ path: route.path, pathParams: {} });
+  const segment = fc.oneof(
+    fc.uuid(),
+    fc.string({ minLength: 1, maxLength: 60 }),
+    fc.constantFrom('..', '%2e%2e', '0', '-1', 'a'.repeat(500), 'a'.repeat(3_000), 'é'.repeat(700)),
   );
+  return fc.array(segment, { minLength: params.length, maxLength: params.length }).map((values) => ({
+    path: params.reduce((p, name, i) => p.replace(`{${name}}`, encodeURIComponent(values[i]!)), route.path),
+    pathParams: Object.fromEntries(params.map((name, i) => [name, values[i]!])),
+  }));
 }
 
 export function hostileRequest(route: RouteSpec): fc.Arbitrary<HostileRequest> {
@@ -116,9 +125,10 @@ export function hostileRequest(route: RouteSpec): fc.Arbitrary<HostileRequest> {
       contentType,
       body: hasBody ? body(route).map((b) => b as { text: string; protoKey: boolean } | undefined) : fc.constant(undefined),
     })
-    .map(({ path, query, credentials, contentType, body }) => ({
+    .map(({ path: { path, pathParams }, query, credentials, contentType, body }) => ({
       method: route.method,
       path,
+      pathParams,
       query,
       headers: { ...credentials, ...(body && contentType ? { 'content-type': contentType } : {}) },
       body: body?.text,

@@ -27,7 +27,14 @@ describe('the HTTP stack of every route, under hostile requests', () => {
     it(`${route.method} ${route.path}`, async () => {
       await fc.assert(
         fc.asyncProperty(hostileRequest(route), async (req) => {
-          const event = httpEvent({ method: req.method, path: req.path, headers: req.headers, body: req.body, query: Object.keys(req.query).length ? req.query : undefined });
+          const event = httpEvent({
+            method: req.method,
+            path: req.path,
+            headers: req.headers,
+            body: req.body,
+            query: Object.keys(req.query).length ? req.query : undefined,
+            pathParameters: Object.keys(req.pathParams).length ? req.pathParams : undefined,
+          });
           const res = (await handler(event as never, lambdaContext())) as { statusCode: number; body: string; headers: Record<string, string> };
           expect(res.statusCode).not.toBeGreaterThanOrEqual(500);
           if (res.statusCode >= 400) expect(JSON.parse(res.body)).toMatchObject({ error: { code: expect.any(String), message: expect.any(String) } });

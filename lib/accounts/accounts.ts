@@ -14,7 +14,10 @@ export interface Account {
   phone?: string;
   location?: string;
   timezone?: string;
+  /** The plan the client is billed for; set only from payments (lib/payments/billing.ts). */
   plan?: string;
+  /** The plan the client named on the onboarding form: informative, never billing. */
+  requested_plan?: string;
   metadata?: Record<string, unknown>;
   portal_slug?: string;
   dashboard_slug?: string;
@@ -46,7 +49,7 @@ export interface Member {
 
 /** Contact and company details, as the latest submission gives them (undefined: leave as is). */
 export type AccountDetails = Partial<
-  Pick<Account, 'company_name' | 'company_url' | 'company_domain' | 'contact_email' | 'phone' | 'location' | 'timezone' | 'plan' | 'metadata'>
+  Pick<Account, 'company_name' | 'company_url' | 'company_domain' | 'contact_email' | 'phone' | 'location' | 'timezone' | 'requested_plan' | 'metadata'>
 >;
 
 export interface NewMember {

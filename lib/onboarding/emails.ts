@@ -46,7 +46,7 @@ export function newClientTeamEmail(account: Account, portalLink: string): EmailC
     `Company: ${account.company_name ?? '-'}`,
     `Contact: ${account.contact_email ?? '-'}${account.phone ? `, ${account.phone}` : ''}`,
     `Website: ${account.company_url ?? '-'}`,
-    `Plan: ${account.plan ?? '-'}`,
+    `Plan: ${account.plan ?? account.requested_plan ?? '-'}`,
     `Portal: ${portalLink}`,
   ];
   return {

@@ -60,7 +60,7 @@ export async function beginOnboarding(deps: Omit<OnboardingDeps, 'wait'>, intake
     phone: intake.phone,
     location: intake.location,
     timezone: intake.timezone,
-    plan: intake.plan,
+    requested_plan: intake.plan,
     metadata: intake.metadata,
   });
   await deps.integrations.ensure(accountId);

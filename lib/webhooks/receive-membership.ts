@@ -108,7 +108,7 @@ async function startOnboardingIfNewlyPaying(deps: MembershipDeps, accountId: str
     phone: account.phone,
     location: account.location,
     timezone: account.timezone,
-    plan: account.plan,
+    plan: account.requested_plan,
     metadata: account.metadata,
   };
   const run = await beginOnboarding(deps.onboarding, intake);

@@ -19,7 +19,7 @@ export async function postChatNotices(deps: ChatDeps, input: StepInput): Promise
   const account = await requireAccount(deps.accounts, input.accountId);
   const portalLink = `${deps.portalUrl}/${input.portalSlug}`;
   const company = account.company_name ?? input.portalSlug;
-  const facts = [`Contact: ${input.email}`, account.company_url && `Website: ${account.company_url}`, account.plan && `Plan: ${account.plan}`, `Portal: ${portalLink}`]
+  const facts = [`Contact: ${input.email}`, account.company_url && `Website: ${account.company_url}`, (account.plan ?? account.requested_plan) && `Plan: ${account.plan ?? account.requested_plan}`, `Portal: ${portalLink}`]
     .filter(Boolean)
     .join('\n');
   await remembered(deps.ledger, account.id, 'slack#new-client', async () => {

@@ -53,7 +53,7 @@ describe('starting an onboarding', () => {
       company_name: 'Acme',
       company_domain: 'acme.example',
       contact_email: 'ann@acme.example',
-      plan: 'pro',
+      requested_plan: 'pro',
     });
     expect(integrations.rows.has(started.accountId)).toBe(true);
     expect(workflow.started).toEqual([started.runId]);
@@ -69,6 +69,14 @@ describe('starting an onboarding', () => {
     expect(second.runId).not.toBe(first.runId);
     expect(accounts.accounts.get(first.accountId)!.company_name).toBe('Acme Inc');
     expect(accounts.accounts.size).toBe(1);
+  });
+
+  it('never lets the form’s plan overwrite the plan the account is billed for', async () => {
+    const deps = { accounts: accounts.store, runs, integrations, workflow: fakeWorkflow() };
+    const first = await beginOnboarding(deps, intake);
+    accounts.accounts.get(first.accountId)!.plan = 'enterprise';
+    await beginOnboarding(deps, normaliseIntake({ email: 'ann@acme.example', companyName: 'Acme', plan: 'starter' }));
+    expect(accounts.accounts.get(first.accountId)).toMatchObject({ plan: 'enterprise', requested_plan: 'starter' });
   });
 
   it('answers with the run result once the run records it', async () => {

@@ -56,6 +56,13 @@ describe('the packaged template', () => {
     }
   });
 
+  it('lets the browser send every header our front ends use, and read the ones we expose', () => {
+    const [[, api]] = ofType('AWS::ApiGatewayV2::Api') as [[string, { Properties: { CorsConfiguration: Record<string, string[]> } }]];
+    const cors = api.Properties.CorsConfiguration;
+    expect(cors.AllowHeaders).toEqual(expect.arrayContaining(['content-type', 'authorization', 'x-api-key', 'x-admin-key', 'x-correlation-id']));
+    expect(cors.ExposeHeaders).toEqual(expect.arrayContaining(['x-correlation-id', 'retry-after', 'location']));
+  });
+
   it('grants no function "*" on all resources', () => {
     const statements = ofType('AWS::IAM::Role').flatMap(([, role]) =>
       (role.Properties.Policies ?? []).flatMap((p: { PolicyDocument: { Statement: any[] } }) => p.PolicyDocument.Statement),

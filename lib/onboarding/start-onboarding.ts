@@ -118,6 +118,9 @@ export async function readRun(
   }
   if (record.result) return { state: 'finished', runId, result: record.result };
   const status = await deps.workflow.status(deps.executionArnOf(runId, record.workflow)).catch(() => 'RUNNING' as const);
-  return status === 'RUNNING' ? { state: 'running', runId, accountId: record.account_id } : { state: 'broken', runId, accountId: record.account_id };
+  if (status === 'RUNNING') return { state: 'running', runId, accountId: record.account_id };
+  // It stopped, perhaps just after the record was read: the result it stored before stopping is the answer (as in awaitRun).
+  const latest = await deps.runs.get(runId);
+  return latest?.result ? { state: 'finished', runId, result: latest.result } : { state: 'broken', runId, accountId: record.account_id };
 }
 

@@ -75,15 +75,19 @@ export function applyBillingEvent(current: Billing, event: BillingEvent): Billin
   };
 }
 
-export type FreePlanChange = { outcome: 'recorded'; next: Billing } | { outcome: 'kept-subscription' };
+export type FreePlanChange = { outcome: 'recorded'; next: Billing } | { outcome: 'already-free' } | { outcome: 'kept-subscription' };
 
 /**
  * Choosing the free plan needs no payment, but it does not end a live paid
  * subscription either (that is the provider's billing portal's job): while one
- * is live, the account keeps the plan it pays for.
+ * is live, the account keeps the plan it pays for. An account already on free
+ * is not written again: concurrent clicks on free then settle after one write,
+ * instead of each re-writing it and making the others retry (updateBilling
+ * gives up after a few rounds).
  */
 export function chooseFreePlan(current: Billing): FreePlanChange {
   if (current.subscriptionId && isLiveSubscription(current.status)) return { outcome: 'kept-subscription' };
+  if (current.plan === 'free') return { outcome: 'already-free' };
   return { outcome: 'recorded', next: { ...current, plan: 'free' satisfies Plan } };
 }
 

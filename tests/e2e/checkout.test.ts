@@ -1,68 +1,21 @@
 // Checkout and the payment webhook over HTTP on the local stack, with the
 // Stripe emulator's hosted page driven as a browser drives it, and webhook
 // fixtures signed with the stripe SDK's own test-header helper.
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
 import { api, errorCode, recorded, stack } from '../support/http.ts';
+import {
+  accountRow,
+  deliverPayment as deliver,
+  emulatorEvent,
+  memberOf,
+  payOnHostedPage,
+  paymentEventRow as eventRow,
+  purchase,
+  signStripe as sign,
+} from '../support/payments.ts';
 import { bearer, newEmail, signedInUser } from '../support/users.ts';
 
-const db = () =>
-  DynamoDBDocumentClient.from(
-    new DynamoDBClient({ endpoint: stack().urls.dynamodb, region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'y' } }),
-  );
-const table = (name: string) => `agency-backend-local-${name}`;
 const dashboard = () => stack().env.DASHBOARD_URL!;
-const memberOf = async (email: string) => (await db().send(new GetCommand({ TableName: table('members'), Key: { email } }))).Item;
-const accountRow = async (id: string) => (await db().send(new GetCommand({ TableName: table('accounts'), Key: { id } }))).Item!;
-const eventRow = async (id: string) => (await db().send(new GetCommand({ TableName: table('webhook_events'), Key: { event_key: `stripe#${id}` } }))).Item;
-
-/** Pays on the emulator's hosted page as a browser does: load the page, submit its form. */
-async function payOnHostedPage(url: string): Promise<Response> {
-  const html = await (await fetch(url)).text();
-  expect(html).toMatch(/<button type="submit" id="pay">Pay /);
-  const action = /<form method="post" action="([^"]+)"/.exec(html)![1]!;
-  const card = /name="card" value="([^"]*)"/.exec(html)![1]!;
-  return fetch(new URL(action, url), {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ card }),
-    redirect: 'manual',
-  });
-}
-
-/** A signed-in user who bought a plan through the whole flow; answers their account and its Stripe ids. */
-async function purchase(plan = 'pro') {
-  const user = await signedInUser();
-  const start = await user.client.get(`/api/checkout?plan=${plan}`, bearer(user.accessToken));
-  expect(start.status).toBe(303);
-  const paid = await payOnHostedPage(start.headers.get('location')!);
-  expect(paid.status).toBe(303);
-  const accountId = (await memberOf(user.email))!.account_id as string;
-  const account = await accountRow(accountId);
-  return { user, accountId, customer: account.stripe_customer_id as string, subscription: account.subscription_id as string };
-}
-
-/** An event the emulator renders for a subscription, not delivered: the test delivers it. */
-async function emulatorEvent(body: Record<string, unknown>): Promise<string> {
-  const res = await fetch(`${stack().urls.emulators}/_local/stripe/events`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ deliver: false, ...body }),
-  });
-  expect(res.status).toBe(201);
-  return JSON.stringify(((await res.json()) as { event: unknown }).event, null, 2);
-}
-
-const sign = (payload: string, options: { secret?: string; timestamp?: number } = {}) =>
-  Stripe.webhooks.generateTestHeaderString({ payload, secret: options.secret ?? stack().env.STRIPE_WEBHOOK_SECRET!, timestamp: options.timestamp });
-const deliver = (payload: string, signature?: string) =>
-  api('/webhooks/payments', {
-    method: 'POST',
-    raw: payload,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...(signature === undefined ? {} : { 'stripe-signature': signature }) },
-  });
 
 describe('GET /api/checkout', () => {
   it('sends a caller without a valid token to the signup page with this request URL-encoded, for pro, an empty and an unknown plan', async () => {

@@ -3,7 +3,7 @@
 // booking work is done by the booking state machine against the ClickUp and
 // Slack emulators.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DescribeExecutionCommand, ListExecutionsCommand, SFNClient } from '@aws-sdk/client-sfn';
+import { ListExecutionsCommand } from '@aws-sdk/client-sfn';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { execFile } from 'node:child_process';
 import { createHmac } from 'node:crypto';
@@ -13,87 +13,32 @@ import { bookingJobName } from '../../lib/webhooks/booking-queue.ts';
 import { membershipEventId, parseMembershipEvent } from '../../lib/webhooks/membership-events.ts';
 import { api, errorCode, recorded, stack, type Reply } from '../support/http.ts';
 import { bearer, signedInUser } from '../support/users.ts';
+import {
+  BOOKING_MACHINE,
+  bookingExecution,
+  calendlyBody,
+  chatAbout,
+  deliverWebhook as deliver,
+  membershipMember as member,
+  memberRecord,
+  onboardedAccount,
+  onboardingTasks,
+  pathOf,
+  stackSfn as sfn,
+} from '../support/webhooks.ts';
 
 const KEY = { 'x-api-key': 'local-internal-api-key' };
 const token = () => Math.random().toString(36).slice(2, 8);
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 const db = () => DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: stack().urls.dynamodb, region: 'eu-west-1', credentials }));
-const sfn = () => new SFNClient({ endpoint: stack().urls.stepFunctions, region: 'eu-west-1', credentials });
 const table = (name: string) => `agency-backend-local-${name}`;
-const BOOKING_MACHINE = 'arn:aws:states:eu-west-1:000000000000:stateMachine:agency-backend-local-booking';
 const eventually = <T>(check: () => Promise<T>, timeout = 60_000) => vi.waitFor(check, { timeout, interval: 300 });
-
-interface Account {
-  accountId: string;
-  executionId: string;
-  company: string;
-  folder: string;
-  urls: { membership: string; booking: string };
-}
-
-/** A company onboarded through onboarding-v2; its webhook URLs read by an operator. */
-async function onboardedAccount(headers: Record<string, string> = KEY, email?: string): Promise<Account> {
-  const t = token();
-  const company = `Hook ${t}`;
-  const onboarded = await api('/api/onboarding-v2', { body: { email: email ?? `owner-${t}@hook-${t}.example`, companyName: company }, headers });
-  expect(onboarded.status).toBe(200);
-  const settings = await api(`/api/accounts/${onboarded.body.accountId}/webhooks`, { headers: KEY });
-  expect(settings.status).toBe(200);
-  expect(settings.headers.get('cache-control')).toBe('no-store');
-  return {
-    accountId: onboarded.body.accountId,
-    executionId: onboarded.body.executionId,
-    company,
-    folder: `${company} (${onboarded.body.portalSlug})`,
-    urls: settings.body.urls,
-  };
-}
-
-const pathOf = (url: string) => new URL(url).pathname;
-const deliver = (url: string, body: string, headers: Record<string, string> = {}) =>
-  api(pathOf(url), { method: 'POST', raw: body, headers: { 'content-type': 'application/json', ...headers } });
-
-/** The tasks of the account's Onboarding list in the ClickUp emulator. */
-async function onboardingTasks(account: Account): Promise<{ id: string; name: string; description: string; due_date: string | null }[]> {
-  const folder = (await recorded('tasks')).find((f: { name: string }) => f.name === account.folder);
-  return folder?.lists.find((l: { name: string }) => l.name === 'Onboarding')?.tasks ?? [];
-}
-
-const chatAbout = async (text: string) => (await recorded('chat')).filter((m: { text: string }) => m.text.includes(text));
-
-async function bookingExecution(accountId: string, provider: string, eventId: string) {
-  const name = bookingJobName(`booking#${accountId}#${provider}#${eventId}`);
-  return eventually(async () => {
-    const res = await sfn().send(new DescribeExecutionCommand({ executionArn: `${BOOKING_MACHINE.replace(':stateMachine:', ':execution:')}:${name}` }));
-    expect(res.status).toBe('SUCCEEDED');
-    return res;
-  });
-}
-
-function calendlyBody(event: 'invitee.created' | 'invitee.canceled', t: string, extra: Record<string, unknown> = {}) {
-  return JSON.stringify({
-    event,
-    created_at: new Date().toISOString(),
-    payload: {
-      uri: `https://api.calendly.com/scheduled_events/EV-${t}/invitees/INV-${t}`,
-      email: `guest-${t}@example.org`,
-      name: `Guest ${t}`,
-      timezone: 'Europe/Berlin',
-      rescheduled: false,
-      scheduled_event: { name: 'Kick-off call', start_time: '2026-04-07T08:00:00.000000Z', end_time: '2026-04-07T08:30:00.000000Z', location: { type: 'zoom', join_url: 'https://zoom.example/j/1' } },
-      ...extra,
-    },
-  });
-}
 
 const svixHeaders = (body: string, secret: string, id = `msg_${token()}`) => {
   const timestamp = Math.floor(Date.now() / 1000);
   const signature = createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64')).update(`${id}.${timestamp}.${body}`).digest('base64');
   return { 'svix-id': id, 'svix-timestamp': String(timestamp), 'svix-signature': `v1,${signature}` };
 };
-
-const member = (id: string, email: string, extra: Record<string, unknown> = {}) => ({ id, auth: { email }, customFields: { 'first-name': 'Mo', 'last-name': 'Ray' }, ...extra });
-const memberRecord = async (email: string) => (await db().send(new GetCommand({ TableName: table('members'), Key: { email } }))).Item;
 
 describe('the booking webhook', () => {
   it('adds one task to the onboarding list and one chat alert, once for five concurrent deliveries, and a cancel updates that task', async () => {

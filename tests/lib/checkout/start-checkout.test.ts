@@ -108,6 +108,15 @@ describe('GET /api/checkout', () => {
     expect(payments.requests).toHaveLength(0);
   });
 
+  it('records free once however many clicks ask for it at once: none of them fails on the others', async () => {
+    const { go, accounts, deps } = setup();
+    // More concurrent clicks than updateBilling makes attempts: each that re-wrote an already recorded free plan would make the others retry.
+    const answers = await Promise.all(Array.from({ length: 25 }, () => go('free')));
+    expect(answers).toEqual(Array(25).fill({ status: 303, location: `${DASHBOARD}/dashboard` }));
+    expect(accounts.get('acct-1')).toMatchObject({ plan: 'free', billing_version: 1 });
+    expect((deps.billing as ReturnType<typeof fakeBilling>).writes).toBe(1);
+  });
+
   it('does not downgrade a live paid subscription to free', async () => {
     const { go, deps, accounts } = setup();
     await deps.accounts.claimMember({ email: 'ann@example.com', account_id: 'acct-paid', role: 'owner' });

@@ -121,4 +121,24 @@ describe('reading a run', () => {
     await expect(readRun(deps, { kind: 'user', email: 'eve@evil.example', userId: 'e' }, started.runId)).rejects.toMatchObject({ code: 'not_found' });
     await expect(readRun(deps, { kind: 'service' }, 'no-such-run')).rejects.toMatchObject({ code: 'not_found' });
   });
+
+  it('answers the result of a run that finished between reading its record and asking for its execution, not "broken"', async () => {
+    const workflow = fakeWorkflow();
+    const started = await beginOnboarding({ accounts: accounts.store, runs, integrations, workflow }, intake);
+    // The record is read while the run is still at work; the run then stores its result and its execution ends.
+    workflow.status = async () => {
+      await runs.saveResult(started.runId, started.accountId, 0, result(started.accountId));
+      return 'SUCCEEDED';
+    };
+    const deps = { runs, workflow, accounts: accounts.store, executionArnOf: (id: string) => `arn:exec:${id}` };
+    expect(await readRun(deps, { kind: 'service' }, started.runId)).toMatchObject({ state: 'finished', result: { success: true } });
+  });
+
+  it('answers "broken" for a run whose execution stopped without a result', async () => {
+    const workflow = fakeWorkflow();
+    workflow.setStatus('FAILED');
+    const started = await beginOnboarding({ accounts: accounts.store, runs, integrations, workflow }, intake);
+    const deps = { runs, workflow, accounts: accounts.store, executionArnOf: (id: string) => `arn:exec:${id}` };
+    expect(await readRun(deps, { kind: 'service' }, started.runId)).toEqual({ state: 'broken', runId: started.runId, accountId: started.accountId });
+  });
 });

@@ -207,6 +207,9 @@ describe('billing rules', () => {
   it('records the free plan unless a paid subscription is live', () => {
     expect(chooseFreePlan(empty)).toEqual({ outcome: 'recorded', next: { recentEvents: [], plan: 'free' } });
     expect(chooseFreePlan({ ...empty, plan: 'pro', subscriptionId: 'sub_1', status: 'past_due' })).toEqual({ outcome: 'kept-subscription' });
-    expect(chooseFreePlan({ ...empty, plan: 'free', subscriptionId: 'sub_1', status: 'canceled' })).toMatchObject({ outcome: 'recorded' });
+    expect(chooseFreePlan({ ...empty, plan: 'pro', subscriptionId: 'sub_1', status: 'canceled' })).toMatchObject({ outcome: 'recorded', next: { plan: 'free' } });
+    // Already free (e.g. a cancelled subscription, or free chosen before): nothing to write.
+    expect(chooseFreePlan({ ...empty, plan: 'free', subscriptionId: 'sub_1', status: 'canceled' })).toEqual({ outcome: 'already-free' });
+    expect(chooseFreePlan({ ...empty, plan: 'free' })).toEqual({ outcome: 'already-free' });
   });
 });

@@ -1,0 +1,97 @@
+// The membership and booking webhooks as tests drive them: an account
+// onboarded through onboarding-v2, its webhook URLs read by an operator, and
+// deliveries as the providers send them.
+import { DescribeExecutionCommand, SFNClient } from '@aws-sdk/client-sfn';
+import { expect, vi } from 'vitest';
+import { bookingJobName } from '../../lib/webhooks/booking-queue.ts';
+import { api, recorded, stack } from './http.ts';
+import { SERVICE_KEY, uniqueToken } from './onboarding.ts';
+import { row } from './stack-db.ts';
+
+export const BOOKING_MACHINE = 'arn:aws:states:eu-west-1:000000000000:stateMachine:agency-backend-local-booking';
+export const stackSfn = () =>
+  new SFNClient({ endpoint: stack().urls.stepFunctions, region: 'eu-west-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+const eventually = <T>(check: () => Promise<T>, timeout = 60_000) => vi.waitFor(check, { timeout, interval: 300 });
+
+export interface WebhookAccount {
+  accountId: string;
+  executionId: string;
+  company: string;
+  /** The account's folder in the ClickUp emulator. */
+  folder: string;
+  urls: { membership: string; booking: string };
+}
+
+/** A company onboarded through onboarding-v2; its webhook URLs read by an operator. */
+export async function onboardedAccount(headers: Record<string, string> = SERVICE_KEY, email?: string): Promise<WebhookAccount> {
+  const t = uniqueToken();
+  const company = `Hook ${t}`;
+  const onboarded = await api('/api/onboarding-v2', { body: { email: email ?? `owner-${t}@hook-${t}.example`, companyName: company }, headers });
+  expect(onboarded.status).toBe(200);
+  const settings = await api(`/api/accounts/${onboarded.body.accountId}/webhooks`, { headers: SERVICE_KEY });
+  expect(settings.status).toBe(200);
+  expect(settings.headers.get('cache-control')).toBe('no-store');
+  return {
+    accountId: onboarded.body.accountId,
+    executionId: onboarded.body.executionId,
+    company,
+    folder: `${company} (${onboarded.body.portalSlug})`,
+    urls: settings.body.urls,
+  };
+}
+
+export const pathOf = (url: string) => new URL(url).pathname;
+
+/** Posts a raw body to one of the account's webhook URLs. */
+export const deliverWebhook = (url: string, body: string, headers: Record<string, string> = {}) =>
+  api(pathOf(url), { method: 'POST', raw: body, headers: { 'content-type': 'application/json', ...headers } });
+
+/** The tasks of the account's Onboarding list in the ClickUp emulator. */
+export async function onboardingTasks(account: Pick<WebhookAccount, 'folder'>): Promise<{ id: string; name: string; description: string; due_date: string | null }[]> {
+  const folder = (await recorded('tasks')).find((f: { name: string }) => f.name === account.folder);
+  return folder?.lists.find((l: { name: string }) => l.name === 'Onboarding')?.tasks ?? [];
+}
+
+/** The messages the Slack emulator received that contain the text. */
+export const chatAbout = async (text: string): Promise<{ text: string }[]> => (await recorded('chat')).filter((m: { text: string }) => m.text.includes(text));
+
+/** Waits for the booking execution of this event to succeed. */
+export async function bookingExecution(accountId: string, provider: string, eventId: string) {
+  const name = bookingJobName(`booking#${accountId}#${provider}#${eventId}`);
+  return eventually(async () => {
+    const res = await stackSfn().send(new DescribeExecutionCommand({ executionArn: `${BOOKING_MACHINE.replace(':stateMachine:', ':execution:')}:${name}` }));
+    expect(res.status).toBe('SUCCEEDED');
+    return res;
+  });
+}
+
+/** A Calendly delivery; `t` makes the invitee (and so the booking) unique. */
+export function calendlyBody(event: 'invitee.created' | 'invitee.canceled', t: string, extra: Record<string, unknown> = {}) {
+  return JSON.stringify({
+    event,
+    created_at: new Date().toISOString(),
+    payload: {
+      uri: `https://api.calendly.com/scheduled_events/EV-${t}/invitees/INV-${t}`,
+      email: `guest-${t}@example.org`,
+      name: `Guest ${t}`,
+      timezone: 'Europe/Berlin',
+      rescheduled: false,
+      scheduled_event: { name: 'Kick-off call', start_time: '2026-04-07T08:00:00.000000Z', end_time: '2026-04-07T08:30:00.000000Z', location: { type: 'zoom', join_url: 'https://zoom.example/j/1' } },
+      ...extra,
+    },
+  });
+}
+
+/** The Calendly event id the service keys a booking delivery by. */
+export const calendlyEventId = (event: 'invitee.created' | 'invitee.canceled', t: string) =>
+  `${event}|https://api.calendly.com/scheduled_events/EV-${t}/invitees/INV-${t}`;
+
+/** A Memberstack member, as member.* events carry it. */
+export const membershipMember = (id: string, email: string, extra: Record<string, unknown> = {}) => ({
+  id,
+  auth: { email },
+  customFields: { 'first-name': 'Mo', 'last-name': 'Ray' },
+  ...extra,
+});
+
+export const memberRecord = (email: string) => row('members', { email });

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { api, errorCode, recorded, stack } from '../support/http.ts';
 import {
   accountRow,
+  clearOfCheckoutBucketEdge,
   deliverPayment as deliver,
   emulatorEvent,
   memberOf,
@@ -32,6 +33,7 @@ describe('GET /api/checkout', () => {
 
   it("sends a signed-in user to the emulator's hosted page (one session per double click); paying there leaves the account active on the plan", async () => {
     const user = await signedInUser();
+    await clearOfCheckoutBucketEdge();
     const [first, second] = await Promise.all([
       user.client.get('/api/checkout?plan=pro', bearer(user.accessToken)),
       user.client.get('/api/checkout?plan=pro', bearer(user.accessToken)),

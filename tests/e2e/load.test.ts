@@ -5,7 +5,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { api, errorCode, randomLoopbackIp, recorded, stack, type Reply } from '../support/http.ts';
 import { followRun, SERVICE_KEY, uniqueToken } from '../support/onboarding.ts';
-import { accountRow, deliverPayment, emulatorEvent, memberOf, paymentEventRow, purchase, signStripe } from '../support/payments.ts';
+import { accountRow, clearOfCheckoutBucketEdge, deliverPayment, emulatorEvent, memberOf, paymentEventRow, purchase, signStripe } from '../support/payments.ts';
 import { stackDb, table } from '../support/stack-db.ts';
 import { bearer, newEmail, PASSWORD, signedInUser, verificationToken } from '../support/users.ts';
 import {
@@ -32,17 +32,6 @@ const shuffled = <T>(items: T[]): T[] => {
   return a;
 };
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-/**
- * A checkout's Stripe Idempotency-Key is per one-minute bucket
- * (IDEMPOTENCY_WINDOW_SECONDS in lib/checkout/start-checkout.ts): clicks either
- * side of a bucket's edge are two clicks by design. A burst that must count as
- * one click starts well clear of the edge; this waits, it asserts nothing.
- */
-async function clearOfCheckoutBucketEdge(marginMs = 10_000) {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < marginMs) await new Promise((r) => setTimeout(r, left + 100));
-}
 
 describe('load', () => {
   it('two hundred concurrent signups from as many clients all succeed', async () => {

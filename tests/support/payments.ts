@@ -60,3 +60,14 @@ export const deliverPayment = (payload: string, signature?: string) =>
     raw: payload,
     headers: { 'content-type': 'application/json; charset=utf-8', ...(signature === undefined ? {} : { 'stripe-signature': signature }) },
   });
+
+/**
+ * A checkout's Stripe Idempotency-Key is per one-minute bucket
+ * (IDEMPOTENCY_WINDOW_SECONDS in lib/checkout/start-checkout.ts): clicks either
+ * side of a bucket's edge are two clicks by design. A burst that must count as
+ * one click starts well clear of the edge; this waits, it asserts nothing.
+ */
+export async function clearOfCheckoutBucketEdge(marginMs = 10_000) {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < marginMs) await new Promise((r) => setTimeout(r, left + 100));
+}

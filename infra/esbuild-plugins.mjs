@@ -8,6 +8,14 @@
 // machine, compiling one schema at cold start cost more than twice an empty
 // handler's whole cold start; precompiled, the schema compiler is not even in
 // the bundle.
+//
+// builtinsThroughRequire: an ESM `import ... from 'node:http'` makes Node build
+// the module's ESM facade, which reads every export, including node:http's
+// lazy WebSocket/fetch getters: that loads Node's whole undici, http2 and tls
+// (measured here: about 35 ms of a cold start whose empty-handler floor is
+// about 27 ms). A CommonJS require() reads nothing, so the bundles take Node's
+// built-in modules through require() (the banner defines it).
+import { isBuiltin } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -89,7 +97,22 @@ export function validatorFor(schema) {
 `;
 }
 
+export function builtinsThroughRequire() {
+  return {
+    name: 'builtins-through-require',
+    setup(build) {
+      build.onResolve({ filter: /^[a-z_:/0-9]+$/ }, (args) =>
+        isBuiltin(args.path) && args.namespace !== 'builtin-require' ? { path: args.path, namespace: 'builtin-require' } : undefined,
+      );
+      build.onLoad({ filter: /.*/, namespace: 'builtin-require' }, (args) => ({
+        contents: `module.exports = require(${JSON.stringify(args.path)});`,
+        loader: 'js',
+      }));
+    },
+  };
+}
+
 /** What serverless-esbuild loads: it calls this with the Serverless instance. */
 export default function plugins(serverless) {
-  return [precompiledValidators(serverless.service.functions ?? {})];
+  return [precompiledValidators(serverless.service.functions ?? {}), builtinsThroughRequire()];
 }

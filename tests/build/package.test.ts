@@ -78,7 +78,7 @@ describe('the packaged template', () => {
 });
 
 describe('the built bundles', () => {
-  it('each load and initialise on their own, with no schema compiled at start', async () => {
+  it('each load and initialise on their own, with no schema compiled at start and no built-in module imported as ESM', async () => {
     const buildDir = join(work, '.build');
     const env = {
       ...hermetic(process.env, {}),
@@ -101,6 +101,11 @@ describe('the built bundles', () => {
       const { stderr } = await run(process.execPath, ['--input-type=module', '-e', script], { env }).catch((e) => e);
       // The last line of a failure names the error; the rest is the minified bundle.
       expect(String(stderr ?? '').trim().split('\n').at(-1), key).toBe('');
+    }
+    // Node's built-in modules come through require(), never an ESM import (see builtinsThroughRequire).
+    for (const fn of Object.values(declared.functions as Record<string, { handler: string }>)) {
+      const code = readFileSync(join(buildDir, `${fn.handler.replace(/\.[^.]+$/, '')}.mjs`), 'utf8');
+      expect(code.match(/(?:\bfrom|\bimport)\s*\(?\s*["'](?:node:)?(?:http|https|http2|crypto|timers|fs|net|tls)["']/g), fn.handler).toBeNull();
     }
     // The schema compiler stays out of every bundle: validators are precompiled.
     const signup = readFileSync(join(buildDir, 'functions/auth/signup.mjs'), 'utf8');

@@ -29,6 +29,9 @@ export interface OnceDeps {
   deliveries: DeliveryLog;
   /** How long a duplicate waits for the delivery holding the claim; default 3 s. */
   peerWaitMs?: number;
+  /** The first wait before a duplicate looks again (default 10 ms); each next one is half as long again, up to pollMs. */
+  firstPollMs?: number;
+  /** The longest wait between two looks; default 100 ms. */
   pollMs?: number;
   sleep?: (ms: number) => Promise<void>;
 }
@@ -55,14 +58,18 @@ export async function takeEffectOnce<T extends { outcome: string; detail?: strin
   work: () => Promise<T>,
 ): Promise<Once<T>> {
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const pollMs = deps.pollMs ?? 100;
-  const polls = Math.ceil((deps.peerWaitMs ?? 3000) / pollMs);
-  for (let poll = 0; ; poll++) {
+  const maxPollMs = deps.pollMs ?? 100;
+  const peerWaitMs = deps.peerWaitMs ?? 3000;
+  // The holder's work is usually a write or two: look again soon, then less often.
+  let wait = Math.min(deps.firstPollMs ?? 10, maxPollMs);
+  for (let waited = 0; ; ) {
     const claim = await deps.deliveries.claim(eventKey, about);
     if (claim.state === 'done') return { first: false, outcome: claim.outcome };
     if (claim.state === 'claimed') return { first: true, result: await workOnce(deps.deliveries, eventKey, claim.token, work) };
-    if (poll >= polls) throw new DeliveryInProgress();
-    await sleep(pollMs);
+    if (waited >= peerWaitMs) throw new DeliveryInProgress();
+    await sleep(wait);
+    waited += wait;
+    wait = Math.min(Math.ceil(wait * 1.5), maxPollMs);
   }
 }
 

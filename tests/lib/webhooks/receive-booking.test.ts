@@ -118,9 +118,10 @@ describe('taking effect once', () => {
     const log = fakeDeliveries();
     await log.claim('k', { accountId: 'a', source: 's' });
     const waits: number[] = [];
-    const attempt = takeEffectOnce({ deliveries: log, pollMs: 100, peerWaitMs: 300, sleep: async (ms) => void waits.push(ms) }, 'k', { accountId: 'a', source: 's' }, async () => ({ outcome: 'x' }));
+    const attempt = takeEffectOnce({ deliveries: log, peerWaitMs: 300, sleep: async (ms) => void waits.push(ms) }, 'k', { accountId: 'a', source: 's' }, async () => ({ outcome: 'x' }));
     await expect(attempt).rejects.toBeInstanceOf(DeliveryInProgress);
     await expect(attempt).rejects.toMatchObject({ code: 'delivery_in_progress' });
-    expect(waits).toEqual([100, 100, 100]);
+    // Soon at first, then less often, until the wait is over.
+    expect(waits).toEqual([10, 15, 23, 35, 53, 80, 100]);
   });
 });

@@ -18,6 +18,13 @@ export interface OnboardingDeps {
 export interface Waiting {
   /** How long to wait for the run's result before answering "running". */
   ms: number;
+  /**
+   * The wait between two looks at the run is a tenth of the time waited so
+   * far, between firstPollMs (default 50) and pollMs (default 1000): whenever
+   * the run ends, the answer follows within about a tenth of its duration,
+   * with few reads over a long run.
+   */
+  firstPollMs?: number;
   pollMs?: number;
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
@@ -85,8 +92,10 @@ export async function onboard(deps: OnboardingDeps, intake: OnboardingIntake): P
 export async function awaitRun(deps: Pick<OnboardingDeps, 'runs' | 'workflow' | 'wait'>, run: StartedRun): Promise<RunAnswer> {
   const now = deps.wait.now ?? Date.now;
   const sleep = deps.wait.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const pollMs = deps.wait.pollMs ?? 250;
-  const deadline = now() + deps.wait.ms;
+  const maxPollMs = deps.wait.pollMs ?? 1000;
+  const minPollMs = Math.min(deps.wait.firstPollMs ?? 50, maxPollMs);
+  const started = now();
+  const deadline = started + deps.wait.ms;
   let checks = 0;
   for (;;) {
     const record = await deps.runs.get(run.runId);
@@ -99,7 +108,8 @@ export async function awaitRun(deps: Pick<OnboardingDeps, 'runs' | 'workflow' | 
         : { state: 'broken', runId: run.runId, accountId: run.accountId };
     }
     if (now() >= deadline) return { state: 'running', runId: run.runId, accountId: run.accountId };
-    await sleep(Math.min(pollMs, Math.max(0, deadline - now())));
+    const pause = Math.min(maxPollMs, Math.max(minPollMs, (now() - started) / 10));
+    await sleep(Math.min(pause, Math.max(0, deadline - now())));
   }
 }
 

@@ -92,6 +92,28 @@ describe('starting an onboarding', () => {
     expect(answer).toMatchObject({ state: 'running', runId: expect.stringMatching(/-[0-9a-f]{16}$/) });
   });
 
+  it('looks at the run soon at first and then about every tenth of the time waited, up to a second', async () => {
+    const workflow = fakeWorkflow();
+    const started = await beginOnboarding({ accounts: accounts.store, runs, integrations, workflow }, intake);
+    let t = 0;
+    const waits: number[] = [];
+    const sleep = async (ms: number) => {
+      waits.push(ms);
+      t += ms;
+    };
+    const answer = await awaitRun({ runs, workflow, wait: { ms: 30_000, sleep, now: () => t } }, started);
+    expect(answer.state).toBe('running');
+    expect(waits.slice(0, 3)).toEqual([50, 50, 50]);
+    let elapsed = 0;
+    for (const w of waits) {
+      expect(w).toBeLessThanOrEqual(Math.max(50, elapsed / 10));
+      elapsed += w;
+    }
+    expect(Math.max(...waits)).toBe(1000);
+    // Thirty seconds in about sixty looks, not the 120 a fixed quarter second would take.
+    expect(waits.length).toBeLessThan(70);
+  });
+
   it('answers "broken" when the execution stopped without recording an outcome', async () => {
     const workflow = fakeWorkflow();
     workflow.setStatus('FAILED');

@@ -18,6 +18,8 @@ import { resourcesOfType, type ResolvedService } from './serverless-config.ts';
 
 export interface LocalDynamo {
   endpoint: string;
+  /** How many requests it has answered (the bench counts DynamoDB calls with it). */
+  requests(): number;
   stop(): Promise<void>;
 }
 
@@ -29,8 +31,11 @@ export async function startDynamo(port: number, path?: string): Promise<LocalDyn
     server.listen(port, '127.0.0.1', () => resolve());
   });
   const actual = (server.address() as AddressInfo).port;
+  let requests = 0;
+  server.on('request', () => void requests++);
   return {
     endpoint: `http://127.0.0.1:${actual}`,
+    requests: () => requests,
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -49,6 +49,8 @@ export interface Stack {
   /** The settings the Lambdas run with. */
   env: Record<string, string>;
   engine: StepFunctionsEngine;
+  /** How many DynamoDB requests the local DynamoDB has answered. */
+  dynamoRequests(): number;
   stop(): Promise<void>;
 }
 
@@ -113,6 +115,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       },
       env,
       engine,
+      dynamoRequests: dynamo.requests,
       stop,
     };
   } catch (error) {

@@ -1,6 +1,5 @@
 // The onboarding form as the portal sends it, with the contract's aliases,
 // and its normalised form: one name per field, validated values.
-import { createHash } from 'node:crypto';
 import { normaliseEmail } from '../accounts/accounts.ts';
 import { InvalidInput, type ErrorDetail } from '../errors.ts';
 
@@ -121,28 +120,4 @@ function ianaZone(raw: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/**
- * The run id (the state machine's execution name): the account plus a digest
- * of the submission. The same submission maps to the same run; a changed one
- * to a new run, whose steps create only what is missing. Another workflow
- * (e.g. the enhanced onboarding) mixes its name in, so the same submission
- * to two workflows makes two runs.
- */
-export function runIdFor(accountId: string, intake: OnboardingIntake, workflow?: string): string {
-  const digest = createHash('sha256')
-    .update(workflow ? `${workflow}:${stableJson(intake)}` : stableJson(intake))
-    .digest('hex')
-    .slice(0, 16);
-  return `${accountId}-${digest}`;
-}
-
-function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    return `{${entries.sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 }

@@ -14,6 +14,7 @@
 // - A deleted membership marks a plain member removed; an owner keeps their
 //   status (their sign-in is theirs, not the membership service's).
 import type { Member, MemberStatus } from '../accounts/accounts.ts';
+import { stableJson } from '../stable-json.ts';
 import type { CustomFields, MembershipEvent, PlanConnection } from './membership-events.ts';
 
 export interface PlanState {
@@ -133,13 +134,4 @@ function statusFor(current: MembershipMember | undefined, next: MembershipRecord
   if (next.status === 'deleted') return role === 'owner' ? (current?.status ?? 'active') : 'removed';
   if (!current || current.status === 'removed') return 'active';
   return current.status;
-}
-
-export function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 }

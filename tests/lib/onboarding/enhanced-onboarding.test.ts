@@ -3,7 +3,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { dynamodbCrawlRecords } from '../../../lib/crawler/dynamodb-records.ts';
 import { ENHANCED_WORKFLOW, onboardEnhanced } from '../../../lib/onboarding/enhanced-onboarding.ts';
-import { normaliseIntake, runIdFor } from '../../../lib/onboarding/intake.ts';
+import { normaliseIntake } from '../../../lib/onboarding/intake.ts';
+import { runIdFor } from '../../../lib/onboarding/run-id.ts';
 import { ENHANCED_INTEGRATIONS, type StepReport } from '../../../lib/onboarding/outcomes.ts';
 import { dynamodbRuns } from '../../../lib/onboarding/runs.ts';
 import { readRun } from '../../../lib/onboarding/start-onboarding.ts';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInput } from '../../../lib/errors.ts';
-import { normaliseIntake, runIdFor } from '../../../lib/onboarding/intake.ts';
+import { normaliseIntake } from '../../../lib/onboarding/intake.ts';
+import { runIdFor } from '../../../lib/onboarding/run-id.ts';
 
 const problems = (body: Record<string, unknown>): { path?: string; message: string }[] => {
   try {

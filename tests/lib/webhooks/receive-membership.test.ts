@@ -1,7 +1,8 @@
 // The membership webhook's use case against in-memory ports.
 import { createHmac } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { normaliseIntake, runIdFor } from '../../../lib/onboarding/intake.ts';
+import { normaliseIntake } from '../../../lib/onboarding/intake.ts';
+import { runIdFor } from '../../../lib/onboarding/run-id.ts';
 import { beginOnboarding } from '../../../lib/onboarding/start-onboarding.ts';
 import { receiveMembershipDelivery, type MembershipDeps } from '../../../lib/webhooks/receive-membership.ts';
 import { fakeAccounts, fakeIntegrations, fakeLedger, fakeRuns } from '../../support/fakes.ts';

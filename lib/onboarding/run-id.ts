@@ -1,0 +1,20 @@
+// The run id, apart from the form's schema: it needs node:crypto, which the
+// route catalog (and so the not-found and OpenAPI functions) need not load.
+import { createHash } from 'node:crypto';
+import { stableJson } from '../stable-json.ts';
+import type { OnboardingIntake } from './intake.ts';
+
+/**
+ * The run id (the state machine's execution name): the account plus a digest
+ * of the submission. The same submission maps to the same run; a changed one
+ * to a new run, whose steps create only what is missing. Another workflow
+ * (e.g. the enhanced onboarding) mixes its name in, so the same submission
+ * to two workflows makes two runs.
+ */
+export function runIdFor(accountId: string, intake: OnboardingIntake, workflow?: string): string {
+  const digest = createHash('sha256')
+    .update(workflow ? `${workflow}:${stableJson(intake)}` : stableJson(intake))
+    .digest('hex')
+    .slice(0, 16);
+  return `${accountId}-${digest}`;
+}

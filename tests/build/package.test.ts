@@ -111,6 +111,10 @@ describe('the built bundles', () => {
     const signup = readFileSync(join(buildDir, 'functions/auth/signup.mjs'), 'utf8');
     expect(signup).not.toContain('ajv-formats-draft2019');
     expect(signup).not.toMatch(/strictSchema|compileAsync/);
+    // The OpenAPI document is built at build time: its builder is not in the bundle.
+    const openapi = readFileSync(join(buildDir, 'functions/docs/openapi.mjs'), 'utf8');
+    expect(openapi).toContain('"openapi":"3.1.0"');
+    expect(openapi).not.toContain('buildOpenApi');
   }, 120_000);
 });
 

@@ -1,0 +1,11 @@
+// The OpenAPI document of the whole API. Built into the Lambda bundle at build
+// time (infra/esbuild-plugins.mjs, buildTimeValues); tests and the local
+// stack's watch mode compute it on import, with the same result.
+import { catalog } from './catalog.ts';
+import { buildOpenApi } from './openapi.ts';
+
+export const openApiDocument = buildOpenApi(catalog, {
+  title: 'Account, checkout and onboarding automation API',
+  version: '1.0.0',
+  description: 'Errors always have the shape of components.schemas.Error.',
+});

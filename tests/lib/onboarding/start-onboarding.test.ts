@@ -92,7 +92,7 @@ describe('starting an onboarding', () => {
     expect(answer).toMatchObject({ state: 'running', runId: expect.stringMatching(/-[0-9a-f]{16}$/) });
   });
 
-  it('looks at the run soon at first and then about every tenth of the time waited, up to a second', async () => {
+  it('looks at the run soon at first and then about every twentieth of the time waited, up to a second; asks the workflow about once a second', async () => {
     const workflow = fakeWorkflow();
     const started = await beginOnboarding({ accounts: accounts.store, runs, integrations, workflow }, intake);
     let t = 0;
@@ -101,17 +101,21 @@ describe('starting an onboarding', () => {
       waits.push(ms);
       t += ms;
     };
-    const answer = await awaitRun({ runs, workflow, wait: { ms: 30_000, sleep, now: () => t } }, started);
+    let statusChecks = 0;
+    const counted = { ...workflow, status: async (arn: string) => (statusChecks++, workflow.status(arn)) };
+    const answer = await awaitRun({ runs, workflow: counted, wait: { ms: 30_000, sleep, now: () => t } }, started);
     expect(answer.state).toBe('running');
-    expect(waits.slice(0, 3)).toEqual([50, 50, 50]);
+    expect(waits.slice(0, 3)).toEqual([25, 25, 25]);
     let elapsed = 0;
     for (const w of waits) {
-      expect(w).toBeLessThanOrEqual(Math.max(50, elapsed / 10));
+      expect(w).toBeLessThanOrEqual(Math.max(25, elapsed / 20));
       elapsed += w;
     }
     expect(Math.max(...waits)).toBe(1000);
-    // Thirty seconds in about sixty looks, not the 120 a fixed quarter second would take.
-    expect(waits.length).toBeLessThan(70);
+    // Thirty seconds in about a hundred looks at the record, and about thirty questions to the workflow.
+    expect(waits.length).toBeLessThan(120);
+    expect(statusChecks).toBeGreaterThanOrEqual(25);
+    expect(statusChecks).toBeLessThanOrEqual(30);
   });
 
   it('answers "broken" when the execution stopped without recording an outcome', async () => {
@@ -119,7 +123,7 @@ describe('starting an onboarding', () => {
     workflow.setStatus('FAILED');
     const started = await beginOnboarding({ accounts: accounts.store, runs, integrations, workflow }, intake);
     let t = 0;
-    const answer = await awaitRun({ runs, workflow, wait: { ms: 1000, pollMs: 1, sleep: async () => {}, now: () => t++ } }, started);
+    const answer = await awaitRun({ runs, workflow, wait: { ms: 1000, pollMs: 1, statusEveryMs: 10, sleep: async () => {}, now: () => t++ } }, started);
     expect(answer).toEqual({ state: 'broken', runId: started.runId, accountId: started.accountId });
   });
 

@@ -1,12 +1,16 @@
 // Each inbound delivery takes effect once. Providers retry (Svix on any
-// non-2xx, Calendly for a day), and may send the same delivery several times
-// at once; the first to claim its event key does the work, the others wait
-// for it and answer "duplicate".
+// non-2xx, Calendly for a day, Stripe for three days), and may send the same
+// delivery several times at once; the first to claim its event key does the
+// work, the others wait for it and answer as duplicates. Every inbound
+// webhook (membership, booking, payments) goes through here, so the
+// webhook_events table holds one kind of row.
 //
 // A claim is a lease, not a verdict: if the work fails, the claim is given
 // back and the provider's retry does it again; if the Lambda dies mid-way,
 // the lease runs out and a retry takes over. So a delivery is never both
-// acknowledged and lost.
+// acknowledged and lost. A holder merely slower than its lease may still be
+// at work when a retry takes over, so the work must be safe to do twice (a
+// named execution, a compare-and-set on what it writes).
 import { Conflict } from '../errors.ts';
 
 export type Claim =

@@ -1,13 +1,12 @@
 import type { AccountStore } from '../accounts/accounts.ts';
 import { ensureAccountFor } from '../accounts/ensure-account.ts';
 import type { Logger } from '../log.ts';
+import { takeEffectOnce, type OnceDeps } from '../webhooks/deliveries.ts';
 import { applyBillingEvent, updateBilling, type BillingOutcome, type BillingStore } from './billing.ts';
 import type { BillingEvent, Payments } from './payments.ts';
-import type { WebhookEventLog } from './webhook-events.ts';
 
-export interface PaymentWebhookDeps {
+export interface PaymentWebhookDeps extends OnceDeps {
   payments: Pick<Payments, 'verifiedEvent'>;
-  events: WebhookEventLog;
   billing: BillingStore;
   accounts: Pick<AccountStore, 'getAccount' | 'getMember' | 'claimMember' | 'saveAccountDetails'>;
   log: Logger;
@@ -21,22 +20,27 @@ export interface PaymentDelivery {
 
 export type DeliveryOutcome = BillingOutcome | 'ignored' | 'unmatched' | 'already-processed';
 
-const PROVIDER = 'stripe';
+const SOURCE = 'stripe';
 
 /**
  * 1. Verifies the signature over the raw body before anything else: an
  *    unsigned, tampered, wrongly signed or stale delivery is 400 and writes nothing.
- * 2. An event type the service does not act on is acknowledged and logged.
- * 3. Claims the event id (conditional put): a delivery of an event already
- *    processed to the end changes nothing.
+ * 2. An event type the service does not act on is acknowledged and logged, and not recorded.
+ * 3. Once per event id (`stripe#<id>`, the delivery log in webhook_events,
+ *    as the other webhooks): the first delivery claims it and does 4 and 5;
+ *    a copy arriving meanwhile waits for it and is 'already-processed', or,
+ *    if it is still at work after the wait, 409 delivery_in_progress, which
+ *    Stripe retries. A delivery that fails gives the claim back, and one that
+ *    crashed is taken over by a retry once its lease has run out.
  * 4. Finds the account: the account id our checkout wrote into the metadata,
  *    else the account of the provider's customer, else the member with the
  *    checkout's e-mail; a subscription our public checkout started for an
  *    e-mail nobody has yet gets its account (and owner member) now.
  * 5. Applies the event to the account's billing with a compare-and-set, so it
  *    takes effect once and never moves the account backwards (billing.ts),
- *    whatever else is delivering at the same moment or crashed before.
- * 6. Marks the event processed.
+ *    also when a holder slower than its lease and the retry that took over
+ *    both get here, or a crashed delivery had changed the account already.
+ *    The delivery's row records the outcome and the account.
  */
 export async function receivePaymentEvent(deps: PaymentWebhookDeps, delivery: PaymentDelivery): Promise<DeliveryOutcome> {
   const parsed = deps.payments.verifiedEvent(delivery.rawBody, delivery.signature);
@@ -47,25 +51,27 @@ export async function receivePaymentEvent(deps: PaymentWebhookDeps, delivery: Pa
   const event = parsed.event;
   const log = deps.log.with({ eventId: event.id, eventType: event.type });
 
-  if ((await deps.events.claim(PROVIDER, event.id, event.type)) === 'finished') {
-    log.info('payment event already processed');
+  const once = await takeEffectOnce(deps, `${SOURCE}#${event.id}`, { source: SOURCE }, () => applyPaymentEvent(deps, event, log));
+  if (!once.first) {
+    log.info('payment event already processed', { outcome: once.outcome });
     return 'already-processed';
   }
+  return once.result.outcome;
+}
 
+async function applyPaymentEvent(deps: PaymentWebhookDeps, event: BillingEvent, log: Logger): Promise<{ outcome: DeliveryOutcome; accountId?: string }> {
   const accountId = await accountFor(deps, event);
   if (!accountId) {
     // Not a subscription of ours (and no customer we know): nothing to keep current.
     log.warn('payment event matches no account', { customerId: event.customerId, subscriptionId: event.subscriptionId });
-    await deps.events.finish(PROVIDER, event.id, { outcome: 'unmatched' });
-    return 'unmatched';
+    return { outcome: 'unmatched' };
   }
 
   const change = await updateBilling(deps.billing, accountId, (current) => applyBillingEvent(current, event));
   // The account was found a moment ago; only a deletion in between leaves nothing to update.
   const outcome: DeliveryOutcome = change?.outcome ?? 'unmatched';
-  await deps.events.finish(PROVIDER, event.id, { outcome, accountId });
   log.info('payment event processed', { outcome, accountId, status: event.status, plan: event.plan });
-  return outcome;
+  return { outcome, accountId };
 }
 
 async function accountFor(deps: PaymentWebhookDeps, event: BillingEvent): Promise<string | undefined> {

@@ -13,10 +13,11 @@ export const paymentRoutes = {
     body: { type: 'object', description: 'A Stripe event' },
     responses: {
       200: {
-        description: 'Received: applied once, or a duplicate, stale or ignored event that changed nothing',
+        description: 'Received: applied once, or a copy of an event processed before, a stale event or an ignored event type, that changed nothing',
         schema: { type: 'object', required: ['received'], properties: { received: { const: true } } },
       },
       400: { description: 'Unsigned, tampered, wrongly signed or older than 300 s (invalid_signature); nothing was written' },
+      409: { description: 'The same event is being handled by another delivery right now (delivery_in_progress): retry later' },
       500: { description: 'Not processed (the provider delivers it again later)' },
     },
   }),

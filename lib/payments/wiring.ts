@@ -5,8 +5,8 @@ import { dynamodbAccounts } from '../accounts/dynamodb-accounts.ts';
 import { config, ConfigError } from '../config.ts';
 import { interactivePolicyFrom } from '../integrations/http-client.ts';
 import { db, tables } from '../store/dynamodb.ts';
+import { dynamodbDeliveries } from '../webhooks/dynamodb-deliveries.ts';
 import { dynamodbBilling } from './dynamodb-billing.ts';
-import { dynamodbWebhookEvents } from './dynamodb-webhook-events.ts';
 import type { Payments } from './payments.ts';
 import { stripePayments } from './stripe-payments.ts';
 
@@ -33,4 +33,5 @@ export const payments = (): Payments =>
 
 export const accountStore = () => dynamodbAccounts({ db, tables });
 export const billingStore = () => dynamodbBilling({ db, tables });
-export const webhookEventLog = () => dynamodbWebhookEvents({ db, tables });
+/** The delivery log every inbound webhook takes its events once through (webhook_events). */
+export const deliveryLog = () => dynamodbDeliveries({ db, tables });

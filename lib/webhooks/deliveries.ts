@@ -1,12 +1,16 @@
 // Each inbound delivery takes effect once. Providers retry (Svix on any
-// non-2xx, Calendly for a day), and may send the same delivery several times
-// at once; the first to claim its event key does the work, the others wait
-// for it and answer "duplicate".
+// non-2xx, Calendly for a day, Stripe for three days), and may send the same
+// delivery several times at once; the first to claim its event key does the
+// work, the others wait for it and answer as duplicates. Every inbound
+// webhook (membership, booking, payments) goes through here, so the
+// webhook_events table holds one kind of row.
 //
 // A claim is a lease, not a verdict: if the work fails, the claim is given
 // back and the provider's retry does it again; if the Lambda dies mid-way,
 // the lease runs out and a retry takes over. So a delivery is never both
-// acknowledged and lost.
+// acknowledged and lost. A holder merely slower than its lease may still be
+// at work when a retry takes over, so the work must be safe to do twice (a
+// named execution, a compare-and-set on what it writes).
 import { Conflict } from '../errors.ts';
 
 export type Claim =
@@ -16,11 +20,19 @@ export type Claim =
   /** Another delivery of the same event holds a live claim. */
   | { state: 'in-progress' };
 
+/** What the delivery row records about the event from the moment it is claimed. */
+export interface DeliveryAbout {
+  /** The provider, e.g. "calendly", "memberstack", "stripe". */
+  source: string;
+  /** The account, when it is known before the work (from the webhook URL); else the work's result names it. */
+  accountId?: string;
+}
+
 export interface DeliveryLog {
   /** Claims the event for this delivery, unless it was taken already (and not given back or expired). */
-  claim(eventKey: string, about: { accountId: string; source: string }): Promise<Claim>;
-  /** Marks the claimed event done, with what was done. */
-  complete(eventKey: string, token: string, outcome: string): Promise<void>;
+  claim(eventKey: string, about: DeliveryAbout): Promise<Claim>;
+  /** Marks the claimed event done, with what was done and, when the work found it, the account it was for. */
+  complete(eventKey: string, token: string, outcome: string, accountId?: string): Promise<void>;
   /** Gives the claim back, so the provider's retry can do the work. */
   release(eventKey: string, token: string): Promise<void>;
 }
@@ -34,6 +46,13 @@ export interface OnceDeps {
   /** The longest wait between two looks; default 100 ms. */
   pollMs?: number;
   sleep?: (ms: number) => Promise<void>;
+}
+
+/** What the work did: `outcome` (and `detail`, for the row only) is recorded; so is `accountId`, when the work is what finds the account. */
+export interface WorkResult {
+  outcome: string;
+  detail?: string;
+  accountId?: string;
 }
 
 export type Once<T> = { first: true; result: T } | { first: false; outcome?: string };
@@ -51,10 +70,10 @@ export class DeliveryInProgress extends Conflict {
  * if it is still not done, DeliveryInProgress (409) makes the provider retry
  * later rather than acknowledging something that might yet fail.
  */
-export async function takeEffectOnce<T extends { outcome: string; detail?: string }>(
+export async function takeEffectOnce<T extends WorkResult>(
   deps: OnceDeps,
   eventKey: string,
-  about: { accountId: string; source: string },
+  about: DeliveryAbout,
   work: () => Promise<T>,
 ): Promise<Once<T>> {
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
@@ -73,7 +92,7 @@ export async function takeEffectOnce<T extends { outcome: string; detail?: strin
   }
 }
 
-async function workOnce<T extends { outcome: string; detail?: string }>(deliveries: DeliveryLog, eventKey: string, token: string, work: () => Promise<T>): Promise<T> {
+async function workOnce<T extends WorkResult>(deliveries: DeliveryLog, eventKey: string, token: string, work: () => Promise<T>): Promise<T> {
   let result: T;
   try {
     result = await work();
@@ -81,6 +100,6 @@ async function workOnce<T extends { outcome: string; detail?: string }>(deliveri
     await deliveries.release(eventKey, token).catch(() => undefined);
     throw error;
   }
-  await deliveries.complete(eventKey, token, result.detail ? `${result.outcome}: ${result.detail}` : result.outcome);
+  await deliveries.complete(eventKey, token, result.detail ? `${result.outcome}: ${result.detail}` : result.outcome, result.accountId);
   return result;
 }

@@ -41,7 +41,7 @@ export function dynamodbDeliveries(deps: {
                 claim_token: token,
                 lease_until: at.getTime() + leaseMs,
                 expires_at: Math.floor(at.getTime() / 1000) + retentionDays * 86_400,
-                account_id: about.accountId,
+                ...(about.accountId ? { account_id: about.accountId } : {}),
                 source: about.source,
                 received_at: at.toISOString(),
               },
@@ -61,16 +61,22 @@ export function dynamodbDeliveries(deps: {
       }
     },
 
-    async complete(eventKey, token, outcome) {
+    async complete(eventKey, token, outcome, accountId) {
       try {
         await db.send(
           new UpdateCommand({
             TableName,
             Key: { event_key: eventKey },
-            UpdateExpression: 'SET #status = :done, outcome = :outcome, completed_at = :at REMOVE lease_until',
+            UpdateExpression: `SET #status = :done, outcome = :outcome, completed_at = :at${accountId ? ', account_id = :account' : ''} REMOVE lease_until`,
             ConditionExpression: 'claim_token = :token',
             ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':done': 'done', ':outcome': outcome, ':at': now().toISOString(), ':token': token },
+            ExpressionAttributeValues: {
+              ':done': 'done',
+              ':outcome': outcome,
+              ':at': now().toISOString(),
+              ':token': token,
+              ...(accountId ? { ':account': accountId } : {}),
+            },
           }),
         );
       } catch (error) {

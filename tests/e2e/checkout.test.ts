@@ -74,7 +74,7 @@ describe('GET /api/checkout', () => {
       ['invoice.paid', 200, { received: true }],
       ['checkout.session.completed', 200, { received: true }],
     ]);
-    for (const d of deliveries) expect(await eventRow(d.event.id)).toMatchObject({ state: 'finished', outcome: 'applied', account_id: member.account_id });
+    for (const d of deliveries) expect(await eventRow(d.event.id)).toMatchObject({ status: 'done', outcome: 'applied', account_id: member.account_id });
 
     // Coming back for another plan: the customer Stripe knows is reused.
     const upgrade = await user.client.get('/api/checkout?plan=enterprise', bearer(user.accessToken));
@@ -131,13 +131,17 @@ describe('POST /webhooks/payments', () => {
 
     const signature = sign(payload);
     const answers = await Promise.all(Array.from({ length: 20 }, () => deliver(payload, signature)));
-    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
-    expect(answers.every((a) => a.body?.received === true)).toBe(true);
+    // The first takes the event; the copies wait for it and are acknowledged, or, were it still at work after
+    // the few seconds a copy waits, answered 409 delivery_in_progress, which Stripe delivers again later.
+    const taken = answers.filter((a) => a.status === 200);
+    expect(taken.length).toBeGreaterThanOrEqual(1);
+    for (const a of taken) expect(a.body).toEqual({ received: true });
+    for (const a of answers.filter((a) => a.status !== 200)) expect([a.status, errorCode(a)]).toEqual([409, 'delivery_in_progress']);
 
     const after = await accountRow(accountId);
     expect(after).toMatchObject({ subscription_status: 'past_due', billing_version: before.billing_version + 1 });
     expect(after.billing_events.filter((id: string) => id === eventId)).toHaveLength(1);
-    expect(await eventRow(eventId)).toMatchObject({ state: 'finished', outcome: 'applied' });
+    expect(await eventRow(eventId)).toMatchObject({ status: 'done', outcome: 'applied', account_id: accountId });
   });
 
   it('refuses a payload signed with the wrong secret, an unsigned one, a tampered one and a stale one with 400, changing nothing', async () => {

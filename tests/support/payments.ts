@@ -9,7 +9,7 @@ import { bearer, signedInUser } from './users.ts';
 
 export const memberOf = (email: string) => row('members', { email });
 export const accountRow = async (id: string) => (await row('accounts', { id }))!;
-/** The payment webhook's record of a Stripe event (webhook_events). */
+/** The payment webhook's delivery row of a Stripe event (webhook_events, the delivery log every webhook shares). */
 export const paymentEventRow = (id: string) => row('webhook_events', { event_key: `stripe#${id}` });
 
 /** Pays on the emulator's hosted page as a browser does: load the page, submit its form. */

@@ -6,9 +6,9 @@ import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
 import { dynamodbAccounts } from '../../../lib/accounts/dynamodb-accounts.ts';
 import { dynamodbBilling } from '../../../lib/payments/dynamodb-billing.ts';
-import { dynamodbWebhookEvents } from '../../../lib/payments/dynamodb-webhook-events.ts';
 import { receivePaymentEvent } from '../../../lib/payments/receive-payment-event.ts';
 import { stripePayments } from '../../../lib/payments/stripe-payments.ts';
+import { dynamodbDeliveries } from '../../../lib/webhooks/dynamodb-deliveries.ts';
 import { useDynamo } from '../../support/dynamo.ts';
 import { recordingLogger } from '../auth/fakes.ts';
 
@@ -16,7 +16,7 @@ const d = useDynamo();
 const stores = () => ({
   accounts: dynamodbAccounts({ db: d.db, tables: d.tables }),
   billing: dynamodbBilling({ db: d.db, tables: d.tables }),
-  events: dynamodbWebhookEvents({ db: d.db, tables: d.tables }),
+  deliveries: dynamodbDeliveries({ db: d.db, tables: d.tables }),
 });
 const newAccount = async () => {
   const id = crypto.randomUUID();
@@ -58,22 +58,6 @@ describe('DynamoDB billing', () => {
   });
 });
 
-describe('DynamoDB webhook event log', () => {
-  it('lets exactly one of 20 concurrent deliveries claim an event, and knows when it is finished', async () => {
-    const { events } = stores();
-    const id = `evt_${crypto.randomUUID()}`;
-    const claims = await Promise.all(Array.from({ length: 20 }, () => events.claim('stripe', id, 'invoice.paid')));
-    expect(claims.filter((c) => c === 'first')).toHaveLength(1);
-    expect(claims.filter((c) => c === 'unfinished')).toHaveLength(19);
-    await events.finish('stripe', id, { outcome: 'applied', accountId: 'acct-1' });
-    await events.finish('stripe', id, { outcome: 'duplicate', accountId: 'acct-1' });
-    expect(await events.claim('stripe', id, 'invoice.paid')).toBe('finished');
-    const row = (await d.db.send(new GetCommand({ TableName: d.tables.webhook_events, Key: { event_key: `stripe#${id}` } }))).Item!;
-    expect(row).toMatchObject({ state: 'finished', outcome: 'applied', account_id: 'acct-1', event_type: 'invoice.paid', provider: 'stripe' });
-    expect(row.expires_at).toBeGreaterThan(Date.now() / 1000 + 29 * 86_400);
-  });
-});
-
 describe('the payment webhook on DynamoDB', () => {
   const SECRET = 'whsec_test_secret';
   const payments = stripePayments(
@@ -94,7 +78,12 @@ describe('the payment webhook on DynamoDB', () => {
     });
     const outcomes = await Promise.all(Array.from({ length: 20 }, () => deliver(payload)));
     expect(outcomes.filter((o) => o === 'applied')).toHaveLength(1);
+    expect(outcomes.filter((o) => o === 'already-processed')).toHaveLength(19);
     expect(await accountRow(id)).toMatchObject({ plan: 'pro', stripe_customer_id: 'cus_20', subscription_id: 'sub_20', subscription_status: 'active', billing_version: 1 });
+    // The delivery log's row, as the booking and membership webhooks' rows: the outcome, and the account the work found.
+    const row = (await d.db.send(new GetCommand({ TableName: d.tables.webhook_events, Key: { event_key: `stripe#${JSON.parse(payload).id}` } }))).Item!;
+    expect(row).toMatchObject({ status: 'done', source: 'stripe', outcome: 'applied', account_id: id });
+    expect(row).not.toHaveProperty('lease_until');
   });
 
   it('writes nothing for a delivery signed with another secret', async () => {

@@ -6,7 +6,6 @@ import { InvalidInput } from '../../../lib/errors.ts';
 import type { Billing, BillingStore } from '../../../lib/payments/billing.ts';
 import type { BillingEvent, CheckoutRequest, CheckoutSession, PaymentEvent, Payments } from '../../../lib/payments/payments.ts';
 import type { PaidPlan } from '../../../lib/payments/plans.ts';
-import type { Claim, WebhookEventLog } from '../../../lib/payments/webhook-events.ts';
 
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -51,29 +50,6 @@ export function fakeBilling(accounts: Map<string, Account>): BillingStore & { wr
     },
   };
   return store;
-}
-
-export function fakeWebhookEvents(): WebhookEventLog & { rows: Map<string, { state: string; outcome?: string; accountId?: string; type: string }> } {
-  const rows = new Map<string, { state: string; outcome?: string; accountId?: string; type: string }>();
-  return {
-    rows,
-    async claim(provider, eventId, eventType): Promise<Claim> {
-      await tick();
-      const key = `${provider}#${eventId}`;
-      const row = rows.get(key);
-      if (!row) {
-        rows.set(key, { state: 'claimed', type: eventType });
-        return 'first';
-      }
-      return row.state === 'finished' ? 'finished' : 'unfinished';
-    },
-    async finish(provider, eventId, result) {
-      await tick();
-      const key = `${provider}#${eventId}`;
-      const row = rows.get(key)!;
-      rows.set(key, { ...row, state: 'finished', outcome: row.outcome ?? result.outcome, accountId: row.accountId ?? result.accountId });
-    },
-  };
 }
 
 export const GOOD_SIGNATURE = 't=1,v1=good';

@@ -1,25 +1,50 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Account } from '../../../lib/accounts/accounts.ts';
 import { InvalidInput } from '../../../lib/errors.ts';
 import { applyBillingEvent, chooseFreePlan, REMEMBERED_EVENTS, type Billing } from '../../../lib/payments/billing.ts';
 import type { BillingEvent } from '../../../lib/payments/payments.ts';
 import { receivePaymentEvent } from '../../../lib/payments/receive-payment-event.ts';
+import { DeliveryInProgress } from '../../../lib/webhooks/deliveries.ts';
 import { fakeAccounts } from '../../support/fakes.ts';
 import { recordingLogger } from '../auth/fakes.ts';
-import { fakeBilling, fakePayments, fakeWebhookEvents, signed } from './fakes.ts';
+import { fakeDeliveries } from '../webhooks/fakes.ts';
+import { fakeBilling, fakePayments, signed } from './fakes.ts';
+
+const LEASE_MS = 60_000;
 
 function setup() {
   const { store, accounts, members } = fakeAccounts();
   const billing = fakeBilling(accounts);
-  const events = fakeWebhookEvents();
+  let now = new Date('2026-01-01T00:00:00Z');
+  const deliveries = fakeDeliveries({ now: () => now, leaseMs: LEASE_MS });
   const log = recordingLogger();
   let ids = 0;
-  const deps = { payments: fakePayments(), events, billing, accounts: store, log, newId: () => `acct-new-${++ids}` };
+  const deps = {
+    payments: fakePayments(),
+    deliveries,
+    billing,
+    accounts: store,
+    log,
+    newId: () => `acct-new-${++ids}`,
+    // A copy polls for the delivery holding the event on real time, briefly; leases run on the clock above.
+    sleep: () => new Promise<void>((r) => setTimeout(r, 1)),
+  };
   const account = (id = 'acct-1', extra: Partial<Account> = {}) => {
     accounts.set(id, { id, status: 'provisioning', created_at: 'then', updated_at: 'then', ...extra });
     return id;
   };
-  return { deps, accounts, members, billing, events, log, account, receive: (e: Parameters<typeof signed>[0], signature?: string) => receivePaymentEvent(deps, signed(e, signature)) };
+  const later = (ms: number) => (now = new Date(now.getTime() + ms));
+  return {
+    deps,
+    accounts,
+    members,
+    billing,
+    deliveries,
+    log,
+    account,
+    later,
+    receive: (e: Parameters<typeof signed>[0], signature?: string) => receivePaymentEvent(deps, signed(e, signature)),
+  };
 }
 
 let seq = 0;
@@ -37,7 +62,7 @@ const ev = (overrides: Partial<BillingEvent> = {}): BillingEvent => ({
 
 describe('the payment webhook', () => {
   it('refuses a delivery whose signature does not verify before writing or reading anything', async () => {
-    const { receive, account, accounts, events, billing } = setup();
+    const { receive, account, accounts, deliveries, billing } = setup();
     account();
     const before = structuredClone(accounts.get('acct-1'));
     for (const signature of ['t=1,v1=forged', '']) {
@@ -45,13 +70,13 @@ describe('the payment webhook', () => {
       expect(error).toBeInstanceOf(InvalidInput);
       expect((error as InvalidInput).code).toBe('invalid_signature');
     }
-    expect(events.rows.size).toBe(0);
+    expect(deliveries.rows.size).toBe(0);
     expect(billing.writes).toBe(0);
     expect(accounts.get('acct-1')).toEqual(before);
   });
 
   it("keeps the account's plan, customer, subscription and status from a completed checkout", async () => {
-    const { receive, account, accounts, events } = setup();
+    const { receive, account, accounts, deliveries } = setup();
     account();
     const event = ev({ type: 'checkout.session.completed' });
     expect(await receive(event)).toBe('applied');
@@ -63,16 +88,16 @@ describe('the payment webhook', () => {
       billing_version: 1,
       billing_event_at: 1_800_000_000,
     });
-    expect(events.rows.get(`stripe#${event.id}`)).toMatchObject({ state: 'finished', outcome: 'applied', accountId: 'acct-1' });
+    expect(deliveries.rows.get(`stripe#${event.id}`)).toMatchObject({ status: 'done', source: 'stripe', outcome: 'applied', accountId: 'acct-1' });
   });
 
-  it('takes effect once when the same event arrives 20 times at once', async () => {
+  it('takes effect once when the same event arrives 20 times at once: the copies wait for the first, and do not redo it', async () => {
     const { receive, account, accounts, billing } = setup();
     account();
     const event = ev({ type: 'checkout.session.completed' });
     const outcomes = await Promise.all(Array.from({ length: 20 }, () => receive(event)));
     expect(outcomes.filter((o) => o === 'applied')).toHaveLength(1);
-    expect(outcomes.every((o) => ['applied', 'duplicate', 'already-processed'].includes(o))).toBe(true);
+    expect(outcomes.filter((o) => o === 'already-processed')).toHaveLength(19);
     expect(billing.writes).toBe(1);
     expect(accounts.get('acct-1')).toMatchObject({ billing_version: 1, billing_events: [event.id] });
     // And again, later: answered from the log without touching the account.
@@ -81,24 +106,73 @@ describe('the payment webhook', () => {
   });
 
   it('takes up an event whose delivery crashed before or after changing the account, with one effect', async () => {
-    const { receive, deps, account, accounts, billing, events } = setup();
+    const { receive, deps, account, accounts, billing, deliveries, later } = setup();
     account();
-    // Crashed after the claim, before the change: the next delivery applies it.
+    // Crashed after the claim, before the change: while its lease runs, a retry is told to come back later (409)...
     const first = ev({ type: 'checkout.session.completed' });
-    await events.claim('stripe', first.id, first.type);
+    await deliveries.claim(`stripe#${first.id}`, { source: 'stripe' });
+    await expect(receive(first)).rejects.toBeInstanceOf(DeliveryInProgress);
+    expect(billing.writes).toBe(0);
+    // ...and once it has run out, the next delivery takes the event over and applies it.
+    later(LEASE_MS + 1);
     expect(await receive(first)).toBe('applied');
-    // Crashed after the change, before marking it finished: the next delivery changes nothing, and finishes it.
+    expect(deliveries.rows.get(`stripe#${first.id}`)).toMatchObject({ status: 'done', outcome: 'applied', accountId: 'acct-1' });
+
+    // Crashed after the change, before recording it done: the delivery that takes over changes nothing, and records it done.
     const second = ev({ type: 'invoice.payment_failed', status: 'past_due', created: 1_800_000_100 });
-    await events.claim('stripe', second.id, second.type);
+    await deliveries.claim(`stripe#${second.id}`, { source: 'stripe' });
     const current = (await deps.billing.billingOf('acct-1'))!;
     const change = applyBillingEvent(current, second);
     if (change.outcome !== 'applied') throw new Error(change.outcome);
     expect(await deps.billing.saveBilling('acct-1', current.version, change.next)).toBe(true);
     const writes = billing.writes;
+    later(LEASE_MS + 1);
     expect(await receive(second)).toBe('duplicate');
     expect(billing.writes).toBe(writes);
-    expect(events.rows.get(`stripe#${second.id}`)?.state).toBe('finished');
+    expect(deliveries.rows.get(`stripe#${second.id}`)).toMatchObject({ status: 'done', outcome: 'duplicate', accountId: 'acct-1' });
     expect(accounts.get('acct-1')?.subscription_status).toBe('past_due');
+    expect(await receive(second)).toBe('already-processed');
+  });
+
+  it('applies an event once when a delivery slower than its lease and the retry that took over both reach the account', async () => {
+    const { receive, deps, account, accounts, billing, deliveries, later } = setup();
+    account();
+    const event = ev({ type: 'checkout.session.completed' });
+    // The first delivery stalls right before it reads the account's billing...
+    let resume!: () => void;
+    const stalled = new Promise<void>((r) => (resume = r));
+    const billingOf = deps.billing.billingOf;
+    let reads = 0;
+    deps.billing.billingOf = async (accountId) => {
+      if (reads++ === 0) await stalled;
+      return billingOf(accountId);
+    };
+    const slow = receive(event);
+    await vi.waitFor(() => expect(reads).toBe(1));
+    // ...past its lease: a retry takes over and applies the event.
+    later(LEASE_MS + 1);
+    expect(await receive(event)).toBe('applied');
+    // The slow one wakes up: the compare-and-set finds the event applied, and its late completion does not overwrite the row.
+    resume();
+    expect(await slow).toBe('duplicate');
+    expect(billing.writes).toBe(1);
+    expect(accounts.get('acct-1')).toMatchObject({ billing_version: 1, billing_events: [event.id] });
+    expect(deliveries.rows.get(`stripe#${event.id}`)).toMatchObject({ status: 'done', outcome: 'applied', accountId: 'acct-1' });
+  });
+
+  it("gives the event back when its delivery fails, so Stripe's retry applies it", async () => {
+    const { receive, deps, account, accounts, deliveries } = setup();
+    account();
+    const event = ev({ type: 'checkout.session.completed' });
+    const saveBilling = deps.billing.saveBilling;
+    deps.billing.saveBilling = async () => {
+      throw new Error('DynamoDB is unavailable');
+    };
+    await expect(receive(event)).rejects.toThrow('DynamoDB is unavailable');
+    expect(deliveries.rows.size).toBe(0);
+    deps.billing.saveBilling = saveBilling;
+    expect(await receive(event)).toBe('applied');
+    expect(accounts.get('acct-1')).toMatchObject({ billing_version: 1, billing_events: [event.id] });
   });
 
   it('applies invoice.paid arriving before checkout.session.completed, keyed on the subscription, not the order', async () => {
@@ -160,13 +234,16 @@ describe('the payment webhook', () => {
   });
 
   it('leaves alone events of subscriptions it cannot place, and event types it does not act on', async () => {
-    const { receive, accounts, members, events, log } = setup();
-    expect(await receive(ev({ reference: undefined, customerId: 'cus_stranger' }))).toBe('unmatched');
+    const { receive, accounts, members, deliveries, log } = setup();
+    const stranger = ev({ reference: undefined, customerId: 'cus_stranger' });
+    expect(await receive(stranger)).toBe('unmatched');
+    expect(deliveries.rows.get(`stripe#${stranger.id}`)).toEqual(expect.objectContaining({ status: 'done', outcome: 'unmatched' }));
+    expect(deliveries.rows.get(`stripe#${stranger.id}`)).not.toHaveProperty('accountId');
     expect(accounts.size + members.size).toBe(0);
     expect(log.entries).toContainEqual(expect.objectContaining({ level: 'warn', message: 'payment event matches no account' }));
 
     expect(await receive({ handled: false, id: 'evt_other', type: 'charge.refunded' })).toBe('ignored');
-    expect(events.rows.has('stripe#evt_other')).toBe(false);
+    expect(deliveries.rows.has('stripe#evt_other')).toBe(false);
     expect(log.entries).toContainEqual(expect.objectContaining({ message: 'payment event ignored', fields: { eventId: 'evt_other', eventType: 'charge.refunded' } }));
   });
 

@@ -30,6 +30,22 @@ describe('the delivery log', () => {
     expect(row.expires_at).toBeGreaterThan(Date.now() / 1000 + 29 * 86_400);
   });
 
+  it('records the account when the work found it, for an event claimed before its account was known', async () => {
+    const log = dynamodbDeliveries(d);
+    const key = `k-${id()}`;
+    const claim = await log.claim(key, { source: 'stripe' });
+    if (claim.state !== 'claimed') throw new Error('not claimed');
+    const read = async () => (await d.db.send(new GetCommand({ TableName: d.tables.webhook_events, Key: { event_key: key } }))).Item!;
+    expect(await read()).not.toHaveProperty('account_id');
+    await log.complete(key, claim.token, 'applied', 'acct-found');
+    expect(await read()).toMatchObject({ status: 'done', source: 'stripe', outcome: 'applied', account_id: 'acct-found' });
+    // Nor does a completion without an account remove the one named at the claim.
+    const other = `k-${id()}`;
+    const held = await log.claim(other, about);
+    await log.complete(other, (held as { token: string }).token, 'queued');
+    expect((await d.db.send(new GetCommand({ TableName: d.tables.webhook_events, Key: { event_key: other } }))).Item).toMatchObject({ status: 'done', account_id: 'acct' });
+  });
+
   it('hands a released claim to the next delivery, and only the holder can release or complete it', async () => {
     const log = dynamodbDeliveries(d);
     const key = `k-${id()}`;

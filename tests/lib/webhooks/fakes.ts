@@ -10,23 +10,43 @@ import type { MembershipMembers } from '../../../lib/webhooks/membership-members
 import type { MembershipMember } from '../../../lib/webhooks/membership-state.ts';
 import type { WebhookIntegration, WebhookIntegrations } from '../../../lib/webhooks/webhook-integrations.ts';
 
-export function fakeDeliveries(): DeliveryLog & { rows: Map<string, { status: 'processing' | 'done'; token: string; outcome?: string }> } {
-  const rows = new Map<string, { status: 'processing' | 'done'; token: string; outcome?: string }>();
+export interface FakeDeliveryRow {
+  status: 'processing' | 'done';
+  token: string;
+  source: string;
+  accountId?: string;
+  outcome?: string;
+  /** While processing: when the claim's lease runs out (epoch ms). */
+  leaseUntil?: number;
+}
+
+/**
+ * The delivery log, with leases as dynamodbDeliveries keeps them: a claim
+ * still processing when its lease has run out (by `now`) is taken over.
+ */
+export function fakeDeliveries(options: { now?: () => Date; leaseMs?: number } = {}): DeliveryLog & { rows: Map<string, FakeDeliveryRow> } {
+  const now = options.now ?? (() => new Date());
+  const leaseMs = options.leaseMs ?? 60_000;
+  const rows = new Map<string, FakeDeliveryRow>();
   return {
     rows,
-    async claim(key): Promise<Claim> {
+    async claim(key, about): Promise<Claim> {
       const row = rows.get(key);
-      if (row) return row.status === 'done' ? { state: 'done', outcome: row.outcome } : { state: 'in-progress' };
+      if (row?.status === 'done') return { state: 'done', outcome: row.outcome };
+      if (row && row.leaseUntil! >= now().getTime()) return { state: 'in-progress' };
       const token = crypto.randomUUID();
-      rows.set(key, { status: 'processing', token });
+      rows.set(key, { status: 'processing', token, source: about.source, ...(about.accountId ? { accountId: about.accountId } : {}), leaseUntil: now().getTime() + leaseMs });
       return { state: 'claimed', token };
     },
-    async complete(key, token, outcome) {
+    async complete(key, token, outcome, accountId) {
       const row = rows.get(key);
-      if (row?.token === token) rows.set(key, { ...row, status: 'done', outcome });
+      if (row?.token !== token) return;
+      const { leaseUntil: _lease, ...held } = row;
+      rows.set(key, { ...held, status: 'done', outcome, ...(accountId ? { accountId } : {}) });
     },
     async release(key, token) {
-      if (rows.get(key)?.token === token) rows.delete(key);
+      const row = rows.get(key);
+      if (row?.token === token && row.status === 'processing') rows.delete(key);
     },
   };
 }

@@ -114,6 +114,24 @@ describe('taking effect once', () => {
     expect(await second).toEqual({ first: false, outcome: 'applied' });
   });
 
+  it("records the account the work names, when the claim could not name it", async () => {
+    const log = fakeDeliveries();
+    const once = await takeEffectOnce({ deliveries: log }, 'k', { source: 's' }, async () => ({ outcome: 'applied', accountId: 'acct-found' }));
+    expect(once).toEqual({ first: true, result: { outcome: 'applied', accountId: 'acct-found' } });
+    expect(log.rows.get('k')).toMatchObject({ status: 'done', source: 's', outcome: 'applied', accountId: 'acct-found' });
+  });
+
+  it('lets a retry take over a claim whose holder died, once its lease has run out', async () => {
+    let now = new Date('2026-01-01T00:00:00Z');
+    const log = fakeDeliveries({ now: () => now, leaseMs: 60_000 });
+    await log.claim('k', { accountId: 'a', source: 's' });
+    const attempt = () => takeEffectOnce({ deliveries: log, peerWaitMs: 0 }, 'k', { accountId: 'a', source: 's' }, async () => ({ outcome: 'applied' }));
+    await expect(attempt()).rejects.toBeInstanceOf(DeliveryInProgress);
+    now = new Date(now.getTime() + 60_001);
+    expect(await attempt()).toEqual({ first: true, result: { outcome: 'applied' } });
+    expect(await attempt()).toEqual({ first: false, outcome: 'applied' });
+  });
+
   it('answers 409 (retry later) when the holder is still at work after the wait', async () => {
     const log = fakeDeliveries();
     await log.claim('k', { accountId: 'a', source: 's' });

@@ -20,6 +20,13 @@ export type Claim =
   /** Another delivery of the same event holds a live claim. */
   | { state: 'in-progress' };
 
+/** What a waiting duplicate sees when it looks again, without claiming. */
+export type Seen =
+  | { state: 'done'; outcome?: string }
+  | { state: 'in-progress' }
+  /** Nobody holds the event any more (the claim was given back, or its lease ran out): claim it. */
+  | { state: 'free' };
+
 /** What the delivery row records about the event from the moment it is claimed. */
 export interface DeliveryAbout {
   /** The provider, e.g. "calendly", "memberstack", "stripe". */
@@ -35,6 +42,8 @@ export interface DeliveryLog {
   complete(eventKey: string, token: string, outcome: string, accountId?: string): Promise<void>;
   /** Gives the claim back, so the provider's retry can do the work. */
   release(eventKey: string, token: string): Promise<void>;
+  /** Reads where the event stands (one read, where claiming again would be a write and a read). */
+  peek(eventKey: string): Promise<Seen>;
 }
 
 export interface OnceDeps {
@@ -81,14 +90,16 @@ export async function takeEffectOnce<T extends WorkResult>(
   const peerWaitMs = deps.peerWaitMs ?? 3000;
   // The holder's work is usually a write or two: look again soon, then less often.
   let wait = Math.min(deps.firstPollMs ?? 10, maxPollMs);
+  let seen: Claim | Seen = { state: 'free' };
   for (let waited = 0; ; ) {
-    const claim = await deps.deliveries.claim(eventKey, about);
-    if (claim.state === 'done') return { first: false, outcome: claim.outcome };
-    if (claim.state === 'claimed') return { first: true, result: await workOnce(deps.deliveries, eventKey, claim.token, work) };
+    if (seen.state === 'free') seen = await deps.deliveries.claim(eventKey, about);
+    if (seen.state === 'done') return { first: false, outcome: seen.outcome };
+    if (seen.state === 'claimed') return { first: true, result: await workOnce(deps.deliveries, eventKey, seen.token, work) };
     if (waited >= peerWaitMs) throw new DeliveryInProgress();
     await sleep(wait);
     waited += wait;
     wait = Math.min(Math.ceil(wait * 1.5), maxPollMs);
+    seen = await deps.deliveries.peek(eventKey);
   }
 }
 

@@ -4,7 +4,7 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { isConditionFailure, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
-import type { Claim, DeliveryLog } from './deliveries.ts';
+import type { Claim, DeliveryLog, Seen } from './deliveries.ts';
 
 interface Settings {
   /** How long a claim holds before a retry may take over; longer than a webhook Lambda can run. */
@@ -59,6 +59,14 @@ export function dynamodbDeliveries(deps: {
         if (!held) continue;
         return held.status === 'done' ? { state: 'done', outcome: held.outcome as string | undefined } : { state: 'in-progress' };
       }
+    },
+
+    async peek(eventKey): Promise<Seen> {
+      const held = (await db.send(new GetCommand({ TableName, Key: { event_key: eventKey }, ConsistentRead: true }))).Item;
+      const at = now();
+      if (!held || Number(held.expires_at) < Math.floor(at.getTime() / 1000)) return { state: 'free' };
+      if (held.status === 'done') return { state: 'done', outcome: held.outcome as string | undefined };
+      return Number(held.lease_until) < at.getTime() ? { state: 'free' } : { state: 'in-progress' };
     },
 
     async complete(eventKey, token, outcome, accountId) {

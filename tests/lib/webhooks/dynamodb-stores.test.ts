@@ -79,6 +79,31 @@ describe('the delivery log', () => {
   });
 });
 
+describe('the delivery log, looked at by a waiting duplicate', () => {
+  it('sees a live claim in progress, then done with its outcome; a given-back, lapsed or forgotten event as free', async () => {
+    let now = new Date('2026-01-01T00:00:00Z');
+    const log = dynamodbDeliveries({ ...d, now: () => now, settings: { leaseMs: 60_000, retentionDays: 30 } });
+    const key = `k-${id()}`;
+    expect(await log.peek(key)).toEqual({ state: 'free' });
+    const held = await log.claim(key, about);
+    if (held.state !== 'claimed') throw new Error('not claimed');
+    expect(await log.peek(key)).toEqual({ state: 'in-progress' });
+    await log.release(key, held.token);
+    expect(await log.peek(key)).toEqual({ state: 'free' });
+
+    const again = await log.claim(key, about);
+    if (again.state !== 'claimed') throw new Error('not claimed');
+    now = new Date(now.getTime() + 61_000);
+    expect(await log.peek(key)).toEqual({ state: 'free' });
+    const retry = await log.claim(key, about);
+    if (retry.state !== 'claimed') throw new Error('not taken over');
+    await log.complete(key, retry.token, 'queued: x');
+    expect(await log.peek(key)).toEqual({ state: 'done', outcome: 'queued: x' });
+    now = new Date(now.getTime() + 31 * 86_400_000);
+    expect(await log.peek(key)).toEqual({ state: 'free' });
+  });
+});
+
 describe('webhook integrations', () => {
   it('finds the account by its secret, and after a rotation only by the new one', async () => {
     const store = dynamodbWebhookIntegrations(d);

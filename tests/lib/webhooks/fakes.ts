@@ -48,6 +48,12 @@ export function fakeDeliveries(options: { now?: () => Date; leaseMs?: number } =
       const row = rows.get(key);
       if (row?.token === token && row.status === 'processing') rows.delete(key);
     },
+    async peek(key) {
+      const row = rows.get(key);
+      if (!row) return { state: 'free' };
+      if (row.status === 'done') return { state: 'done', outcome: row.outcome };
+      return row.leaseUntil! >= now().getTime() ? { state: 'in-progress' } : { state: 'free' };
+    },
   };
 }
 

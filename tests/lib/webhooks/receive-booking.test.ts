@@ -103,6 +103,26 @@ describe('booking signatures', () => {
 });
 
 describe('taking effect once', () => {
+  it('lets a waiting duplicate read where the event stands instead of claiming it again, and take it over when it is given back', async () => {
+    const log = fakeDeliveries();
+    const calls = { claim: 0, peek: 0 };
+    const counted = {
+      ...log,
+      claim: (...a: Parameters<typeof log.claim>) => (calls.claim++, log.claim(...a)),
+      peek: (...a: Parameters<typeof log.peek>) => (calls.peek++, log.peek(...a)),
+    };
+    const held = await log.claim('k', { accountId: 'a', source: 's' });
+    if (held.state !== 'claimed') throw new Error('not claimed');
+    let looks = 0;
+    const sleep = async () => {
+      // The holder's work fails on the third look: it gives the event back.
+      if (++looks === 3) await log.release('k', held.token);
+    };
+    const duplicate = await takeEffectOnce({ deliveries: counted, sleep }, 'k', { accountId: 'a', source: 's' }, async () => ({ outcome: 'done by the duplicate' }));
+    expect(duplicate).toEqual({ first: true, result: { outcome: 'done by the duplicate' } });
+    expect(calls).toEqual({ claim: 2, peek: 3 });
+  });
+
   it('lets a duplicate wait for the delivery holding the event, then answer as a duplicate', async () => {
     const log = fakeDeliveries();
     let finish!: () => void;

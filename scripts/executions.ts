@@ -4,7 +4,7 @@
 //   npm run executions -- redrive <name|arn>         re-run what did not succeed, and wait for it
 //   npm run executions -- follow-ups                 integrations waiting for an operator
 // --stage <stage> (default: local) and --region <region> (default: eu-west-1);
-// --machine booking for the booking webhook's executions (default: onboarding).
+// --machine booking, enhanced-onboarding or crawler-refresh for the other machines' executions (default: onboarding).
 // The local stage talks to the local stack (npm start); any other stage to AWS
 // with the usual credentials.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -135,7 +135,7 @@ function causeOf(cause?: string): string {
 const commands: Record<string, () => Promise<void>> = { list, show: () => show(id), redrive: () => redrive(id), 'follow-ups': followUps };
 const run = command ? commands[command] : undefined;
 if (!run) {
-  console.error('Usage: npm run executions -- list [--status FAILED] | show <name|arn> | redrive <name|arn> | follow-ups  [--machine onboarding|booking] [--stage local] [--region eu-west-1]');
+  console.error('Usage: npm run executions -- list [--status FAILED] | show <name|arn> | redrive <name|arn> | follow-ups  [--machine onboarding|booking|enhanced-onboarding|crawler-refresh] [--stage local] [--region eu-west-1]');
   process.exit(2);
 }
 await run().catch((error: Error) => {

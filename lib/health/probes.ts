@@ -4,6 +4,9 @@ import type { Config } from '../config.ts';
 import { timed, type Check, type CheckRun, type StatusDeps } from './status.ts';
 
 const PROBE_TIMEOUT_MS = 2500;
+// The AWS SDK sets no request timeout of its own and retries: without a
+// signal, a hung endpoint would hold /status until the Lambda times out.
+const probeOptions = () => ({ abortSignal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
 
 interface Clients {
   dynamodb: DynamoDBClient;
@@ -20,11 +23,11 @@ export function statusChecks(config: Config, clients: Clients): StatusDeps {
     dependencies: {
       dynamodb: async () => ({
         configured: true,
-        ...(await timed(() => clients.dynamodb.send(new DescribeTableCommand({ TableName: clients.accountsTable })))),
+        ...(await timed(() => clients.dynamodb.send(new DescribeTableCommand({ TableName: clients.accountsTable }), probeOptions()))),
       }),
       stepFunctions: async () =>
         sfnArn
-          ? { configured: true, ...(await timed(() => clients.sfn.send(new DescribeStateMachineCommand({ stateMachineArn: sfnArn })))) }
+          ? { configured: true, ...(await timed(() => clients.sfn.send(new DescribeStateMachineCommand({ stateMachineArn: sfnArn }), probeOptions()))) }
           : { configured: false, reachable: null },
     },
     integrations: {

@@ -37,6 +37,20 @@ function reader(env: Env) {
         return undefined;
       }
     },
+    /** A comma-separated list of http(s) origins (a path or trailing slash is dropped). */
+    origins(name: string): string[] {
+      const list = (value(name) ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+      return list.flatMap((o) => {
+        try {
+          const u = new URL(o);
+          if (u.protocol === 'http:' || u.protocol === 'https:') return [u.origin];
+        } catch {
+          // reported below
+        }
+        problems.push(`${name} must be a comma-separated list of http(s) origins`);
+        return [];
+      });
+    },
     /** An http(s) origin: scheme, host and port, no path (SDKs that take host and port, not a base URL). */
     origin(name: string, fallback: string): string {
       const v = this.url(name, fallback);
@@ -79,8 +93,9 @@ export interface RateLimit {
 export function loadConfig(env: Env = process.env) {
   const r = reader(env);
 
-  const portalUrl = r.url('PORTAL_URL') ?? '';
-  const dashboardUrl = r.url('DASHBOARD_URL') ?? '';
+  // Every link, e-mail and redirect the service builds starts from these two.
+  const portalUrl = r.url('PORTAL_URL') ?? r.required('PORTAL_URL');
+  const dashboardUrl = r.url('DASHBOARD_URL') ?? r.required('DASHBOARD_URL');
 
   const stripeKey = r.optional('STRIPE_SECRET_KEY');
   const resendKey = r.optional('RESEND_API_KEY');
@@ -105,15 +120,11 @@ export function loadConfig(env: Env = process.env) {
       passwordResetRedirect:
         r.url('PASSWORD_RESET_REDIRECT_URL') ?? r.url('AUTH_RESET_REDIRECT_URL') ?? `${portalUrl}/reset-password`,
     },
-    /** Origins allowed by CORS: the dashboard and the portal, plus any extra ones. */
-    corsOrigins: [
-      ...new Set(
-        [portalUrl, dashboardUrl, ...(r.optional('CORS_EXTRA_ORIGINS') ?? '').split(',')]
-          .map((o) => o.trim())
-          .filter(Boolean)
-          .map((o) => new URL(o).origin),
-      ),
-    ],
+    /**
+     * Origins allowed by CORS: the portal, the dashboard and any extra ones.
+     * API Gateway answers preflights from the same list (infra/cors-origins.cjs).
+     */
+    corsOrigins: [...new Set([...r.origins('PORTAL_URL'), ...r.origins('DASHBOARD_URL'), ...r.origins('CORS_EXTRA_ORIGINS')])],
 
     access: {
       /** The internal service token expected in x-api-key. Unset: the key path is closed. */

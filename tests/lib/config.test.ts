@@ -1,5 +1,8 @@
+import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../lib/config.ts';
+
+const { corsOrigins: gatewayOrigins } = createRequire(import.meta.url)('../../infra/cors-origins.cjs') as { corsOrigins: (env: Record<string, string>) => string[] };
 
 const minimal = {
   STAGE: 'dev',
@@ -20,6 +23,8 @@ describe('configuration', () => {
       expect((error as Error).message).toContain('TABLE_PREFIX is required');
       expect((error as Error).message).toContain('SUPABASE_ANON_KEY is required');
       expect((error as Error).message).toContain('SUPABASE_URL is required');
+      expect((error as Error).message).toContain('PORTAL_URL is required');
+      expect((error as Error).message).toContain('DASHBOARD_URL is required');
     }
   });
 
@@ -30,6 +35,15 @@ describe('configuration', () => {
   it('validates URLs and limits', () => {
     expect(() => loadConfig({ ...minimal, PORTAL_URL: 'javascript:alert(1)' })).toThrow(/PORTAL_URL must be an http\(s\) URL/);
     expect(() => loadConfig({ ...minimal, RATE_LIMIT_SIGNUP: 'lots' })).toThrow(/RATE_LIMIT_SIGNUP must look like/);
+  });
+
+  it('allows the origins of the portal, the dashboard and the extra list, as API Gateway does', () => {
+    const env = { ...minimal, PORTAL_URL: 'https://portal.example.com/app/', CORS_EXTRA_ORIGINS: ' https://a.example , https://b.example:8443/x,https://a.example' };
+    const origins = ['https://portal.example.com', 'https://app.example.com', 'https://a.example', 'https://b.example:8443'];
+    expect(loadConfig(env).corsOrigins).toEqual(origins);
+    expect(gatewayOrigins(env)).toEqual(origins);
+    expect(loadConfig(env).urls.portal).toBe('https://portal.example.com/app');
+    expect(() => loadConfig({ ...minimal, CORS_EXTRA_ORIGINS: 'https://ok.example,not a url' })).toThrow(/CORS_EXTRA_ORIGINS must be a comma-separated list/);
   });
 
   it('defaults the reset redirect to the portal, honouring both variable names', () => {

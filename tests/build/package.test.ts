@@ -20,6 +20,12 @@ interface Template {
 }
 let template: Template;
 const declared = parse(readFileSync('serverless.yml', 'utf8'), { logLevel: 'silent' }) as { functions: Record<string, unknown> };
+const declaredResources: Template['Resources'] = Object.assign(
+  {},
+  ...readdirSync('infra')
+    .filter((f) => f.endsWith('.yml'))
+    .map((f) => (parse(readFileSync(join('infra', f), 'utf8'), { logLevel: 'silent' }) as Template).Resources),
+);
 
 beforeAll(async () => {
   await run(process.execPath, [SLS_BIN, 'package', '--stage', 'ci', '--package', out], {
@@ -46,14 +52,21 @@ describe('the packaged template', () => {
     expect(zips.sort()).toEqual(Object.keys(declared.functions).map((k) => `${k}.zip`).sort());
   });
 
-  it('has every table and state machine of the design', () => {
-    const tables = ofType('AWS::DynamoDB::Table').map(([, t]) => t.Properties.TableName);
-    for (const name of ['accounts', 'members', 'integrations', 'verification_tokens']) {
-      expect(tables).toContain(`agency-backend-ci-${name}`);
-    }
-    for (const [, machine] of ofType('AWS::StepFunctions::StateMachine')) {
-      expect(machine.Properties.Definition).toBeTypeOf('object');
-    }
+  it('has every table and state machine infra/ declares, each machine with its definition', () => {
+    const named = (type: string, key: string) => Object.values(declaredResources).filter((r) => r.Type === type).map((r) => String(r.Properties[key]).replace('${self:service}-${sls:stage}-', 'agency-backend-ci-'));
+    const tables = named('AWS::DynamoDB::Table', 'TableName');
+    const machines = named('AWS::StepFunctions::StateMachine', 'StateMachineName');
+    expect(tables.length).toBeGreaterThanOrEqual(15);
+    expect(machines.sort()).toEqual(['agency-backend-ci-booking', 'agency-backend-ci-crawler-refresh', 'agency-backend-ci-enhanced-onboarding', 'agency-backend-ci-onboarding']);
+    expect(ofType('AWS::DynamoDB::Table').map(([, t]) => t.Properties.TableName).sort()).toEqual(tables.sort());
+    const built = ofType('AWS::StepFunctions::StateMachine');
+    expect(built.map(([, m]) => m.Properties.StateMachineName).sort()).toEqual(machines.sort());
+    for (const [, machine] of built) expect(JSON.stringify(machine.Properties.Definition ?? machine.Properties.DefinitionString)).toContain('"StartAt"');
+  });
+
+  it('lets browsers in from the portal and the dashboard: the same origins the functions allow', () => {
+    const cors = ofType('AWS::ApiGatewayV2::Api')[0]![1].Properties.CorsConfiguration as Record<string, string[]>;
+    expect(cors.AllowOrigins).toEqual(['http://localhost:3001', 'http://localhost:3000']);
   });
 
   it('lets the browser send every header our front ends use, and read the ones we expose', () => {
@@ -70,9 +83,13 @@ describe('the packaged template', () => {
     );
     expect(statements.length).toBeGreaterThan(0);
     for (const s of statements) {
-      const resources = [s.Resource].flat();
-      expect(resources).not.toContain('*');
-      for (const r of resources) if (typeof r === 'string') expect(r).not.toMatch(/^arn:aws:[a-z0-9-]+:[^:]*:[^:]*:\*$/);
+      expect([s.Action].flat()).not.toContain('*');
+      for (const r of [s.Resource].flat()) {
+        // An ARN built with Fn::Join is checked as the text it joins to.
+        const arn = typeof r === 'string' ? r : r?.['Fn::Join'] ? r['Fn::Join'][1].map((part: unknown) => (typeof part === 'string' ? part : '<ref>')).join(r['Fn::Join'][0]) : JSON.stringify(r);
+        expect(arn).not.toBe('*');
+        expect(arn).not.toMatch(/^arn:[^:]*:[a-z0-9-]+:[^:]*:[^:]*:\*$/);
+      }
     }
   });
 });
@@ -98,9 +115,10 @@ describe('the built bundles', () => {
     for (const [key, fn] of Object.entries(declared.functions as Record<string, { handler: string }>)) {
       const bundle = join(buildDir, `${fn.handler.replace(/\.[^.]+$/, '')}.mjs`);
       const script = `const m = await import(${JSON.stringify(pathToFileURL(bundle).href)}); if (typeof m.handler !== 'function') process.exit(3);`;
-      const { stderr } = await run(process.execPath, ['--input-type=module', '-e', script], { env }).catch((e) => e);
+      const result: { code?: number; stderr?: string } = await run(process.execPath, ['--input-type=module', '-e', script], { env }).catch((e) => e);
       // The last line of a failure names the error; the rest is the minified bundle.
-      expect(String(stderr ?? '').trim().split('\n').at(-1), key).toBe('');
+      expect(String(result.stderr ?? '').trim().split('\n').at(-1), key).toBe('');
+      expect(result.code ?? 0, `${key}: its handler is not a function`).toBe(0);
     }
     // Node's built-in modules come through require(), never an ESM import (see builtinsThroughRequire).
     for (const fn of Object.values(declared.functions as Record<string, { handler: string }>)) {

@@ -41,6 +41,8 @@ export interface StackOptions {
   /** Extra or overriding service settings, e.g. shorter timeouts in tests. */
   settings?: Record<string, string>;
   log?: (line: string) => void;
+  /** Aborting it while the stack starts stops what has started, and startStack rejects. */
+  signal?: AbortSignal;
 }
 
 export interface Stack {
@@ -102,7 +104,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     cleanups.push(() => stopProcess(offline));
     if (options.esbuildWorkFolder) cleanups.push(() => rmSync(options.esbuildWorkFolder!, { recursive: true, force: true }));
 
-    await waitForHealth(`http://localhost:${ports.api}/health`, offline);
+    await waitForHealth(`http://localhost:${ports.api}/health`, offline, options.signal);
 
     return {
       ports,
@@ -166,10 +168,13 @@ function spawnOffline(ports: Ports, env: Record<string, string>, options: StackO
   return child;
 }
 
-async function waitForHealth(url: string, child: ChildProcess, timeoutMs = 90_000): Promise<void> {
+const hasExited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
+
+async function waitForHealth(url: string, child: ChildProcess, signal?: AbortSignal, timeoutMs = 90_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`serverless-offline exited with code ${child.exitCode} before it was ready`);
+    signal?.throwIfAborted();
+    if (hasExited(child)) throw new Error(`serverless-offline exited (${child.exitCode ?? child.signalCode}) before it was ready`);
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
       if (res.ok) return;
@@ -182,7 +187,7 @@ async function waitForHealth(url: string, child: ChildProcess, timeoutMs = 90_00
 }
 
 async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.pid === undefined) return;
+  if (hasExited(child) || child.pid === undefined) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const signal = (s: NodeJS.Signals) => {
     try {

@@ -15,14 +15,35 @@ const crawlerVendors = process.argv.includes('--crawler-vendors');
 const started = performance.now();
 console.log('Starting the local stack (DynamoDB, Step Functions, vendor emulators, API)...');
 
-const stack = await startStack({
+const aborted = new AbortController();
+const starting = startStack({
   ports: DEFAULT_PORTS,
   dataDir: '.local',
   watch,
   inProcess: !watch,
   settings: crawlerVendors ? { FIRECRAWL_API_KEY, PAGESPEED_API_KEY } : undefined,
   log: (line) => console.log(`  ${line}`),
-}).catch((error: Error) => {
+  signal: aborted.signal,
+});
+
+// Ctrl-C is handled from the first moment: serverless-offline runs in a process
+// group of its own, so a Ctrl-C while it builds would otherwise leave it behind.
+let stopping = false;
+const shutdown = async () => {
+  if (stopping) return;
+  stopping = true;
+  console.log('\nStopping...');
+  aborted.abort();
+  // Still starting: startStack stops what had started, then rejects.
+  const stack = await starting.catch(() => undefined);
+  await stack?.stop();
+  process.exit(0);
+};
+process.on('SIGINT', shutdown);
+process.on('SIGTERM', shutdown);
+
+const stack = await starting.catch((error: Error) => {
+  if (aborted.signal.aborted) return new Promise<never>(() => {}); // shutdown() exits
   console.error(`The local stack could not start: ${error.message}`);
   process.exit(1);
 });
@@ -39,14 +60,3 @@ Ready in ${((performance.now() - started) / 1000).toFixed(1)} s
 
 Data is kept in .local/ between runs. Press Ctrl-C to stop.
 `);
-
-let stopping = false;
-const shutdown = async () => {
-  if (stopping) return;
-  stopping = true;
-  console.log('\nStopping...');
-  await stack.stop();
-  process.exit(0);
-};
-process.on('SIGINT', shutdown);
-process.on('SIGTERM', shutdown);

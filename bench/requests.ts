@@ -2,7 +2,6 @@
 // caller sends (a signed-in owner, the service key, a provider's signed
 // delivery), built against the bench's scenario, as the Lambda event API
 // Gateway would hand over. Step Lambdas get an input they really received.
-import Stripe from 'stripe';
 import type { PackagedFunction } from './build.ts';
 import { ADMIN_KEY, calendlyBooking, PASSWORD, randomIp, SERVICE_KEY, type Scenario } from './scenario.ts';
 
@@ -26,7 +25,6 @@ type Builder = (s: Scenario, fn: PackagedFunction) => Promise<ProbeRequest>;
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const service = { 'x-api-key': SERVICE_KEY };
 const admin = { 'x-admin-key': ADMIN_KEY };
-const stripe = new Stripe('sk_test_bench');
 
 /** Each HTTP function's request. Every HTTP function must have one (the bench stops otherwise). */
 const http: Record<string, Builder> = {
@@ -55,15 +53,8 @@ const http: Record<string, Builder> = {
   'checkout-redirect': async (s, fn) => req(fn, 'the owner chooses the pro plan → 303 to checkout', { query: { plan: 'pro' }, headers: bearer(s.owner.token) }),
   'checkout-session': async (_, fn) => req(fn, 'a public checkout session → 200 { url }', { body: { planId: 'pro', email: `buyer-${crypto.randomUUID()}@example.com` } }),
   'payments-webhook': async (s, fn) => {
-    const payload = JSON.stringify({
-      id: `evt_${crypto.randomUUID().replaceAll('-', '')}`,
-      object: 'event',
-      type: 'customer.subscription.updated',
-      created: Math.floor(Date.now() / 1000),
-      data: { object: { id: `sub_${crypto.randomUUID().slice(0, 8)}`, object: 'subscription', customer: 'cus_unknown', status: 'active', metadata: {} } },
-    });
-    const signature = stripe.webhooks.generateTestHeaderString({ payload, secret: s.stack.env.STRIPE_WEBHOOK_SECRET! });
-    return req(fn, 'a signed Stripe event → 200', { raw: payload, headers: { 'stripe-signature': signature } });
+    const { payload, signature } = await s.paymentEvent('past_due');
+    return req(fn, "a signed Stripe event for the owner's subscription → 200", { raw: payload, headers: { 'stripe-signature': signature } });
   },
 
   'membership-webhook': async (s, fn) => {

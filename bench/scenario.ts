@@ -6,6 +6,7 @@
 import { GetExecutionHistoryCommand, ListExecutionsCommand, ListStateMachinesCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import Stripe from 'stripe';
 import { LOCAL_REGION, startStack, type Stack } from '../local/stack.ts';
 
 export const PASSWORD = 'Bench1234';
@@ -69,6 +70,8 @@ export interface Scenario {
   /** The recovery token of the reset e-mail to this address, its link followed as a browser would. */
   resetToken(email: string): Promise<string>;
   webhookUrls(): Promise<{ membership: string; booking: string }>;
+  /** A payment event for the owner's own subscription (bought in the scenario), rendered and signed by the Stripe emulator, not delivered. */
+  paymentEvent(status: 'active' | 'past_due'): Promise<{ payload: string; signature: string }>;
   close(): Promise<void>;
 }
 
@@ -130,6 +133,26 @@ export async function startScenario(options: { workFolder: string; settings?: Re
       booking: string;
     };
 
+  // The owner buys the pro plan on the emulator's hosted page, so payment events name a real subscription.
+  const chosen = expectStatus(await api('/api/checkout?plan=pro', { headers: { authorization: `Bearer ${owner.token}` } }), 303, 'checkout');
+  const payPage = String(chosen.headers.location);
+  const card = /name="card" value="([^"]*)"/.exec(await (await fetch(payPage)).text())?.[1] ?? '';
+  const paid = await fetch(payPage, { method: 'POST', body: new URLSearchParams({ card }), redirect: 'manual' });
+  if (paid.status !== 303) throw new Error(`paying on the hosted page: expected 303, got ${paid.status}`);
+  const sessions = (await (await fetch(`${stack.urls.emulators}/_local/payments`)).json()) as { subscription?: string }[];
+  const subscription = sessions[0]?.subscription;
+  if (!subscription) throw new Error('the purchase left no subscription');
+  const paymentEvent: Scenario['paymentEvent'] = async (status) => {
+    const rendered = await fetch(`${stack.urls.emulators}/_local/stripe/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'customer.subscription.updated', subscription, status, deliver: false }),
+    });
+    if (rendered.status !== 201) throw new Error(`rendering a payment event: ${rendered.status}`);
+    const payload = JSON.stringify(((await rendered.json()) as { event: unknown }).event);
+    return { payload, signature: Stripe.webhooks.generateTestHeaderString({ payload, secret: stack.env.STRIPE_WEBHOOK_SECRET! }) };
+  };
+
   // A booking, an enhanced onboarding and a crawler refresh, so their machines' steps have real inputs.
   const booked = await api(new URL((await webhookUrls()).booking).pathname, { raw: calendlyBooking(), headers: { 'content-type': 'application/json' } });
   expectStatus(booked, 200, 'booking webhook');
@@ -162,6 +185,7 @@ export async function startScenario(options: { workFolder: string; settings?: Re
     verificationToken,
     resetToken,
     webhookUrls,
+    paymentEvent,
     close: async () => {
       await stack.stop();
       await new Promise((r) => site.server.close(r));

@@ -4,7 +4,6 @@
 // our stack around a handler that does nothing), in the same rounds.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import Stripe from 'stripe';
 import { LOCAL_REGION } from '../local/stack.ts';
 import { calendlyBooking, type Reply, type Scenario } from './scenario.ts';
 import { median, percentile, round, shuffled } from './stats.ts';
@@ -28,25 +27,18 @@ export interface WebhookFigures {
   payments: AckFigures & { ratio: number };
 }
 
-const stripe = new Stripe('sk_test_bench');
-
 export async function measureWebhooks(s: Scenario, options: { concurrency: number; rounds: number }): Promise<WebhookFigures> {
   const bookingPath = new URL((await s.webhookUrls()).booking).pathname;
-  const kinds = {
-    emptyRoute: () => () => s.api('/healthz'),
-    booking: () => {
+  let paymentEvents = 0;
+  const kinds: Record<'emptyRoute' | 'booking' | 'payments', () => Promise<() => Promise<Reply>>> = {
+    emptyRoute: async () => () => s.api('/healthz'),
+    booking: async () => {
       const body = calendlyBooking();
       return () => s.api(bookingPath, { raw: body, headers: { 'content-type': 'application/json' } });
     },
-    payments: () => {
-      const payload = JSON.stringify({
-        id: `evt_${crypto.randomUUID().replaceAll('-', '')}`,
-        object: 'event',
-        type: 'customer.subscription.updated',
-        created: Math.floor(Date.now() / 1000),
-        data: { object: { id: `sub_${crypto.randomUUID().slice(0, 8)}`, object: 'subscription', customer: 'cus_bench', status: 'active', metadata: {} } },
-      });
-      const signature = stripe.webhooks.generateTestHeaderString({ payload, secret: s.stack.env.STRIPE_WEBHOOK_SECRET! });
+    // A status change of the owner's subscription, alternating, so each event has work to do.
+    payments: async () => {
+      const { payload, signature } = await s.paymentEvent(paymentEvents++ % 2 === 0 ? 'past_due' : 'active');
       return () => s.api('/webhooks/payments', { raw: payload, headers: { 'content-type': 'application/json', 'stripe-signature': signature } });
     },
   };
@@ -55,11 +47,12 @@ export async function measureWebhooks(s: Scenario, options: { concurrency: numbe
   const dynamoCalls: Record<Kind, number> = { emptyRoute: 0, booking: 0, payments: 0 };
 
   // One warm-up round, not counted: the first request of each route loads its handler.
-  for (const kind of Object.keys(kinds) as Kind[]) await burst(kinds[kind](), options.concurrency);
+  for (const kind of Object.keys(kinds) as Kind[]) await burst(await kinds[kind](), options.concurrency);
   for (let round = 0; round < options.rounds; round++) {
     for (const kind of shuffled(Object.keys(kinds) as Kind[])) {
+      const send = await kinds[kind]();
       const before = s.stack.dynamoRequests();
-      replies[kind].push(...(await burst(kinds[kind](), options.concurrency)));
+      replies[kind].push(...(await burst(send, options.concurrency)));
       dynamoCalls[kind] += s.stack.dynamoRequests() - before;
     }
   }

@@ -48,7 +48,7 @@ export interface DeliveryLog {
 
 export interface OnceDeps {
   deliveries: DeliveryLog;
-  /** How long a duplicate waits for the delivery holding the claim; default 3 s. */
+  /** How long a duplicate waits for the delivery holding the claim; default 8 s. */
   peerWaitMs?: number;
   /** The first wait before a duplicate looks again (default 10 ms); each next one is half as long again, up to pollMs. */
   firstPollMs?: number;
@@ -87,7 +87,9 @@ export async function takeEffectOnce<T extends WorkResult>(
 ): Promise<Once<T>> {
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const maxPollMs = deps.pollMs ?? 100;
-  const peerWaitMs = deps.peerWaitMs ?? 3000;
+  // Long enough for any working holder, short of the providers' own answer
+  // timeouts (Calendly and Svix wait 15 s): a 409 is for a holder that died.
+  const peerWaitMs = deps.peerWaitMs ?? 8000;
   // The holder's work is usually a write or two: look again soon, then less often.
   let wait = Math.min(deps.firstPollMs ?? 10, maxPollMs);
   let seen: Claim | Seen = { state: 'free' };

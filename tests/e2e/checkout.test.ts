@@ -131,12 +131,9 @@ describe('POST /webhooks/payments', () => {
 
     const signature = sign(payload);
     const answers = await Promise.all(Array.from({ length: 20 }, () => deliver(payload, signature)));
-    // The first takes the event; the copies wait for it and are acknowledged, or, were it still at work after
-    // the few seconds a copy waits, answered 409 delivery_in_progress, which Stripe delivers again later.
-    const taken = answers.filter((a) => a.status === 200);
-    expect(taken.length).toBeGreaterThanOrEqual(1);
-    for (const a of taken) expect(a.body).toEqual({ received: true });
-    for (const a of answers.filter((a) => a.status !== 200)) expect([a.status, errorCode(a)]).toEqual([409, 'delivery_in_progress']);
+    // The first takes the event; the copies wait for it and are acknowledged (a copy answers 409
+    // delivery_in_progress only when the first is still at work after 8 s, i.e. has died).
+    for (const a of answers) expect([a.status, a.body]).toEqual([200, { received: true }]);
 
     const after = await accountRow(accountId);
     expect(after).toMatchObject({ subscription_status: 'past_due', billing_version: before.billing_version + 1 });

@@ -2,7 +2,7 @@
 //   npm run executions -- list [--status FAILED]     newest first
 //   npm run executions -- show <name|arn>            status, error, and the states that failed
 //   npm run executions -- redrive <name|arn>         re-run what did not succeed, and wait for it
-//   npm run executions -- follow-ups                 integrations waiting for an operator
+//   npm run executions -- follow-ups                 integrations (and billing conflicts) waiting for an operator
 // --stage <stage> (default: local) and --region <region> (default: eu-west-1);
 // --machine booking, enhanced-onboarding or crawler-refresh for the other machines' executions (default: onboarding).
 // The local stage talks to the local stack (npm start); any other stage to AWS

@@ -5,6 +5,6 @@ import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
 
 const deps = { identity: identityProvider(), tokens: verificationTokens(), mailer: authMailer(), limiter: rateLimiter(), settings };
 
-export const handler = httpEndpoint(authRoutes.signup, async ({ body, clientIp }) =>
-  json(201, await signUp(deps, { email: body.email, password: body.password, metadata: body.metadata, clientIp })),
+export const handler = httpEndpoint(authRoutes.signup, async ({ body, clientIp, log }) =>
+  json(201, await signUp({ ...deps, log }, { email: body.email, password: body.password, metadata: body.metadata, clientIp })),
 );

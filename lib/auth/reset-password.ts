@@ -1,6 +1,6 @@
 import { InvalidInput, VendorError } from '../errors.ts';
 import type { IdentityProvider, PasswordChange } from '../identity/identity.ts';
-import { readAccessTokenClaims } from '../identity/jwt-claims.ts';
+import { openedByRecovery, readAccessTokenClaims } from '../identity/jwt-claims.ts';
 import type { Logger } from '../log.ts';
 import { enforceRateLimits, type RateLimiter } from '../rate-limit/rate-limiter.ts';
 import { rule, type AuthSettings } from './auth.ts';
@@ -26,7 +26,9 @@ const invalidToken = (message: string) =>
 
 /**
  * 1. Counts the attempt per client IP (429), then checks the password rule (400).
- * 2. Refuses a token issued more than an hour ago (the link's validity), and
+ * 2. Refuses a token issued more than an hour ago (the link's validity), one
+ *    whose session a login opened rather than a recovery link (a stolen or
+ *    left-behind login token must not be enough to change the password), and
  *    any token the provider will not open a session with (400 invalid_token).
  * 3. Updates the password in that session; if the provider will not, sets it
  *    through the admin interface for the user the token names (its JWT sub,
@@ -40,7 +42,7 @@ export async function resetPassword(deps: ResetPasswordDeps, request: ResetPassw
   if (!request.token) throw invalidToken('Send the recovery token in the body (token) or as Authorization: Bearer <token>');
 
   const claims = readAccessTokenClaims(request.token);
-  if (!claims) throw invalidToken('The reset link is invalid');
+  if (!claims || !openedByRecovery(claims)) throw invalidToken('The reset link is invalid');
   const nowSeconds = Math.floor((deps.now?.() ?? new Date()).getTime() / 1000);
   if (claims.iat + deps.settings.recoveryTtlSeconds <= nowSeconds) throw invalidToken('The reset link has expired; ask for a new one');
 

@@ -2,6 +2,7 @@ import { normaliseEmail } from '../accounts/accounts.ts';
 import { Conflict, InvalidInput } from '../errors.ts';
 import type { IdentityProvider } from '../identity/identity.ts';
 import type { Mailer } from '../integrations/mailer.ts';
+import type { Logger } from '../log.ts';
 import { enforceRateLimits, type RateLimiter } from '../rate-limit/rate-limiter.ts';
 import { rule, toPublicUser, type AuthSettings, type PublicUser } from './auth.ts';
 import { verificationEmail } from './emails.ts';
@@ -9,11 +10,12 @@ import { assertPasswordAcceptable, passwordRefusedByProvider } from './password-
 import { hashToken, newVerificationToken, type VerificationTokenStore } from './verification-tokens.ts';
 
 export interface SignUpDeps {
-  identity: Pick<IdentityProvider, 'register'>;
+  identity: Pick<IdentityProvider, 'register' | 'deleteUser'>;
   tokens: Pick<VerificationTokenStore, 'save'>;
   mailer: Mailer;
   limiter: RateLimiter;
   settings: AuthSettings;
+  log: Logger;
   now?: () => Date;
 }
 
@@ -31,6 +33,10 @@ export interface SignUpRequest {
  *    also when the provider only hints at it with a stand-in user.
  * 4. Stores a new verification token (its hash) with an expiry, and e-mails
  *    the link {portal}/verify?token=<token>.
+ * 5. If 4 fails, the registration is undone (the user deleted at the
+ *    provider) before the error is answered: an unconfirmed user left behind
+ *    would make every later signup of the address 409 and every login 403,
+ *    with no verification e-mail to get out of it.
  * The session stays null: it exists only after the address is verified and the user logs in.
  */
 export async function signUp(deps: SignUpDeps, request: SignUpRequest): Promise<{ user: PublicUser; session: null }> {
@@ -52,27 +58,41 @@ export async function signUp(deps: SignUpDeps, request: SignUpRequest): Promise<
     throw new InvalidInput('The identity provider refused this e-mail address', [{ path: '/body/email', message: 'is not accepted' }]);
   }
 
-  const now = deps.now?.() ?? new Date();
-  const token = newVerificationToken();
-  await deps.tokens.save({
-    tokenHash: hashToken(token),
-    userId: registration.user.id,
-    email,
-    ...metadata,
-    createdAt: now.toISOString(),
-    expiresAt: Math.floor(now.getTime() / 1000) + deps.settings.verificationTtlHours * 3600,
-  });
+  try {
+    const now = deps.now?.() ?? new Date();
+    const token = newVerificationToken();
+    await deps.tokens.save({
+      tokenHash: hashToken(token),
+      userId: registration.user.id,
+      email,
+      ...metadata,
+      createdAt: now.toISOString(),
+      expiresAt: Math.floor(now.getTime() / 1000) + deps.settings.verificationTtlHours * 3600,
+    });
 
-  const link = `${deps.settings.portalUrl}/verify?token=${token}`;
-  await deps.mailer.send({
-    to: email,
-    ...verificationEmail(link, deps.settings.verificationTtlHours, metadata.name),
-    // One key per token: the mailer's retries of this send never deliver it twice.
-    idempotencyKey: `verify-email/${hashToken(token).slice(0, 32)}`,
-    kind: 'verify-email',
-  });
+    const link = `${deps.settings.portalUrl}/verify?token=${token}`;
+    await deps.mailer.send({
+      to: email,
+      ...verificationEmail(link, deps.settings.verificationTtlHours, metadata.name),
+      // One key per token: the mailer's retries of this send never deliver it twice.
+      idempotencyKey: `verify-email/${hashToken(token).slice(0, 32)}`,
+      kind: 'verify-email',
+    });
+  } catch (error) {
+    await undoRegistration(deps, registration.user.id);
+    throw error;
+  }
 
   return { user: toPublicUser(registration.user), session: null };
+}
+
+async function undoRegistration(deps: Pick<SignUpDeps, 'identity' | 'log'>, userId: string): Promise<void> {
+  try {
+    await deps.identity.deleteUser(userId);
+  } catch (error) {
+    // Without the service-role key (or with the provider down) the user stays, unconfirmed; an operator has to delete it.
+    deps.log.error('a failed signup left its user registered at the identity provider', { userId, error });
+  }
 }
 
 function definedStrings(values: Record<string, string | undefined>): Record<string, string> {

@@ -72,6 +72,12 @@ export interface IdentityProvider {
    */
   endSessions(accessToken: string): Promise<boolean>;
 
+  /**
+   * Removes a user for good (admin interface), e.g. to undo a registration
+   * whose signup failed afterwards; false when there is no such user.
+   */
+  deleteUser(userId: string): Promise<boolean>;
+
   /** Marks the user's e-mail address confirmed (admin interface); undefined when there is no such user. */
   confirmEmail(userId: string): Promise<IdentityUser | undefined>;
 
@@ -87,7 +93,10 @@ export interface IdentityProvider {
   /** Has the provider send its own recovery e-mail; an unknown address gets the same silent success. */
   sendRecoveryEmail(email: string, redirectTo: string): Promise<void>;
 
-  /** Opens a session with a recovery (access) token; undefined when the token is invalid, expired or revoked. */
+  /**
+   * Opens a session with a recovery (access) token; undefined when the token
+   * is invalid, expired or revoked, or is the token of a session a login opened.
+   */
   openRecoverySession(recoveryToken: string): Promise<RecoverySession | undefined>;
 
   /** Sets a user's password through the admin interface. */

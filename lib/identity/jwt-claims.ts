@@ -10,7 +10,20 @@ export interface AccessTokenClaims {
   iat: number;
   exp: number;
   sessionId?: string;
+  /** How the session began: the methods of its `amr` claim, e.g. password, recovery, otp. */
+  authMethods: string[];
 }
+
+/**
+ * Sessions a recovery link opens: `recovery` in current GoTrue, `otp` in older
+ * releases (which said so for every e-mailed link). A password login says
+ * `password`, and a refreshed session keeps the methods it began with.
+ */
+const RECOVERY_METHODS = new Set(['recovery', 'otp']);
+
+/** Whether the token's session was opened by a recovery link, not by a login. */
+export const openedByRecovery = (claims: Pick<AccessTokenClaims, 'authMethods'>): boolean =>
+  claims.authMethods.some((method) => RECOVERY_METHODS.has(method));
 
 const SEGMENT = /^[A-Za-z0-9_-]+$/;
 
@@ -25,7 +38,16 @@ export function readAccessTokenClaims(token: string): AccessTokenClaims | undefi
     return undefined;
   }
   if (!payload || typeof payload !== 'object') return undefined;
-  const { sub, iat, exp, session_id: sessionId } = payload;
+  const { sub, iat, exp, session_id: sessionId, amr } = payload;
   if (typeof sub !== 'string' || !sub || typeof iat !== 'number' || typeof exp !== 'number') return undefined;
-  return { sub, iat, exp, ...(typeof sessionId === 'string' ? { sessionId } : {}) };
+  return { sub, iat, exp, ...(typeof sessionId === 'string' ? { sessionId } : {}), authMethods: authMethodsOf(amr) };
+}
+
+/** GoTrue writes amr as [{method, timestamp}]; RFC 8176 as plain strings. Anything else names no method. */
+function authMethodsOf(amr: unknown): string[] {
+  if (!Array.isArray(amr)) return [];
+  return amr.flatMap((entry) => {
+    const method = typeof entry === 'string' ? entry : entry && typeof entry === 'object' ? (entry as { method?: unknown }).method : undefined;
+    return typeof method === 'string' ? [method] : [];
+  });
 }

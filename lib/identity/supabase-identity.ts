@@ -15,7 +15,7 @@ import { GoTrueClient, isAuthRetryableFetchError, type AuthError, type Session, 
 import { ConfigError } from '../config.ts';
 import { RateLimited, VendorError } from '../errors.ts';
 import { AttemptFailed, withRetries, type RetryPolicy } from '../integrations/retry.ts';
-import { readAccessTokenClaims } from './jwt-claims.ts';
+import { openedByRecovery, readAccessTokenClaims } from './jwt-claims.ts';
 import type { IdentityProvider, IdentitySession, IdentityUser, PasswordChange, RecoverySession } from './identity.ts';
 
 export interface SupabaseSettings {
@@ -123,6 +123,15 @@ export function supabaseIdentity(settings: SupabaseSettings, policy: Policy): Id
       throw refusal('end the sessions of a user', answer);
     },
 
+    async deleteUser(userId) {
+      const client = adminClient('delete users');
+      // A hard delete: a soft-deleted user would still hold the address.
+      const answer = await ask('delete a user', () => client.admin.deleteUser(userId));
+      if (answer.ok) return true;
+      if (answer.status === 404 || answer.code === 'user_not_found') return false;
+      throw refusal('delete a user', answer);
+    },
+
     async confirmEmail(userId) {
       const client = adminClient('confirm e-mail addresses');
       const answer = await ask('confirm an e-mail address', () => client.admin.updateUserById(userId, { email_confirm: true }));
@@ -148,8 +157,11 @@ export function supabaseIdentity(settings: SupabaseSettings, policy: Policy): Id
 
     async openRecoverySession(recoveryToken): Promise<RecoverySession | undefined> {
       // setSession would try to renew an expired token with a refresh token the caller does not have.
-      const exp = readAccessTokenClaims(recoveryToken)?.exp;
-      if (exp === undefined || exp * 1000 <= Date.now()) return undefined;
+      const claims = readAccessTokenClaims(recoveryToken);
+      if (!claims || claims.exp * 1000 <= Date.now()) return undefined;
+      // Only a recovery link's session: any login's token would otherwise do. (The claim is trusted
+      // only to refuse; the provider still has to accept the token.)
+      if (!openedByRecovery(claims)) return undefined;
       const client = authClient(settings.anonKey);
       const opened = await ask('open a recovery session', () =>
         client.setSession({ access_token: recoveryToken, refresh_token: NO_REFRESH_TOKEN }),

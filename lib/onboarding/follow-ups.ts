@@ -1,12 +1,22 @@
 // Integrations that failed for an account, kept open until a later run
-// provisions them: the list an operator works through.
+// provisions them, and billing the payment webhook would not decide alone:
+// the list an operator works through.
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
-import type { Integration, IntegrationError } from './outcomes.ts';
+import type { Integration } from './outcomes.ts';
+
+/** What is waiting: an onboarding integration, or the account's billing (payments/billing.ts). */
+export type FollowUpSubject = Integration | 'billing';
+
+export interface FollowUpIssue {
+  integration: FollowUpSubject;
+  message: string;
+  context: Record<string, unknown>;
+}
 
 export interface FollowUp {
   account_id: string;
-  integration: Integration;
+  integration: FollowUpSubject;
   state: 'open' | 'resolved';
   message: string;
   context: Record<string, unknown>;
@@ -18,9 +28,10 @@ export interface FollowUp {
 }
 
 export interface FollowUps {
-  open(accountId: string, runId: string, error: IntegrationError): Promise<void>;
+  /** `runId` names what found the issue: an onboarding run, or a webhook event's key. */
+  open(accountId: string, runId: string, error: FollowUpIssue): Promise<void>;
   /** Closes an open follow-up once the integration succeeds. */
-  resolve(accountId: string, integration: Integration): Promise<void>;
+  resolve(accountId: string, integration: FollowUpSubject): Promise<void>;
   listOpen(limit?: number): Promise<FollowUp[]>;
 }
 

@@ -34,7 +34,7 @@ export interface BillingStore {
   accountForCustomer(customerId: string): Promise<string | undefined>;
 }
 
-export type BillingOutcome = 'applied' | 'duplicate' | 'stale' | 'other-subscription';
+export type BillingOutcome = 'applied' | 'duplicate' | 'stale' | 'other-subscription' | 'conflict';
 
 export type BillingChange = { outcome: 'applied'; next: Billing } | { outcome: Exclude<BillingOutcome, 'applied'> };
 
@@ -47,19 +47,23 @@ export type BillingChange = { outcome: 'applied'; next: Billing } | { outcome: E
  * - While the account's subscription is live, events about another
  *   subscription of the same customer leave it alone; only a completed
  *   checkout moves the account to a new subscription.
+ * - A completed public checkout (no account id of ours in its metadata) is
+ *   linked by e-mail alone, which anyone can type: it never replaces a live
+ *   subscription of the account, nor with it the account's customer
+ *   (`conflict`, for an operator to sort out). An account with nothing live
+ *   takes it up.
  * - Each event states the status it puts the subscription in; the plan
  *   changes only when the event names one.
  */
 export function applyBillingEvent(current: Billing, event: BillingEvent): BillingChange {
   if (current.recentEvents.includes(event.id)) return { outcome: 'duplicate' };
   if (current.eventAt !== undefined && event.created < current.eventAt) return { outcome: 'stale' };
-  if (
-    event.type !== 'checkout.session.completed' &&
-    event.subscriptionId &&
-    current.subscriptionId &&
-    event.subscriptionId !== current.subscriptionId &&
-    isLiveSubscription(current.status)
-  ) {
+  // The event is about a subscription other than the one the account pays for now.
+  const anotherWhileLive = Boolean(
+    event.subscriptionId && current.subscriptionId && event.subscriptionId !== current.subscriptionId && isLiveSubscription(current.status),
+  );
+  if (anotherWhileLive && event.type === 'checkout.session.completed' && !event.reference?.accountId) return { outcome: 'conflict' };
+  if (anotherWhileLive && event.type !== 'checkout.session.completed') {
     return { outcome: 'other-subscription' };
   }
   return {

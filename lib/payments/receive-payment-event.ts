@@ -1,6 +1,7 @@
 import type { AccountStore } from '../accounts/accounts.ts';
 import { ensureAccountFor } from '../accounts/ensure-account.ts';
 import type { Logger } from '../log.ts';
+import type { FollowUps } from '../onboarding/follow-ups.ts';
 import { takeEffectOnce, type OnceDeps } from '../webhooks/deliveries.ts';
 import { applyBillingEvent, updateBilling, type BillingOutcome, type BillingStore } from './billing.ts';
 import type { BillingEvent, Payments } from './payments.ts';
@@ -9,6 +10,8 @@ export interface PaymentWebhookDeps extends OnceDeps {
   payments: Pick<Payments, 'verifiedEvent'>;
   billing: BillingStore;
   accounts: Pick<AccountStore, 'getAccount' | 'getMember' | 'claimMember' | 'saveAccountDetails'>;
+  /** Where a purchase the webhook would not link alone waits for an operator. */
+  followUps: Pick<FollowUps, 'open'>;
   log: Logger;
   newId?: () => string;
 }
@@ -41,6 +44,11 @@ const SOURCE = 'stripe';
  *    also when a holder slower than its lease and the retry that took over
  *    both get here, or a crashed delivery had changed the account already.
  *    The delivery's row records the outcome and the account.
+ * 6. A public checkout (linked by e-mail only) that would replace the live
+ *    subscription of an existing account changes nothing: it is a `conflict`,
+ *    logged and opened as a billing follow-up on that account, because
+ *    whoever types an e-mail address into the public form must not be able
+ *    to move someone else's account to their own subscription and customer.
  */
 export async function receivePaymentEvent(deps: PaymentWebhookDeps, delivery: PaymentDelivery): Promise<DeliveryOutcome> {
   const parsed = deps.payments.verifiedEvent(delivery.rawBody, delivery.signature);
@@ -70,6 +78,10 @@ async function applyPaymentEvent(deps: PaymentWebhookDeps, event: BillingEvent, 
   const change = await updateBilling(deps.billing, accountId, (current) => applyBillingEvent(current, event));
   // The account was found a moment ago; only a deletion in between leaves nothing to update.
   const outcome: DeliveryOutcome = change?.outcome ?? 'unmatched';
+  if (outcome === 'conflict') {
+    await recordUnlinkedCheckout(deps, event, accountId, log);
+    return { outcome, accountId };
+  }
   log.info('payment event processed', { outcome, accountId, status: event.status, plan: event.plan });
   return { outcome, accountId };
 }
@@ -83,4 +95,23 @@ async function accountFor(deps: PaymentWebhookDeps, event: BillingEvent): Promis
   }
   if (!reference?.email) return undefined;
   return (await ensureAccountFor(deps.accounts, { email: reference.email, userId: reference.userId }, deps.newId)).id;
+}
+
+async function recordUnlinkedCheckout(deps: PaymentWebhookDeps, event: BillingEvent, accountId: string, log: Logger): Promise<void> {
+  const current = await deps.billing.billingOf(accountId);
+  const context = {
+    eventId: event.id,
+    customerId: event.customerId,
+    subscriptionId: event.subscriptionId,
+    plan: event.plan,
+    accountCustomerId: current?.customerId,
+    accountSubscriptionId: current?.subscriptionId,
+  };
+  log.warn('a public checkout matches an account that pays for another subscription; not linked', { accountId, ...context });
+  // The buyer has paid for a subscription no account has: refund, cancel or link it at the provider by hand.
+  await deps.followUps.open(accountId, `${SOURCE}#${event.id}`, {
+    integration: 'billing',
+    message: `A public checkout with this account's e-mail started subscription ${event.subscriptionId ?? '?'} while the account pays for ${current?.subscriptionId ?? '?'}; it was not linked`,
+    context,
+  });
 }

@@ -4,6 +4,7 @@
 import { dynamodbAccounts } from '../accounts/dynamodb-accounts.ts';
 import { config, ConfigError } from '../config.ts';
 import { interactivePolicyFrom } from '../integrations/http-client.ts';
+import { dynamodbFollowUps } from '../onboarding/follow-ups.ts';
 import { db, tables } from '../store/dynamodb.ts';
 import { dynamodbDeliveries } from '../webhooks/dynamodb-deliveries.ts';
 import { dynamodbBilling } from './dynamodb-billing.ts';
@@ -35,3 +36,5 @@ export const accountStore = () => dynamodbAccounts({ db, tables });
 export const billingStore = () => dynamodbBilling({ db, tables });
 /** The delivery log every inbound webhook takes its events once through (webhook_events). */
 export const deliveryLog = () => dynamodbDeliveries({ db, tables });
+/** The operators' list (follow_ups), where a public purchase the webhook would not link waits. */
+export const followUpList = () => dynamodbFollowUps({ db, tables });

@@ -1,11 +1,15 @@
 // Supabase Auth (GoTrue) as supabase-js calls it, under /auth/v1, answering
 // the way the real service does (../shared/spec/vendor-contracts.md §7):
 //   - e-mail confirmation is required: signUp answers a bare user, no session;
-//     an address that is already confirmed gets an obfuscated user (fresh id,
-//     no identities), an unconfirmed one gets its confirmation re-sent (at most
-//     once a minute, else 429 over_email_send_rate_limit);
+//     an address that is already taken, confirmed or not, gets an obfuscated
+//     user (fresh id, no identities, not confirmed); an unconfirmed one also
+//     gets its confirmation re-sent (at most once a minute, else 429
+//     over_email_send_rate_limit), its user and password left as they were;
 //   - a wrong password and an unknown address both give 400 invalid_credentials;
-//   - access tokens are HS256 JWTs (sub, email, session_id, exp, role, aal);
+//   - access tokens are HS256 JWTs (sub, email, session_id, exp, role, aal,
+//     amr): amr names how the session began, `password` for a password
+//     login, and for an e-mailed link its type as current GoTrue does
+//     (`recovery`, `magiclink`, `email/signup`, `invite`);
 //     logout deletes sessions, so their tokens stop working at once;
 //   - e-mail links (confirmation, recovery) are valid one hour and single use;
 //   - passwords are compared on their first 72 bytes, as bcrypt does;
@@ -16,6 +20,9 @@
 // POST /_local/supabase/recovery { email, issuedSecondsAgo } mints a recovery
 // link and a recovery session as if issued that long ago, so tests can show an
 // expired link being refused without waiting an hour.
+// POST /_local/supabase/backdate { email, seconds } moves the times the
+// user's e-mails were sent back, as if that much time had passed for them
+// (the once-a-minute limit, the links' hour).
 import { Hono, type Context } from 'hono';
 import { createHash, createHmac, randomBytes, randomInt, randomUUID, scryptSync, timingSafeEqual } from 'node:crypto';
 import type { VendorEmulator } from './host.ts';
@@ -224,6 +231,15 @@ function obfuscatedUserJson(email: string, data: Record<string, unknown>) {
   };
 }
 
+/**
+ * The amr method of a session opened by an e-mailed link, as current GoTrue
+ * names it (ParseAuthenticationMethod); older GoTrue said `otp` for all of them.
+ */
+function authMethodOf(verificationType: string): string {
+  if (verificationType.endsWith('signup')) return 'email/signup';
+  return verificationType;
+}
+
 async function jsonBody(c: Context): Promise<Record<string, any>> {
   const body = await c.req.json().catch(() => null);
   return body && typeof body === 'object' && !Array.isArray(body) ? body : {};
@@ -398,11 +414,12 @@ export function supabaseEmulator(options: { hostUrl: string }): VendorEmulator {
     const existing = userByEmail(email);
     if (existing?.email_confirmed_at) return c.json(obfuscatedUserJson(email, data));
     if (existing) {
-      // Unconfirmed: GoTrue re-sends the confirmation and leaves the user (and its password) as it was.
+      // Unconfirmed: GoTrue re-sends the confirmation and leaves the user (and its password) as it was,
+      // and answers a stand-in all the same: the real user would tell the caller whose address it is.
       if (sentWithinFrequency(existing.confirmation_sent_at)) return frequencyError(c, existing.confirmation_sent_at!);
       const { link, otp } = startEmailToken(existing, 'signup', redirectTo);
       recordEmail(email, 'signup', link, otp);
-      return c.json(userJson(existing));
+      return c.json(obfuscatedUserJson(email, data));
     }
     const user = createUser(email, body.password, data);
     const { link, otp } = startEmailToken(user, 'signup', redirectTo);
@@ -516,7 +533,7 @@ export function supabaseEmulator(options: { hostUrl: string }): VendorEmulator {
       target.hash = hash.toString();
       return c.redirect(target.toString(), 303);
     }
-    const tokens = issueSession(outcome, 'otp');
+    const tokens = issueSession(outcome, authMethodOf(type));
     target.hash = new URLSearchParams({
       access_token: tokens.access_token,
       expires_at: String(tokens.expires_at),
@@ -537,7 +554,7 @@ export function supabaseEmulator(options: { hostUrl: string }): VendorEmulator {
     if (!hashed) return authError(c, 400, 'validation_failed', 'Verify requires either a token or a token hash');
     const outcome = consumeEmailToken(type, hashed);
     if (!('id' in outcome)) return authError(c, outcome.status, outcome.code, outcome.message);
-    return c.json(issueSession(outcome, 'otp'));
+    return c.json(issueSession(outcome, authMethodOf(type)));
   });
 
   auth.post('/admin/generate_link', async (c) => {
@@ -577,6 +594,17 @@ export function supabaseEmulator(options: { hostUrl: string }): VendorEmulator {
     return user ? c.json(userJson(user)) : authError(c, 404, 'user_not_found', 'User not found');
   });
 
+  // supabase-js sends {should_soft_delete}; a soft delete would keep the address taken, so only the hard one is emulated.
+  auth.delete('/admin/users/:id', (c) => {
+    const denied = requireAdmin(c);
+    if (denied) return denied;
+    const user = userById(c.req.param('id'));
+    if (!user) return authError(c, 404, 'user_not_found', 'User not found');
+    endSessions(new Set(state.sessions.filter((s) => s.user_id === user.id).map((s) => s.id)));
+    state.users = state.users.filter((u) => u.id !== user.id);
+    return c.json({});
+  });
+
   auth.put('/admin/users/:id', async (c) => {
     const denied = requireAdmin(c);
     if (denied) return denied;
@@ -605,8 +633,20 @@ export function supabaseEmulator(options: { hostUrl: string }): VendorEmulator {
     const ago = Number.isInteger(body.issuedSecondsAgo) && body.issuedSecondsAgo >= 0 ? (body.issuedSecondsAgo as number) : 0;
     const issuedAt = nowSeconds() - ago;
     const { link } = startEmailToken(user, 'recovery', redirectTarget(body.redirectTo), issuedAt);
-    const session = issueSession(user, 'otp', issuedAt);
+    const session = issueSession(user, authMethodOf('recovery'), issuedAt);
     return c.json({ action_link: link, access_token: session.access_token, expires_at: session.expires_at });
+  });
+
+  // Local only: the user's e-mails as if sent `seconds` earlier than they were.
+  app.post('/_local/supabase/backdate', async (c) => {
+    const body = await jsonBody(c);
+    const user = typeof body.email === 'string' ? userByEmail(body.email) : undefined;
+    if (!user) return c.json({ error: { code: 'user_not_found', message: 'No user with this email' } }, 404);
+    const seconds = Number.isInteger(body.seconds) && body.seconds >= 0 ? (body.seconds as number) : 0;
+    const earlier = (at: string | null) => (at === null ? null : iso(Math.floor(Date.parse(at) / 1000) - seconds));
+    user.confirmation_sent_at = earlier(user.confirmation_sent_at);
+    user.recovery_sent_at = earlier(user.recovery_sent_at);
+    return c.json({ confirmation_sent_at: user.confirmation_sent_at, recovery_sent_at: user.recovery_sent_at });
   });
 
   return {

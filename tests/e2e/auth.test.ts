@@ -3,7 +3,7 @@
 // Every test uses addresses of its own and calls from a client IP of its own,
 // so tests running in parallel never meet in a mailbox or a rate limit.
 import { describe, expect, it } from 'vitest';
-import { errorCode, injectFault, stack } from '../support/http.ts';
+import { errorCode, injectFault, recorded, stack } from '../support/http.ts';
 import { bearer, client, logIn, mailTo, newEmail, PASSWORD, verificationToken, verifiedUser } from '../support/users.ts';
 
 const portal = () => stack().env.PORTAL_URL!;
@@ -20,6 +20,18 @@ async function followResetLink(email: string) {
   const hash = new URLSearchParams(landing.hash.slice(1));
   return { landing: `${landing.origin}${landing.pathname}`, token: hash.get('access_token'), type: hash.get('type'), error: hash.get('error_code') };
 }
+
+/** Moves back the times the emulator sent this address its e-mails, as if `seconds` had passed. */
+async function backdateProviderEmails(email: string, seconds: number) {
+  const res = await fetch(`${stack().urls.emulators}/_local/supabase/backdate`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, seconds }),
+  });
+  expect(res.status).toBe(200);
+}
+
+const providerUsers = async (email: string) => (await recorded<{ id: string; email: string }[]>('auth-users')).filter((u) => u.email === email);
 
 /** A recovery link and session minted by the emulator as if issued `secondsAgo` ago. */
 async function mintedRecovery(email: string, secondsAgo: number) {
@@ -121,6 +133,35 @@ describe('signup errors', () => {
     expect(again.status).toBe(409);
     expect(errorCode(again)).toBe('email_already_registered');
     expect((await mailTo(email)).length).toBe(mailsBefore);
+  });
+
+  it('409 for an address registered but not yet verified, once the provider would send its confirmation again', async () => {
+    const c = client();
+    const email = newEmail();
+    expect((await c.post('/api/auth/signup', { email, password: PASSWORD })).status).toBe(201);
+    await backdateProviderEmails(email, 61);
+    const again = await c.post('/api/auth/signup', { email, password: 'Another123' });
+    expect(again.status).toBe(409);
+    expect(errorCode(again)).toBe('email_already_registered');
+    const users = await providerUsers(email);
+    expect(users).toHaveLength(1);
+    expect(again.text).not.toContain(users[0]!.id);
+    expect(await mailTo(email)).toHaveLength(1);
+  });
+
+  it('500 when the verification e-mail cannot be sent, leaving no user behind: signing up again works', async () => {
+    const c = client();
+    const email = newEmail();
+    await injectFault({ vendor: 'resend', mode: 'fail', count: 3, match: email });
+    const failed = await c.post('/api/auth/signup', { email, password: PASSWORD });
+    expect(failed.status).toBe(500);
+    expect(errorCode(failed)).toBe('vendor_failed');
+    expect(await providerUsers(email)).toEqual([]);
+
+    const again = await c.post('/api/auth/signup', { email, password: PASSWORD });
+    expect(again.status).toBe(201);
+    expect(await mailTo(email)).toHaveLength(1);
+    expect(await providerUsers(email)).toHaveLength(1);
   });
 
   it('429 when the provider says a repeated signup of an unverified address is too soon', async () => {
@@ -251,6 +292,21 @@ describe('forgot-password → reset link → reset-password', () => {
 
     const fresh = await mintedRecovery(email, 3500);
     expect((await c.post('/api/auth/reset-password', { token: fresh.access_token, password: 'NewSecret456' })).status).toBe(200);
+  });
+
+  it("400 invalid_token for a login's access token, live as it is: only the recovery link's token resets", async () => {
+    const c = client();
+    const { email } = await verifiedUser(c);
+    const login: string = (await logIn(c, email)).body.session.access_token;
+    expect((await c.get('/api/auth/me', bearer(login))).status).toBe(200);
+    for (const carrier of [{ body: { token: login, password: 'NewSecret456' } }, { body: { password: 'NewSecret456' }, headers: bearer(login) }]) {
+      const res = await c.post('/api/auth/reset-password', carrier.body, carrier.headers);
+      expect(res.status).toBe(400);
+      expect(errorCode(res)).toBe('invalid_token');
+    }
+    expect((await logIn(c, email)).status).toBe(200);
+    expect((await logIn(c, email, 'NewSecret456')).status).toBe(401);
+    expect((await c.get('/api/auth/me', bearer(login))).status).toBe(200);
   });
 
   it('400 for a missing or invalid token, or a weak password, changing nothing', async () => {

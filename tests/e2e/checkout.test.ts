@@ -120,6 +120,30 @@ describe('POST /api/checkout/session', () => {
     expect(member).toMatchObject({ role: 'owner' });
     expect(await accountRow(member.account_id)).toMatchObject({ plan: 'starter', subscription_status: 'active', contact_email: email });
   });
+
+  it("never moves a paying account to a subscription someone bought anonymously with its e-mail: the event is recorded as a conflict", async () => {
+    const user = await signedInUser();
+    await clearOfCheckoutBucketEdge();
+    expect((await payOnHostedPage((await user.client.get('/api/checkout?plan=pro', bearer(user.accessToken))).headers.get('location')!)).status).toBe(303);
+    const accountId = (await memberOf(user.email))!.account_id;
+    const paying = await accountRow(accountId);
+    expect(paying).toMatchObject({ plan: 'pro', subscription_status: 'active' });
+
+    const res = await api('/api/checkout/session', { body: { planId: 'starter', email: user.email } });
+    expect((await payOnHostedPage(res.body.url)).status).toBe(303);
+
+    expect(await accountRow(accountId)).toMatchObject({
+      plan: 'pro',
+      subscription_status: 'active',
+      subscription_id: paying.subscription_id,
+      stripe_customer_id: paying.stripe_customer_id,
+    });
+    const sessionId = res.body.url.split('/').pop();
+    const deliveries = (await recorded<any[]>('payments')).find((s) => s.id === sessionId).deliveries;
+    const completed = deliveries.find((d: any) => d.event.type === 'checkout.session.completed');
+    expect(completed.status).toBe(200);
+    expect(await eventRow(completed.event.id)).toMatchObject({ status: 'done', outcome: 'conflict', account_id: accountId });
+  });
 });
 
 describe('POST /webhooks/payments', () => {

@@ -4,8 +4,10 @@
 import type { Account, AccountStore, Member, SlugRegistry } from '../../../lib/accounts/accounts.ts';
 import type { AuthSettings } from '../../../lib/auth/auth.ts';
 import type { ConsumedVerification, VerificationRecord, VerificationTokenStore } from '../../../lib/auth/verification-tokens.ts';
+import { ConfigError } from '../../../lib/config.ts';
 import { RateLimited, VendorError } from '../../../lib/errors.ts';
 import type { IdentityProvider, IdentityUser, PasswordChange, RecoverySession, Registration } from '../../../lib/identity/identity.ts';
+import { openedByRecovery, readAccessTokenClaims } from '../../../lib/identity/jwt-claims.ts';
 import type { Mailer, OutgoingEmail } from '../../../lib/integrations/mailer.ts';
 import type { Logger, LogFields } from '../../../lib/log.ts';
 import type { RateLimiter } from '../../../lib/rate-limit/rate-limiter.ts';
@@ -31,7 +33,7 @@ export const withLimits = (limits: Partial<AuthSettings['rateLimits']>): AuthSet
 });
 
 /** A JWT-shaped token with the claims the use cases read (not signed: the fake provider is the judge). */
-export function fakeJwt(claims: { sub: string; iat: number; exp: number }): string {
+export function fakeJwt(claims: { sub: string; iat: number; exp: number; amr?: { method: string; timestamp: number }[] }): string {
   const part = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
   return `${part({ alg: 'none' })}.${part({ ...claims, nonce: crypto.randomUUID() })}.sig`;
 }
@@ -59,6 +61,9 @@ export class FakeIdentity implements IdentityProvider {
   throttleNext = false;
   failNext = false;
   endSessionsFails = false;
+  /** Without the service-role key the provider cannot delete users. */
+  canDeleteUsers = true;
+  deletedUsers: string[] = [];
   nowSeconds = () => Math.floor(Date.now() / 1000);
 
   private guard(operation: string) {
@@ -82,12 +87,17 @@ export class FakeIdentity implements IdentityProvider {
     return user;
   }
 
-  /** A session token for the user, issued `ageSeconds` ago and valid an hour from then. */
-  sessionFor(user: FakeUser, ageSeconds = 0): string {
+  /** A session token for the user, issued `ageSeconds` ago and valid an hour from then; a login's unless `method` says otherwise. */
+  sessionFor(user: FakeUser, ageSeconds = 0, method = 'password'): string {
     const iat = this.nowSeconds() - ageSeconds;
-    const token = fakeJwt({ sub: user.id, iat, exp: iat + 3600 });
+    const token = fakeJwt({ sub: user.id, iat, exp: iat + 3600, amr: [{ method, timestamp: iat }] });
     this.sessions.set(token, user.id);
     return token;
+  }
+
+  /** The token of the session a recovery link opens. */
+  recoverySessionFor(user: FakeUser, ageSeconds = 0): string {
+    return this.sessionFor(user, ageSeconds, 'recovery');
   }
 
   private live(token: string): FakeUser | undefined {
@@ -151,7 +161,8 @@ export class FakeIdentity implements IdentityProvider {
   async openRecoverySession(token: string): Promise<RecoverySession | undefined> {
     this.guard('open session');
     const user = this.live(token);
-    if (!user) return undefined;
+    const claims = readAccessTokenClaims(token);
+    if (!user || !claims || !openedByRecovery(claims)) return undefined;
     return {
       user: this.view(user),
       updatePassword: async (password) => {
@@ -162,6 +173,17 @@ export class FakeIdentity implements IdentityProvider {
         return 'changed';
       },
     };
+  }
+
+  async deleteUser(userId: string) {
+    if (!this.canDeleteUsers) throw new ConfigError('SUPABASE_SERVICE_ROLE_KEY is not set: cannot delete users');
+    this.guard('delete user');
+    const before = this.users.length;
+    this.users = this.users.filter((u) => u.id !== userId);
+    for (const [t, id] of this.sessions) if (id === userId) this.sessions.delete(t);
+    if (this.users.length === before) return false;
+    this.deletedUsers.push(userId);
+    return true;
   }
 
   async setPasswordAsAdmin(userId: string, password: string) {

@@ -71,7 +71,7 @@ describe('asking for a password reset', () => {
 describe('resetting the password', () => {
   it('changes the password in the recovery session and then ends every session', async () => {
     const deps = setup();
-    const token = deps.identity.sessionFor(deps.ada, 60);
+    const token = deps.identity.recoverySessionFor(deps.ada, 60);
     const other = deps.identity.sessionFor(deps.ada);
     expect(await resetPassword(deps, { password: 'NewSecret456', token, clientIp: ip })).toMatchObject({ success: true });
     expect(deps.ada.password).toBe('NewSecret456');
@@ -82,7 +82,7 @@ describe('resetting the password', () => {
 
   it('accepts a token once', async () => {
     const deps = setup();
-    const token = deps.identity.sessionFor(deps.ada);
+    const token = deps.identity.recoverySessionFor(deps.ada);
     await resetPassword(deps, { password: 'NewSecret456', token, clientIp: ip });
     await expect(resetPassword(deps, { password: 'Another789', token, clientIp: ip })).rejects.toMatchObject({ code: 'invalid_token' });
     expect(deps.ada.password).toBe('NewSecret456');
@@ -90,20 +90,31 @@ describe('resetting the password', () => {
 
   it('refuses a token issued more than an hour ago, even one the provider would still take', async () => {
     const deps = setup();
-    const token = deps.identity.sessionFor(deps.ada, 3600);
+    const token = deps.identity.recoverySessionFor(deps.ada, 3600);
     const error = await resetPassword(deps, { password: 'NewSecret456', token, clientIp: ip }).catch((e) => e);
     expect(error).toBeInstanceOf(InvalidInput);
     expect(error.code).toBe('invalid_token');
     expect(deps.ada.password).toBe('Secret123');
-    expect(await resetPassword(deps, { password: 'NewSecret456', token: deps.identity.sessionFor(deps.ada, 3599), clientIp: ip })).toMatchObject({
+    expect(await resetPassword(deps, { password: 'NewSecret456', token: deps.identity.recoverySessionFor(deps.ada, 3599), clientIp: ip })).toMatchObject({
       success: true,
     });
+  });
+
+  it("refuses a live login's token with 400 invalid_token: only a recovery link's session may reset", async () => {
+    const deps = setup();
+    const login = deps.identity.sessionFor(deps.ada);
+    const error = await resetPassword(deps, { password: 'NewSecret456', token: login, clientIp: ip }).catch((e) => e);
+    expect(error).toBeInstanceOf(InvalidInput);
+    expect(error.code).toBe('invalid_token');
+    expect(deps.ada.password).toBe('Secret123');
+    expect(deps.identity.adminPasswordSets).toEqual([]);
+    expect(deps.identity.sessions.has(login)).toBe(true);
   });
 
   it('refuses a missing, malformed or unknown token with 400 invalid_token', async () => {
     const deps = setup();
     const now = Math.floor(Date.now() / 1000);
-    const neverIssued = fakeJwt({ sub: deps.ada.id, iat: now, exp: now + 3600 });
+    const neverIssued = fakeJwt({ sub: deps.ada.id, iat: now, exp: now + 3600, amr: [{ method: 'recovery', timestamp: now }] });
     for (const token of [undefined, 'garbage', neverIssued]) {
       await expect(resetPassword(deps, { password: 'NewSecret456', token, clientIp: ip })).rejects.toMatchObject({ code: 'invalid_token' });
     }
@@ -119,7 +130,7 @@ describe('resetting the password', () => {
   it('falls back to the admin interface for the user the token names when the direct update fails', async () => {
     const deps = setup();
     deps.identity.directUpdateAnswer = 'failed';
-    const token = deps.identity.sessionFor(deps.ada);
+    const token = deps.identity.recoverySessionFor(deps.ada);
     await resetPassword(deps, { password: 'NewSecret456', token, clientIp: ip });
     expect(deps.identity.adminPasswordSets).toEqual([{ userId: deps.ada.id, password: 'NewSecret456' }]);
     expect(deps.log.entries.find((e) => e.level === 'warn')?.fields).toEqual({ userId: deps.ada.id });
@@ -129,10 +140,11 @@ describe('resetting the password', () => {
   it('never acts on a user id the provider did not vouch for', async () => {
     const deps = setup();
     const mallory = deps.identity.addUser('mallory@example.com', 'Secret123');
-    const token = deps.identity.sessionFor(mallory);
+    const token = deps.identity.recoverySessionFor(mallory);
+    const amr = [{ method: 'recovery', timestamp: Math.floor(Date.now() / 1000) }];
     // A token whose claims name Ada, accepted by the provider as Mallory's session.
     const [head, , sig] = token.split('.');
-    const claims = Buffer.from(JSON.stringify({ sub: deps.ada.id, iat: Math.floor(Date.now() / 1000), exp: Math.floor(Date.now() / 1000) + 3600 })).toString('base64url');
+    const claims = Buffer.from(JSON.stringify({ sub: deps.ada.id, iat: Math.floor(Date.now() / 1000), exp: Math.floor(Date.now() / 1000) + 3600, amr })).toString('base64url');
     const tampered = `${head}.${claims}.${sig}`;
     deps.identity.sessions.set(tampered, mallory.id);
     deps.identity.directUpdateAnswer = 'failed';
@@ -144,17 +156,17 @@ describe('resetting the password', () => {
   it('passes on the provider refusing the new password', async () => {
     const deps = setup();
     deps.identity.directUpdateAnswer = 'weak-password';
-    await expect(resetPassword(deps, { password: 'NewSecret456', token: deps.identity.sessionFor(deps.ada), clientIp: ip })).rejects.toMatchObject({
+    await expect(resetPassword(deps, { password: 'NewSecret456', token: deps.identity.recoverySessionFor(deps.ada), clientIp: ip })).rejects.toMatchObject({
       code: 'weak_password',
     });
-    await expect(resetPassword(deps, { password: 'Secret123', token: deps.identity.sessionFor(deps.ada), clientIp: ip })).rejects.toMatchObject({
+    await expect(resetPassword(deps, { password: 'Secret123', token: deps.identity.recoverySessionFor(deps.ada), clientIp: ip })).rejects.toMatchObject({
       code: 'weak_password',
     });
   });
 
   it('refuses the current password as the new one', async () => {
     const deps = setup();
-    await expect(resetPassword(deps, { password: 'Secret123', token: deps.identity.sessionFor(deps.ada), clientIp: ip })).rejects.toMatchObject({
+    await expect(resetPassword(deps, { password: 'Secret123', token: deps.identity.recoverySessionFor(deps.ada), clientIp: ip })).rejects.toMatchObject({
       code: 'same_password',
     });
   });
@@ -162,7 +174,7 @@ describe('resetting the password', () => {
   it('is a server error when the admin fallback fails too', async () => {
     const deps = setup();
     deps.identity.directUpdateAnswer = 'failed';
-    const token = deps.identity.sessionFor(deps.ada);
+    const token = deps.identity.recoverySessionFor(deps.ada);
     deps.identity.setPasswordAsAdmin = async () => {
       throw new VendorError('supabase', 'supabase: admin update answered 500', { transient: true, operation: 'admin update' });
     };
@@ -173,7 +185,7 @@ describe('resetting the password', () => {
   it('still answers 200 when ending the sessions fails after the change', async () => {
     const deps = setup();
     deps.identity.endSessionsFails = true;
-    expect(await resetPassword(deps, { password: 'NewSecret456', token: deps.identity.sessionFor(deps.ada), clientIp: ip })).toMatchObject({ success: true });
+    expect(await resetPassword(deps, { password: 'NewSecret456', token: deps.identity.recoverySessionFor(deps.ada), clientIp: ip })).toMatchObject({ success: true });
     expect(deps.ada.password).toBe('NewSecret456');
     expect(deps.log.entries.some((e) => e.level === 'warn')).toBe(true);
   });
@@ -181,7 +193,7 @@ describe('resetting the password', () => {
   it('limits attempts per client IP', async () => {
     const deps = setup(withLimits({ resetPassword: { limit: 1, windowSeconds: 900 } }));
     await resetPassword(deps, { password: 'weak', token: 'x', clientIp: ip }).catch(() => undefined);
-    await expect(resetPassword(deps, { password: 'NewSecret456', token: deps.identity.sessionFor(deps.ada), clientIp: ip })).rejects.toBeInstanceOf(
+    await expect(resetPassword(deps, { password: 'NewSecret456', token: deps.identity.recoverySessionFor(deps.ada), clientIp: ip })).rejects.toBeInstanceOf(
       RateLimited,
     );
   });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { signUp, type SignUpDeps } from '../../../lib/auth/sign-up.ts';
 import { hashToken } from '../../../lib/auth/verification-tokens.ts';
 import { Conflict, InvalidInput, RateLimited, VendorError } from '../../../lib/errors.ts';
-import { FakeIdentity, FakeMailer, MemoryRateLimiter, MemoryTokens, settings, withLimits } from './fakes.ts';
+import { FakeIdentity, FakeMailer, MemoryRateLimiter, MemoryTokens, recordingLogger, settings, withLimits } from './fakes.ts';
 
 const NOW = new Date('2026-05-01T10:00:00Z');
 
@@ -13,6 +13,7 @@ function setup(overrides: Pick<SignUpDeps, 'settings'> = { settings }) {
     tokens: new MemoryTokens(),
     mailer: new FakeMailer(),
     limiter: new MemoryRateLimiter(),
+    log: recordingLogger(),
     now: () => NOW,
     ...overrides,
   };
@@ -102,10 +103,38 @@ describe('signing up', () => {
     await expect(signUp(deps, request())).rejects.toMatchObject({ retryAfterSeconds: 42 });
   });
 
-  it('fails with the vendor error when the e-mail cannot be sent', async () => {
+  it('fails with the vendor error when the e-mail cannot be sent, and removes the user it registered, so signing up again works', async () => {
     const deps = setup();
     deps.mailer.failing = true;
     await expect(signUp(deps, request())).rejects.toBeInstanceOf(VendorError);
+    expect(deps.identity.users).toHaveLength(0);
+    expect(deps.identity.deletedUsers).toHaveLength(1);
+
+    deps.mailer.failing = false;
+    await expect(signUp(deps, request())).resolves.toMatchObject({ user: { email: 'new.person@example.com' } });
+    expect(deps.identity.users).toHaveLength(1);
+  });
+
+  it('removes the registered user when the verification token cannot be stored', async () => {
+    const deps = setup();
+    deps.tokens.save = async () => {
+      throw new Error('DynamoDB is down');
+    };
+    await expect(signUp(deps, request())).rejects.toThrow('DynamoDB is down');
+    expect(deps.identity.users).toHaveLength(0);
+    expect(deps.mailer.sent).toHaveLength(0);
+  });
+
+  it('answers the original error and logs the user id when the user cannot be removed (no service-role key)', async () => {
+    const deps = setup();
+    deps.mailer.failing = true;
+    deps.identity.canDeleteUsers = false;
+    await expect(signUp(deps, request())).rejects.toBeInstanceOf(VendorError);
+    const [user] = deps.identity.users;
+    expect(deps.log.entries).toContainEqual(
+      expect.objectContaining({ level: 'error', message: 'a failed signup left its user registered at the identity provider', fields: expect.objectContaining({ userId: user!.id }) }),
+    );
+    expect(JSON.stringify(deps.log.entries)).not.toContain('verify?token=');
   });
 
   it('leaves invalid input to the schema but still refuses an empty password', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readAccessTokenClaims } from '../../../lib/identity/jwt-claims.ts';
+import { openedByRecovery, readAccessTokenClaims } from '../../../lib/identity/jwt-claims.ts';
 
 const jwt = (claims: unknown) =>
   ['{"alg":"HS256"}', JSON.stringify(claims), 'sig'].map((p) => Buffer.from(p).toString('base64url')).join('.');
@@ -11,7 +11,21 @@ describe('reading access-token claims', () => {
       iat: 10,
       exp: 3610,
       sessionId: 's-1',
+      authMethods: [],
     });
+  });
+
+  it('reads the methods of the amr claim, in GoTrue\'s shape and as plain strings, and tells a recovery session from a login', () => {
+    const claims = (amr: unknown) => readAccessTokenClaims(jwt({ sub: 'u', iat: 1, exp: 2, amr }))!;
+    expect(claims([{ method: 'recovery', timestamp: 1 }]).authMethods).toEqual(['recovery']);
+    expect(claims(['otp']).authMethods).toEqual(['otp']);
+    expect(claims('recovery').authMethods).toEqual([]);
+    expect(claims([{ timestamp: 1 }, 7, null]).authMethods).toEqual([]);
+    expect(openedByRecovery(claims([{ method: 'recovery', timestamp: 1 }]))).toBe(true);
+    expect(openedByRecovery(claims([{ method: 'otp', timestamp: 1 }]))).toBe(true);
+    for (const amr of [[{ method: 'password', timestamp: 1 }], [{ method: 'magiclink', timestamp: 1 }], [{ method: 'email/signup', timestamp: 1 }], undefined]) {
+      expect(openedByRecovery(claims(amr)), JSON.stringify(amr)).toBe(false);
+    }
   });
 
   it('gives undefined for anything that is not a JWT with those claims', () => {

@@ -28,6 +28,12 @@ async function confirmed(password = 'Secret123') {
   return r;
 }
 
+/** The token of a recovery session, from a recovery link followed as a browser does. */
+async function recoveryToken(email: string) {
+  const link = await identity().createRecoveryLink(email, REDIRECT);
+  return (await followRecoveryLink(link!)).token!;
+}
+
 async function signedIn(password = 'Secret123') {
   const r = await confirmed(password);
   const result = await identity().signIn(r.email, password);
@@ -52,6 +58,22 @@ describe('the Supabase identity adapter', () => {
   it('reads the obfuscated user of a taken address as already registered', async () => {
     const { email } = await confirmed();
     expect(await identity().register({ email, password: 'Another123', metadata: {} })).toEqual({ outcome: 'already-registered' });
+  });
+
+  it('reads a repeated signup of an unconfirmed address as already registered, once the provider would send again', async () => {
+    const { email, user } = await registered();
+    await fetch(`${emu.url}/_local/supabase/backdate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, seconds: 61 }) });
+    expect(await identity().register({ email, password: 'Another123', metadata: {} })).toEqual({ outcome: 'already-registered' });
+    expect(await identity().confirmEmail(user.id)).toMatchObject({ id: user.id });
+  });
+
+  it('deletes a user through the admin interface, freeing the address; false for one that does not exist', async () => {
+    const { email, user } = await registered();
+    expect(await identity().deleteUser(user.id)).toBe(true);
+    expect(await identity().confirmEmail(user.id)).toBeUndefined();
+    expect(await identity().deleteUser(user.id)).toBe(false);
+    expect(await identity().register({ email, password: 'Secret123', metadata: {} })).toMatchObject({ outcome: 'registered' });
+    await expect(withoutAdmin().deleteUser(user.id)).rejects.toBeInstanceOf(ConfigError);
   });
 
   it('passes the provider throttling a repeated signup on as 429 with its wait', async () => {
@@ -144,8 +166,15 @@ describe('the Supabase identity adapter', () => {
     await expect(provider.confirmEmail(crypto.randomUUID())).rejects.toBeInstanceOf(ConfigError);
   });
 
-  it('opens no recovery session with an expired, revoked or garbled token', async () => {
+  it("opens no recovery session with a login's token, live as it is", async () => {
     const { email, accessToken } = await signedIn();
+    expect(await identity().userForAccessToken(accessToken)).toMatchObject({ email });
+    expect(await identity().openRecoverySession(accessToken)).toBeUndefined();
+  });
+
+  it('opens no recovery session with an expired, revoked or garbled token', async () => {
+    const { email } = await signedIn();
+    const accessToken = await recoveryToken(email);
     const minted = await fetch(`${emu.url}/_local/supabase/recovery`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -158,8 +187,8 @@ describe('the Supabase identity adapter', () => {
   });
 
   it('reports a refused new password, and sets a password as admin', async () => {
-    const { email, user, accessToken } = await signedIn();
-    const session = await identity().openRecoverySession(accessToken);
+    const { email, user } = await signedIn();
+    const session = await identity().openRecoverySession(await recoveryToken(email));
     expect(await session!.updatePassword('Secret123')).toBe('same-password');
     expect(await session!.updatePassword('abc')).toBe('weak-password');
     expect(await identity().setPasswordAsAdmin(user.id, 'ByAdmin789')).toBe('changed');
@@ -167,8 +196,8 @@ describe('the Supabase identity adapter', () => {
   });
 
   it("reports a direct update the provider keeps failing as 'failed', after retries", async () => {
-    const { accessToken } = await signedIn();
-    const session = await identity().openRecoverySession(accessToken);
+    const { email } = await signedIn();
+    const session = await identity().openRecoverySession(await recoveryToken(email));
     // Only the session's own PUT /user: its body starts with the password.
     await emu.fault({ vendor: 'supabase', mode: 'fail', count: quickPolicy.maxAttempts, match: '/auth/v1/user {"password"' });
     expect(await session!.updatePassword('NewSecret456')).toBe('failed');

@@ -5,6 +5,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
 import { dynamodbAccounts } from '../../../lib/accounts/dynamodb-accounts.ts';
+import { dynamodbFollowUps } from '../../../lib/onboarding/follow-ups.ts';
 import { dynamodbBilling } from '../../../lib/payments/dynamodb-billing.ts';
 import { receivePaymentEvent } from '../../../lib/payments/receive-payment-event.ts';
 import { stripePayments } from '../../../lib/payments/stripe-payments.ts';
@@ -17,6 +18,7 @@ const stores = () => ({
   accounts: dynamodbAccounts({ db: d.db, tables: d.tables }),
   billing: dynamodbBilling({ db: d.db, tables: d.tables }),
   deliveries: dynamodbDeliveries({ db: d.db, tables: d.tables }),
+  followUps: dynamodbFollowUps({ db: d.db, tables: d.tables }),
 });
 const newAccount = async () => {
   const id = crypto.randomUUID();

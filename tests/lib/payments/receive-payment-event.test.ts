@@ -5,7 +5,7 @@ import { applyBillingEvent, chooseFreePlan, REMEMBERED_EVENTS, type Billing } fr
 import type { BillingEvent } from '../../../lib/payments/payments.ts';
 import { receivePaymentEvent } from '../../../lib/payments/receive-payment-event.ts';
 import { DeliveryInProgress } from '../../../lib/webhooks/deliveries.ts';
-import { fakeAccounts } from '../../support/fakes.ts';
+import { fakeAccounts, fakeFollowUps } from '../../support/fakes.ts';
 import { recordingLogger } from '../auth/fakes.ts';
 import { fakeDeliveries } from '../webhooks/fakes.ts';
 import { fakeBilling, fakePayments, signed } from './fakes.ts';
@@ -18,12 +18,14 @@ function setup() {
   let now = new Date('2026-01-01T00:00:00Z');
   const deliveries = fakeDeliveries({ now: () => now, leaseMs: LEASE_MS });
   const log = recordingLogger();
+  const followUps = fakeFollowUps();
   let ids = 0;
   const deps = {
     payments: fakePayments(),
     deliveries,
     billing,
     accounts: store,
+    followUps,
     log,
     newId: () => `acct-new-${++ids}`,
     // A copy polls for the delivery holding the event on real time, briefly; leases run on the clock above.
@@ -40,6 +42,7 @@ function setup() {
     members,
     billing,
     deliveries,
+    followUps,
     log,
     account,
     later,
@@ -231,6 +234,50 @@ describe('the payment webhook', () => {
     await receive(ev({ type: 'checkout.session.completed', reference: { email: 'ann@example.com' }, customerId: 'cus_x', subscriptionId: 'sub_x' }));
     expect(accounts.get('acct-existing')).toMatchObject({ stripe_customer_id: 'cus_x', subscription_status: 'active' });
     expect(accounts.size).toBe(1);
+  });
+
+  it("never lets a public checkout take over an existing account's live subscription or customer: it is recorded for an operator", async () => {
+    const { receive, deps, account, accounts, deliveries, followUps, log } = setup();
+    account('acct-paying', { plan: 'pro', stripe_customer_id: 'cus_owner', subscription_id: 'sub_owner', subscription_status: 'past_due', billing_event_at: 100 });
+    await deps.accounts.claimMember({ email: 'ann@example.com', account_id: 'acct-paying', role: 'owner' });
+    const before = { ...accounts.get('acct-paying') };
+    const reference = { email: 'Ann@Example.com' };
+
+    const paid = ev({ type: 'invoice.paid', reference, customerId: 'cus_anon', subscriptionId: 'sub_anon', plan: 'enterprise', created: 200 });
+    const completed = ev({ type: 'checkout.session.completed', reference, customerId: 'cus_anon', subscriptionId: 'sub_anon', plan: 'enterprise', created: 200 });
+    expect(await receive(paid)).toBe('other-subscription');
+    expect(await receive(completed)).toBe('conflict');
+    expect(await receive(completed)).toBe('already-processed');
+
+    expect(accounts.get('acct-paying')).toEqual(before);
+    expect(deliveries.rows.get(`stripe#${completed.id}`)).toEqual(expect.objectContaining({ status: 'done', outcome: 'conflict', accountId: 'acct-paying' }));
+    expect(log.entries).toContainEqual(expect.objectContaining({ level: 'warn', message: 'a public checkout matches an account that pays for another subscription; not linked' }));
+    expect(await followUps.listOpen()).toEqual([
+      expect.objectContaining({
+        account_id: 'acct-paying',
+        integration: 'billing',
+        run_id: `stripe#${completed.id}`,
+        failures: 1,
+        context: expect.objectContaining({ customerId: 'cus_anon', subscriptionId: 'sub_anon', accountSubscriptionId: 'sub_owner' }),
+      }),
+    ]);
+  });
+
+  it('links a public checkout to an existing account whose subscription has ended, customer included', async () => {
+    const { receive, deps, account, accounts, followUps } = setup();
+    account('acct-lapsed', { plan: 'free', stripe_customer_id: 'cus_old', subscription_id: 'sub_old', subscription_status: 'canceled', billing_event_at: 100 });
+    await deps.accounts.claimMember({ email: 'ann@example.com', account_id: 'acct-lapsed', role: 'owner' });
+    const completed = ev({ type: 'checkout.session.completed', reference: { email: 'ann@example.com' }, customerId: 'cus_new', subscriptionId: 'sub_new', created: 200 });
+    expect(await receive(completed)).toBe('applied');
+    expect(accounts.get('acct-lapsed')).toMatchObject({ plan: 'pro', stripe_customer_id: 'cus_new', subscription_id: 'sub_new', subscription_status: 'active' });
+    expect(await followUps.listOpen()).toEqual([]);
+  });
+
+  it("lets the account's own signed-in checkout replace its live subscription", async () => {
+    const { receive, account, accounts } = setup();
+    account('acct-1', { plan: 'starter', stripe_customer_id: 'cus_1', subscription_id: 'sub_old', subscription_status: 'active', billing_event_at: 100 });
+    expect(await receive(ev({ type: 'checkout.session.completed', subscriptionId: 'sub_new', created: 200 }))).toBe('applied');
+    expect(accounts.get('acct-1')).toMatchObject({ plan: 'pro', subscription_id: 'sub_new', subscription_status: 'active' });
   });
 
   it('leaves alone events of subscriptions it cannot place, and event types it does not act on', async () => {

@@ -39,6 +39,12 @@ async function call(method: string, path: string, init: { body?: unknown; header
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
 }
 
+const records = async (name: string) => (await fetch(`${host.url}/_local/${name}`)).json() as Promise<any[]>;
+const backdate = (address: string, seconds: number) =>
+  fetch(`${host.url}/_local/supabase/backdate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: address, seconds }) });
+const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8'));
+const asAdmin = { key: SUPABASE_SERVICE_ROLE_KEY, headers: { authorization: `Bearer ${SUPABASE_SERVICE_ROLE_KEY}` } };
+
 async function confirmedUser(password = 'Secret123') {
   const address = email();
   const signup = await call('POST', '/signup', { body: { email: address, password } });
@@ -91,7 +97,7 @@ describe('the GoTrue emulator', () => {
     expect(again.body.email_confirmed_at).toBeUndefined();
   });
 
-  it('re-sends an unconfirmed address its confirmation at most once a minute', async () => {
+  it('re-sends an unconfirmed address its confirmation at most once a minute, answering an obfuscated user, not the real one', async () => {
     const address = email();
     const first = await call('POST', '/signup', { body: { email: address, password: 'Secret123' } });
     const second = await call('POST', '/signup', { body: { email: address, password: 'Secret123' } });
@@ -99,6 +105,18 @@ describe('the GoTrue emulator', () => {
     expect(second.body.code).toBe('over_email_send_rate_limit');
     expect(second.body.message).toMatch(/after \d+ seconds/);
     expect(first.body.identities).toHaveLength(1);
+
+    expect((await backdate(address, 61)).status).toBe(200);
+    const third = await call('POST', '/signup', { body: { email: address, password: 'Other1234' } });
+    expect(third.status).toBe(200);
+    expect(third.body.id).not.toBe(first.body.id);
+    expect(third.body.identities).toEqual([]);
+    expect(third.body.email_confirmed_at).toBeUndefined();
+    const confirmations = (await records('auth-emails')).filter((m: any) => m.to === address && m.kind === 'signup');
+    expect(confirmations).toHaveLength(2);
+    // The user and its password are as the first signup left them.
+    const users = (await records('auth-users')).filter((u: any) => u.email === address);
+    expect(users).toEqual([expect.objectContaining({ id: first.body.id })]);
   });
 
   it('refuses a wrong password and an unknown address alike, and an unconfirmed one as such', async () => {
@@ -119,6 +137,35 @@ describe('the GoTrue emulator', () => {
     expect(head).toMatchObject({ alg: 'HS256' });
     expect(payload).toMatchObject({ sub: user.id, email: user.email, role: 'authenticated', aal: 'aal1', session_id: expect.any(String) });
     expect(payload.exp - payload.iat).toBe(3600);
+    expect(payload.amr).toEqual([{ method: 'password', timestamp: payload.iat }]);
+  });
+
+  it("says in amr how a session began: 'recovery' for a recovery link, 'email/signup' for a confirmation", async () => {
+    const user = await confirmedUser();
+    const generated = await call('POST', '/admin/generate_link', { body: { type: 'recovery', email: user.email }, ...asAdmin });
+    const landing = new URL((await fetch(generated.body.action_link, { redirect: 'manual' })).headers.get('location')!);
+    const recovery = claimsOf(new URLSearchParams(landing.hash.slice(1)).get('access_token')!);
+    expect(recovery.amr).toEqual([{ method: 'recovery', timestamp: recovery.iat }]);
+
+    const address = email();
+    const link = await call('POST', '/admin/generate_link', { body: { type: 'signup', email: address, password: 'Secret123' }, ...asAdmin });
+    const verified = await call('POST', '/verify', { body: { type: 'signup', token_hash: link.body.hashed_token } });
+    expect(claimsOf(verified.body.access_token).amr).toEqual([{ method: 'email/signup', timestamp: expect.any(Number) }]);
+  });
+
+  it('deletes a user through the admin interface: its sessions end and its address is free again', async () => {
+    const user = await confirmedUser();
+    expect(await call('DELETE', `/admin/users/${user.id}`, { body: { should_soft_delete: false } })).toMatchObject({ status: 401 });
+    expect(await call('DELETE', `/admin/users/${user.id}`, { body: { should_soft_delete: false }, headers: { authorization: `Bearer ${user.accessToken}` } })).toMatchObject({
+      status: 403,
+      body: { code: 'not_admin' },
+    });
+    expect((await call('DELETE', `/admin/users/${user.id}`, { body: { should_soft_delete: false }, ...asAdmin })).status).toBe(200);
+    expect(await call('GET', '/user', { headers: { authorization: `Bearer ${user.accessToken}` } })).toMatchObject({ status: 403 });
+    expect(await call('DELETE', `/admin/users/${user.id}`, asAdmin)).toMatchObject({ status: 404, body: { code: 'user_not_found' } });
+    const again = await call('POST', '/signup', { body: { email: user.email, password: 'Secret123' } });
+    expect(again.body.identities).toHaveLength(1);
+    expect(again.body.id).not.toBe(user.id);
   });
 
   it('refuses a token after logout, a forged one, and an expired one', async () => {

@@ -202,8 +202,14 @@ function passwordRefusal(answer: { code?: string }): PasswordChange {
   return 'failed';
 }
 
-/** A 4xx about the token itself (bad, expired, revoked, user gone): not a provider failure. */
-function isRefusalOfToken(answer: { status: number }): boolean {
+/**
+ * A 4xx about the token itself (bad, expired, revoked, user gone): not a
+ * provider failure. Supabase's API gateway refuses a wrong or missing API key
+ * with a 401 that has no error code, before Auth sees the token: that is this
+ * deployment misconfigured, and must not read as "every user's token is bad".
+ */
+function isRefusalOfToken(answer: { status: number; code?: string }): boolean {
+  if (answer.status === 401 && !answer.code) return false;
   return answer.status >= 400 && answer.status < 500 && answer.status !== 429;
 }
 

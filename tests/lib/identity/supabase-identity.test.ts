@@ -160,6 +160,13 @@ describe('the Supabase identity adapter', () => {
     expect((await followRecoveryLink(mine[0]!.link)).landing).toBe(REDIRECT);
   });
 
+  it("reports a wrong API key as the provider failing, not as the user's token being refused", async () => {
+    const { accessToken } = await signedIn();
+    const misconfigured = supabaseIdentity({ ...settings(), anonKey: 'not-the-anon-key' }, quickPolicy);
+    await expect(misconfigured.userForAccessToken(accessToken)).rejects.toBeInstanceOf(VendorError);
+    await expect(misconfigured.endSessions(accessToken)).rejects.toBeInstanceOf(VendorError);
+  });
+
   it('needs the service-role key for admin work', async () => {
     const provider = withoutAdmin();
     await expect(provider.createRecoveryLink(newEmail(), REDIRECT)).rejects.toBeInstanceOf(ConfigError);

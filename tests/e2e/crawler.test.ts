@@ -169,6 +169,24 @@ describe('crawler intelligence', () => {
     expect(summary.stats).toEqual([expect.objectContaining({ site: siteUrl(t), pagesCrawled: 4, crawls: 1, analysis: expect.objectContaining({ status: 200 }) })]);
   });
 
+  it('fails the job, with the reason for each part, for a website that does not exist, rather than completing a crawl of nothing', async () => {
+    const accountId = await onboardedAccount(token());
+    const refresh = await api(`/api/crawler/accounts/${accountId}/refresh`, { body: { url: 'http://no-such-host.invalid/' }, headers: ADMIN });
+    expect(refresh.status).toBe(202);
+    const summary = await summaryAfter(accountId, refresh.body.jobId);
+    const job = summary.recentJobs.find((j: { jobId: string }) => j.jobId === refresh.body.jobId);
+    expect(job).toMatchObject({ status: 'failed' });
+    expect(job.errors).toEqual(
+      expect.arrayContaining([
+        { part: 'analysis', message: expect.stringContaining('could not be resolved') },
+        { part: 'scrape', message: expect.stringContaining('could not be resolved') },
+      ]),
+    );
+    const events = summary.recentEvents.filter((e: { jobId: string }) => e.jobId === refresh.body.jobId).map((e: { type: string }) => e.type);
+    expect(events).toContain('scrape.failed');
+    expect(events).not.toContain('scrape.completed');
+  });
+
   it('admits admins only: 401 without valid credentials, 403 for a signed-in user who is not an admin', async () => {
     const t = token();
     const accountId = await onboardedAccount(t);

@@ -3,13 +3,14 @@
 // crawl inside a Lambda's life:
 // - same origin only: the origin of the start page after its redirects
 //   (http://acme.com → https://www.acme.com/ crawls https://www.acme.com);
-// - robots.txt of that origin is obeyed, for the start page too;
+// - robots.txt of that origin is obeyed, for the start page too; while it
+//   answers 5xx nothing may be crawled, and the crawl fails saying so;
 // - at most `maxPages` pages are fetched, and nothing new starts after `budgetMs`;
 // - each request has the fetcher's timeout, size cap and address checks.
-// A page that fails is counted and skipped; only an unreadable start page
-// fails the crawl.
+// A page that fails is counted and skipped; only an unreadable start page or
+// robots.txt (no such host, a blocked address, no answer) fails the crawl.
 import { readPage } from './html-page.ts';
-import { fetchRobots } from './robots.ts';
+import { fetchRobots, type RobotsRules } from './robots.ts';
 import { SiteError } from './site-errors.ts';
 import type { FetchedPage, SiteFetcher } from './site-fetcher.ts';
 import type { ScrapedPage, ScrapeResult, SiteScraper } from './site.ts';
@@ -44,7 +45,7 @@ export function builtinScraper(fetcher: SiteFetcher, limits: CrawlLimits = DEFAU
       });
 
       const requestedOrigin = new URL(startUrl).origin;
-      let robots = await fetchRobots(fetcher, requestedOrigin);
+      let robots = await readableRobots(fetcher, requestedOrigin);
       if (!robots.isAllowed(startUrl)) {
         skip('robots');
         return result([]);
@@ -55,7 +56,7 @@ export function builtinScraper(fetcher: SiteFetcher, limits: CrawlLimits = DEFAU
       if (!isHtml(home)) throw new SiteError('not_html', 'The start page is not an HTML page');
       const origin = new URL(home.finalUrl).origin;
       if (origin !== requestedOrigin) {
-        robots = await fetchRobots(fetcher, origin);
+        robots = await readableRobots(fetcher, origin);
         if (!robots.isAllowed(home.finalUrl)) {
           skip('robots');
           return result([]);
@@ -117,6 +118,15 @@ export function builtinScraper(fetcher: SiteFetcher, limits: CrawlLimits = DEFAU
       return result(found);
     },
   };
+}
+
+/** The robots rules of an origin; a robots.txt answering 5xx forbids everything for now, which is a failure to report, not an empty site. */
+async function readableRobots(fetcher: SiteFetcher, origin: string): Promise<RobotsRules> {
+  const robots = await fetchRobots(fetcher, origin);
+  if (robots.serverError) {
+    throw new SiteError('robots_unavailable', `${new URL(origin).host} answered ${robots.serverError} for its robots.txt, so nothing may be crawled until it answers again`, true);
+  }
+  return robots;
 }
 
 function withoutHash(url: string): string {

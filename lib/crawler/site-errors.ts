@@ -27,7 +27,8 @@ export type SiteErrorCode =
   | 'too_many_redirects'
   | 'too_large'
   | 'http_error'
-  | 'not_html';
+  | 'not_html'
+  | 'robots_unavailable';
 
 /** A step's input is not there yet because an earlier step did not finish (the ASL does not retry this). */
 export class PrerequisiteMissing extends DomainError {

@@ -13,7 +13,10 @@ export function httpAnswer(answer: RunAnswer, ctx: { apiOrigin: string; correlat
   }
   if (answer.state === 'broken') {
     return json(500, {
-      error: { code: 'onboarding_stopped', message: 'The onboarding run stopped before it recorded an outcome; an operator can redrive it' },
+      error:
+        answer.reason === 'not_started'
+          ? { code: 'onboarding_not_started', message: 'The onboarding run was recorded but its workflow did not start; submit the form again to start it' }
+          : { code: 'onboarding_stopped', message: 'The onboarding run stopped before it recorded an outcome; an operator can redrive it' },
       requestId: ctx.correlationId,
       accountId: answer.accountId,
       executionId: answer.runId,

@@ -67,7 +67,7 @@ export const onboardingRoutes = {
       202: { description: 'Still running', schema: running },
       401: { description: 'No valid credentials' },
       404: { description: 'No such run (or not yours)' },
-      500: { description: 'Finished with failed integrations, or stopped before recording an outcome' },
+      500: { description: 'Finished with failed integrations, stopped before recording an outcome (onboarding_stopped), or never started (onboarding_not_started: submit again)' },
     },
   }),
 };

@@ -36,7 +36,8 @@ export interface Waiting {
 export type RunAnswer =
   | { state: 'finished'; runId: string; result: OnboardingResult }
   | { state: 'running'; runId: string; accountId: string }
-  | { state: 'broken'; runId: string; accountId: string };
+  /** No result, and none coming: the execution stopped without recording one, or it never started. */
+  | { state: 'broken'; reason: 'stopped' | 'not_started'; runId: string; accountId: string };
 
 export interface StartedRun {
   runId: string;
@@ -107,11 +108,12 @@ export async function awaitRun(deps: Pick<OnboardingDeps, 'runs' | 'workflow' | 
     // Now and then, ask whether the execution is still going at all.
     if (now() - statusAt >= statusEveryMs) {
       statusAt = now();
-      if ((await deps.workflow.status(run.handle.executionArn)) !== 'RUNNING') {
+      const status = await deps.workflow.status(run.handle.executionArn);
+      if (status !== 'RUNNING') {
         const latest = await deps.runs.get(run.runId);
         return latest?.result
           ? { state: 'finished', runId: run.runId, result: latest.result }
-          : { state: 'broken', runId: run.runId, accountId: run.accountId };
+          : { state: 'broken', reason: status === 'MISSING' ? 'not_started' : 'stopped', runId: run.runId, accountId: run.accountId };
       }
     }
     if (now() >= deadline) return { state: 'running', runId: run.runId, accountId: run.accountId };
@@ -134,10 +136,14 @@ export async function readRun(
     if (member?.account_id !== record.account_id) throw new NotFound('No onboarding run with this id');
   }
   if (record.result) return { state: 'finished', runId, result: record.result };
+  // A workflow that cannot be asked just now (throttled, unavailable) is taken as still running: asking again will tell.
+  // One with no such execution is not: the run was recorded, then its start failed, and nothing will ever finish it.
   const status = await deps.workflow.status(deps.executionArnOf(runId, record.workflow)).catch(() => 'RUNNING' as const);
   if (status === 'RUNNING') return { state: 'running', runId, accountId: record.account_id };
   // It stopped, perhaps just after the record was read: the result it stored before stopping is the answer (as in awaitRun).
   const latest = await deps.runs.get(runId);
-  return latest?.result ? { state: 'finished', runId, result: latest.result } : { state: 'broken', runId, accountId: record.account_id };
+  return latest?.result
+    ? { state: 'finished', runId, result: latest.result }
+    : { state: 'broken', reason: status === 'MISSING' ? 'not_started' : 'stopped', runId, accountId: record.account_id };
 }
 

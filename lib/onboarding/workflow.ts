@@ -4,12 +4,14 @@
 import {
   DescribeExecutionCommand,
   ExecutionAlreadyExists,
+  ExecutionDoesNotExist,
   RedriveExecutionCommand,
   StartExecutionCommand,
   type SFNClient,
 } from '@aws-sdk/client-sfn';
 
-export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED' | 'PENDING_REDRIVE';
+/** Step Functions' execution statuses, and MISSING: there is no such execution (its start failed, or never came). */
+export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED' | 'PENDING_REDRIVE' | 'MISSING';
 
 export interface RunHandle {
   executionArn: string;
@@ -46,8 +48,13 @@ export function sfnWorkflow(sfn: SFNClient, stateMachineArn: string): Onboarding
       return { executionArn, attempt: attempt + 1 };
     },
     async status(executionArn) {
-      const res = await sfn.send(new DescribeExecutionCommand({ executionArn }));
-      return res.status as ExecutionStatus;
+      try {
+        const res = await sfn.send(new DescribeExecutionCommand({ executionArn }));
+        return res.status as ExecutionStatus;
+      } catch (error) {
+        if (error instanceof ExecutionDoesNotExist) return 'MISSING';
+        throw error;
+      }
     },
   };
 }

@@ -86,7 +86,10 @@ describe('enhanced onboarding', () => {
     const leads = (await recorded('crm')).filter((l: { name: string }) => l.name === `Bakery ${t}`);
     expect(leads).toHaveLength(1);
     expect(leads[0]).toMatchObject({ url: website, contacts: [expect.objectContaining({ emails: [expect.objectContaining({ email })] })] });
-    expect((await recorded('chat')).filter((m: { text: string }) => m.text.includes(`New client onboarded: Bakery ${t}`))).toHaveLength(1);
+    const notices = (await recorded('chat')).filter((m: { text: string }) => m.text.includes(`New client onboarded: Bakery ${t}`));
+    expect(notices).toHaveLength(1);
+    expect(notices[0].text).toContain('Website content: 4 pages, 35 words');
+    expect(reply.body.details.slack).toEqual({ posted: ['enhanced-onboarding'] });
 
     // The run's status URL answers the same body; the crawl shows in the account's summary as a job.
     const status = await api(`/api/onboarding/runs/${reply.body.executionId}`, { headers: KEY });
@@ -102,6 +105,18 @@ describe('enhanced onboarding', () => {
     expect(again.body).toMatchObject({ accountId: reply.body.accountId, executionId: reply.body.executionId });
     expect(site.hits.length).toBe(hits);
     expect((await recorded('chat')).filter((m: { text: string }) => m.text.includes(`Bakery ${t}`))).toHaveLength(1);
+  });
+
+  it('posts its own chat notice for an account onboarding-v2 has already announced', async () => {
+    const t = token();
+    const body = { email: `again-${t}@example.com`, companyName: `Again ${t}` };
+    const v2 = await finalAnswer(await api('/api/onboarding-v2', { body, headers: KEY }));
+    expect(v2.body.details.slack).toEqual({ posted: ['new-client'] });
+    const reply = await finalAnswer(await api('/api/onboarding/enhanced', { body, headers: KEY }));
+    expect(reply.status).toBe(200);
+    expect(reply.body.accountId).toBe(v2.body.accountId);
+    expect(reply.body.details.slack).toEqual({ posted: ['enhanced-onboarding'] });
+    expect((await recorded('chat')).filter((m: { text: string }) => m.text.includes(`New client onboarded: Again ${t}`))).toHaveLength(2);
   });
 
   it('skips the site work for a company without a website', async () => {
@@ -167,6 +182,24 @@ describe('crawler intelligence', () => {
       }),
     ]);
     expect(summary.stats).toEqual([expect.objectContaining({ site: siteUrl(t), pagesCrawled: 4, crawls: 1, analysis: expect.objectContaining({ status: 200 }) })]);
+  });
+
+  it('fails the job, with the reason for each part, for a website that does not exist, rather than completing a crawl of nothing', async () => {
+    const accountId = await onboardedAccount(token());
+    const refresh = await api(`/api/crawler/accounts/${accountId}/refresh`, { body: { url: 'http://no-such-host.invalid/' }, headers: ADMIN });
+    expect(refresh.status).toBe(202);
+    const summary = await summaryAfter(accountId, refresh.body.jobId);
+    const job = summary.recentJobs.find((j: { jobId: string }) => j.jobId === refresh.body.jobId);
+    expect(job).toMatchObject({ status: 'failed' });
+    expect(job.errors).toEqual(
+      expect.arrayContaining([
+        { part: 'analysis', message: expect.stringContaining('could not be resolved') },
+        { part: 'scrape', message: expect.stringContaining('could not be resolved') },
+      ]),
+    );
+    const events = summary.recentEvents.filter((e: { jobId: string }) => e.jobId === refresh.body.jobId).map((e: { type: string }) => e.type);
+    expect(events).toContain('scrape.failed');
+    expect(events).not.toContain('scrape.completed');
   });
 
   it('admits admins only: 401 without valid credentials, 403 for a signed-in user who is not an admin', async () => {

@@ -1,7 +1,7 @@
 // Onboarding over HTTP on the local stack, as the portal calls it, with the
 // vendor emulators standing in for ClickUp, Dropbox, Resend, Slack and Close.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -161,6 +161,22 @@ describe('onboarding-v2', () => {
     expect(final.status).toBe(500);
     expect(final.body.integrations.clickup).toBe('failed');
     expect(final.body.errors[0].message).toContain('timed out');
+  });
+
+  it('answers a recorded run whose execution never started with an error, not 202 for ever', async () => {
+    // What a failed StartExecution right after the run's record was written leaves behind.
+    const accountId = crypto.randomUUID();
+    const runId = `${accountId}-0123456789abcdef`;
+    await db().send(
+      new PutCommand({
+        TableName: table('onboarding_runs'),
+        Item: { run_id: runId, item: 'run', account_id: accountId, status: 'running', attempt: -1, started_at: new Date().toISOString() },
+      }),
+    );
+    const status = await api(`/api/onboarding/runs/${runId}`, { headers: KEY });
+    expect(status.status).toBe(500);
+    expect(errorCode(status)).toBe('onboarding_not_started');
+    expect(status.body).toMatchObject({ accountId, executionId: runId });
   });
 
   it('gives twenty concurrent onboardings of one company name twenty different slugs', async () => {

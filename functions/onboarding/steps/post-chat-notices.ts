@@ -9,6 +9,7 @@ const deps = {
   portalUrl: config.urls.portal,
   ledger: stores.ledger,
   accounts: stores.accounts,
+  runs: stores.runs,
 };
 
 export const handler = integrationStep('slack', stores.runs, (input) => postChatNotices(deps, input));

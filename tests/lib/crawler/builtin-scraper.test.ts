@@ -58,15 +58,37 @@ describe('the built-in crawler', () => {
       expect(result.pages.map((p) => p.url)).toEqual([`http://localhost:${other.port}/`]);
     });
 
-    it('reads nothing from a site whose robots.txt forbids it, or cannot be reached', async () => {
+    it('reads nothing from a site whose robots.txt forbids it', async () => {
       expect(await scraper.scrape(`${blocked.origin}/`, { maxPages: 5 })).toMatchObject({ pages: [], skipped: { robots: 1 } });
-      expect(await scraper.scrape(`${down.origin}/`, { maxPages: 5 })).toMatchObject({ pages: [], skipped: { robots: 1 } });
       expect(blocked.hits).toEqual(['/robots.txt']);
+    });
+
+    it('reads nothing while robots.txt answers 5xx, and fails saying so rather than reporting zero pages', async () => {
+      await expect(scraper.scrape(`${down.origin}/`, { maxPages: 5 })).rejects.toMatchObject({
+        name: 'SiteUnavailable',
+        code: 'robots_unavailable',
+        message: expect.stringContaining('robots.txt'),
+      });
       expect(down.hits).toEqual(['/robots.txt']);
+    });
+
+    it('fails, with the reason, for a site it cannot reach, rather than taking it for one whose robots.txt forbids everything', async () => {
+      await expect(scraper.scrape('http://127.0.0.1:9/', { maxPages: 5 })).rejects.toMatchObject({ name: 'SiteUnavailable', code: 'unreachable' });
+      await expect(scraper.scrape('http://no-such-host.invalid/', { maxPages: 5 })).rejects.toMatchObject({ name: 'SiteRefused', code: 'unresolvable' });
     });
 
     it('fails when the start page cannot be read', async () => {
       await expect(scraper.scrape(`${broken.origin}/`, { maxPages: 5 })).rejects.toMatchObject({ name: 'SiteUnavailable', code: 'http_error' });
+    });
+  });
+
+  describe('as a deployed stage builds it (private networks disallowed)', () => {
+    const deployed = builtinScraper(siteFetcher({ allowPrivateNetworks: false, timeoutMs: 2000, maxBytes: 1024 * 1024, maxRedirects: 5, userAgent: 't' }));
+
+    it('fails with the refusal for a blocked address, rather than reporting a successful crawl of nothing', async () => {
+      for (const url of ['http://169.254.169.254/latest/meta-data/', `${bakery.origin}/`]) {
+        await expect(deployed.scrape(url, { maxPages: 5 }), url).rejects.toMatchObject({ name: 'SiteRefused', code: 'blocked_address' });
+      }
     });
   });
 

@@ -54,7 +54,10 @@ describe('measuring a page ourselves', () => {
     expect(figures).toEqual({ source: 'measurement', status: 200, ttfbMs: expect.any(Number), totalMs: expect.any(Number), bytes: gzipSync(page).length, https: false, title: 'Acme — Home' });
   });
 
-  it('fails for a site it cannot reach', async () => {
+  it('fails, with the reason, for a site it cannot reach, cannot resolve or may not fetch', async () => {
     await expect(analyzer.analyse('http://127.0.0.1:9/')).rejects.toMatchObject({ name: 'SiteUnavailable', code: 'unreachable' });
+    await expect(analyzer.analyse('http://no-such-host.invalid/')).rejects.toMatchObject({ name: 'SiteRefused', code: 'unresolvable' });
+    const deployed = measurementAnalyzer(siteFetcher({ allowPrivateNetworks: false, timeoutMs: 2000, maxBytes: 1_000_000, maxRedirects: 5, userAgent: 't' }));
+    await expect(deployed.analyse('http://169.254.169.254/latest/meta-data/')).rejects.toMatchObject({ name: 'SiteRefused', code: 'blocked_address' });
   });
 });

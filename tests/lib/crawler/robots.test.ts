@@ -32,15 +32,18 @@ describe('robots.txt rules', () => {
     expect(rules('User-agent: *\nAllow: /\n').isAllowed('http://other.example/')).toBe(false);
   });
 
-  it('allows everything when there is no robots.txt (4xx), and nothing when the site is unreachable (5xx, no answer)', () => {
+  it('allows everything when there is no robots.txt (4xx), and nothing, saying why, while it answers 5xx', () => {
+    expect(robotsRules(ROBOTS, { status: 404, body: 'not found' }).serverError).toBeUndefined();
     expect(robotsRules(ROBOTS, { status: 404, body: 'not found' }).isAllowed('http://acme.example/x')).toBe(true);
-    expect(robotsRules(ROBOTS, { status: 503, body: '' }).isAllowed('http://acme.example/x')).toBe(false);
-    expect(robotsRules(ROBOTS, 'unreachable').isAllowed('http://acme.example/x')).toBe(false);
+    const down = robotsRules(ROBOTS, { status: 503, body: '' });
+    expect(down.isAllowed('http://acme.example/x')).toBe(false);
+    expect(down.serverError).toBe(503);
   });
 });
 
 describe('fetching robots.txt', () => {
   const site = useSite({ '/robots.txt': { status: 301, headers: { location: '/real-robots.txt' } }, '/real-robots.txt': { body: 'User-agent: *\nDisallow: /secret\n' } });
+  const loops = useSite({ '/robots.txt': { status: 302, headers: { location: '/robots.txt' } } });
   const fetcher = siteFetcher({ allowPrivateNetworks: true, timeoutMs: 2000, maxBytes: 100_000, maxRedirects: 5, userAgent: 'test' });
 
   it('follows its redirects and reads the rules', async () => {
@@ -49,8 +52,15 @@ describe('fetching robots.txt', () => {
     expect(r.isAllowed(`${site.origin}/secret`)).toBe(false);
   });
 
-  it('treats a site that cannot be reached as disallowing everything', async () => {
-    const r = await fetchRobots(fetcher, 'http://127.0.0.1:9');
-    expect(r.isAllowed('http://127.0.0.1:9/')).toBe(false);
+  it("passes on the fetcher's error for a site it cannot reach: that is not a robots.txt forbidding everything", async () => {
+    await expect(fetchRobots(fetcher, 'http://127.0.0.1:9')).rejects.toMatchObject({ name: 'SiteUnavailable', code: 'unreachable' });
+    await expect(fetchRobots(fetcher, 'http://no-such-host.invalid')).rejects.toMatchObject({ name: 'SiteRefused', code: 'unresolvable' });
+    const deployed = siteFetcher({ allowPrivateNetworks: false, timeoutMs: 2000, maxBytes: 100_000, maxRedirects: 5, userAgent: 'test' });
+    await expect(fetchRobots(deployed, 'http://169.254.169.254')).rejects.toMatchObject({ name: 'SiteRefused', code: 'blocked_address' });
+  });
+
+  it('takes a robots.txt lost in more than five redirects for a missing one (RFC 9309 2.3.1.2)', async () => {
+    const r = await fetchRobots(fetcher, loops.origin);
+    expect(r.isAllowed(`${loops.origin}/anything`)).toBe(true);
   });
 });

@@ -50,7 +50,29 @@ describe('the onboarding form', () => {
     expect(normaliseIntake({ email: 'a@b.co', companyName: 'A', company: ' A ' }).companyName).toBe('A');
   });
 
-  it.each(['javascript:alert(1)', 'ftp://x.io', 'localhost', 'https://user:pw@x.io', 'not a url', 'http://10.0.0.1'])('refuses the website %s', (url) => {
+  it.each([
+    ['https://example.xn--p1ai', 'https://example.xn--p1ai/', 'example.xn--p1ai'],
+    ['https://пример.рф', 'https://xn--e1afmkfd.xn--p1ai/', 'xn--e1afmkfd.xn--p1ai'],
+    ['www.bücher.de/shop', 'https://www.xn--bcher-kva.de/shop', 'xn--bcher-kva.de'],
+    ['https://a-1.b2.example.com', 'https://a-1.b2.example.com/', 'a-1.b2.example.com'],
+  ])('accepts the international or unusual domain %s, as the punycode new URL gives', (website, href, domain) => {
+    expect(normaliseIntake({ email: 'a@b.co', company: 'X', website })).toMatchObject({ companyUrl: href, companyDomain: domain });
+  });
+
+  it.each([
+    'javascript:alert(1)',
+    'ftp://x.io',
+    'localhost',
+    'https://user:pw@x.io',
+    'not a url',
+    'http://10.0.0.1',
+    'https://-acme.com',
+    'https://acme-.com',
+    'https://acme..com',
+    'https://acme.c0m',
+    'https://acme.xn--',
+    `https://${'a'.repeat(64)}.com`,
+  ])('refuses the website %s', (url) => {
     expect(problems({ email: 'a@b.co', company: 'X', website: url })[0]!.path).toBe('/body/companyUrl');
   });
 

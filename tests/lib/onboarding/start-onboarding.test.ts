@@ -124,7 +124,28 @@ describe('starting an onboarding', () => {
     const started = await beginOnboarding({ accounts: accounts.store, runs, integrations, workflow }, intake);
     let t = 0;
     const answer = await awaitRun({ runs, workflow, wait: { ms: 1000, pollMs: 1, statusEveryMs: 10, sleep: async () => {}, now: () => t++ } }, started);
-    expect(answer).toEqual({ state: 'broken', runId: started.runId, accountId: started.accountId });
+    expect(answer).toEqual({ state: 'broken', reason: 'stopped', runId: started.runId, accountId: started.accountId });
+  });
+
+  it('fails when the execution cannot be started after the run was recorded, and a resubmission starts it', async () => {
+    let refuse = true;
+    const workflow = fakeWorkflow(() => {
+      if (refuse) throw new Error('ServiceUnavailable');
+    });
+    workflow.setStatus('MISSING');
+    const deps = { accounts: accounts.store, runs, integrations, workflow };
+    await expect(beginOnboarding(deps, intake)).rejects.toThrow('ServiceUnavailable');
+    const [runId] = workflow.started;
+    expect(runs.records.get(runId!)).toMatchObject({ status: 'running' });
+    const reading = { runs, workflow, accounts: accounts.store, executionArnOf: (id: string) => `arn:exec:${id}` };
+    expect(await readRun(reading, { kind: 'service' }, runId!)).toMatchObject({ state: 'broken', reason: 'not_started' });
+
+    refuse = false;
+    workflow.setStatus('RUNNING');
+    const again = await beginOnboarding(deps, intake);
+    expect(again.runId).toBe(runId);
+    expect(workflow.started).toEqual([runId, runId]);
+    expect(await readRun(reading, { kind: 'service' }, runId!)).toMatchObject({ state: 'running' });
   });
 
   it('waits for the result of the current attempt, not an earlier one', async () => {
@@ -165,6 +186,24 @@ describe('reading a run', () => {
     workflow.setStatus('FAILED');
     const started = await beginOnboarding({ accounts: accounts.store, runs, integrations, workflow }, intake);
     const deps = { runs, workflow, accounts: accounts.store, executionArnOf: (id: string) => `arn:exec:${id}` };
-    expect(await readRun(deps, { kind: 'service' }, started.runId)).toEqual({ state: 'broken', runId: started.runId, accountId: started.accountId });
+    expect(await readRun(deps, { kind: 'service' }, started.runId)).toEqual({ state: 'broken', reason: 'stopped', runId: started.runId, accountId: started.accountId });
+  });
+
+  it('answers "broken" (never started), not "running" for ever, for a recorded run that has no execution', async () => {
+    const workflow = fakeWorkflow();
+    const started = await beginOnboarding({ accounts: accounts.store, runs, integrations, workflow }, intake);
+    workflow.setStatus('MISSING');
+    const deps = { runs, workflow, accounts: accounts.store, executionArnOf: (id: string) => `arn:exec:${id}` };
+    expect(await readRun(deps, { kind: 'service' }, started.runId)).toEqual({ state: 'broken', reason: 'not_started', runId: started.runId, accountId: started.accountId });
+  });
+
+  it('answers "running" while the workflow cannot be asked (a passing error)', async () => {
+    const workflow = fakeWorkflow();
+    const started = await beginOnboarding({ accounts: accounts.store, runs, integrations, workflow }, intake);
+    workflow.status = async () => {
+      throw new Error('ThrottlingException');
+    };
+    const deps = { runs, workflow, accounts: accounts.store, executionArnOf: (id: string) => `arn:exec:${id}` };
+    expect(await readRun(deps, { kind: 'service' }, started.runId)).toMatchObject({ state: 'running' });
   });
 });

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { VendorError } from '../../../lib/errors.ts';
+import { ENHANCED_WORKFLOW } from '../../../lib/onboarding/outcomes.ts';
 import { integrationStep, type StepInput } from '../../../lib/onboarding/steps/integration-step.ts';
 import { postChatNotices } from '../../../lib/onboarding/steps/post-chat-notices.ts';
 import { PROJECT_TEMPLATE, provisionTaskTool } from '../../../lib/onboarding/steps/provision-task-tool.ts';
@@ -80,13 +81,54 @@ describe('the e-mail step', () => {
 });
 
 describe('the chat step', () => {
-  it('posts the new-client notice once', async () => {
+  it('posts the new-client notice once, and says so when it was posted already', async () => {
     const chat = fakeChat();
-    const deps = { chat, ledger, accounts: accounts.store, portalUrl: 'https://portal.example' };
-    await postChatNotices(deps, input);
-    await postChatNotices(deps, input);
+    const deps = { chat, ledger, accounts: accounts.store, runs: fakeRuns(), portalUrl: 'https://portal.example' };
+    expect((await postChatNotices(deps, input)).details).toEqual({ posted: ['new-client'] });
+    expect((await postChatNotices(deps, { ...input, runId: 'run-2' })).details).toEqual({ posted: [], alreadyPosted: ['new-client'] });
     expect(chat.posted).toHaveLength(1);
     expect(chat.posted[0]!.text).toContain('New client onboarded: Acme');
+  });
+
+  describe('in an enhanced onboarding', () => {
+    const enhanced = { ...input, runId: 'enhanced-run-1' };
+    let runs: ReturnType<typeof fakeRuns>;
+    beforeEach(async () => {
+      runs = fakeRuns();
+      await runs.begin('enhanced-run-1', 'acct-1', ENHANCED_WORKFLOW);
+      await runs.begin('enhanced-run-2', 'acct-1', ENHANCED_WORKFLOW);
+    });
+
+    it("posts its own notice once per run, even when onboarding-v2 posted the account's already", async () => {
+      const chat = fakeChat();
+      const deps = { chat, ledger, accounts: accounts.store, runs, portalUrl: 'https://portal.example' };
+      await postChatNotices(deps, input); // onboarding-v2's notice
+      expect((await postChatNotices(deps, enhanced)).details).toEqual({ posted: ['enhanced-onboarding'] });
+      // A redrive of the same run posts nothing again; a new enhanced run posts its own.
+      expect((await postChatNotices(deps, enhanced)).details).toEqual({ posted: [], alreadyPosted: ['enhanced-onboarding'] });
+      expect((await postChatNotices(deps, { ...input, runId: 'enhanced-run-2' })).details).toEqual({ posted: ['enhanced-onboarding'] });
+      expect(chat.posted).toHaveLength(3);
+    });
+
+    it("carries the run's site analysis and scrape figures", async () => {
+      await runs.recordStep('enhanced-run-1', { integration: 'analysis', outcome: 'success', details: { source: 'measurement', status: 200, ttfbMs: 182, totalMs: 240, bytes: 18234, https: true }, at: 'now' });
+      await runs.recordStep('enhanced-run-1', { integration: 'scrape', outcome: 'success', details: { source: 'crawler', pages: 4, words: 35, skipped: { robots: 1 } }, at: 'now' });
+      await runs.recordStep('enhanced-run-1', { integration: 'upload', outcome: 'success', details: { path: '/Clients/acme/04 Website/website-content.csv', rows: 4, bytes: 1190 }, at: 'now' });
+      const chat = fakeChat();
+      await postChatNotices({ chat, ledger, accounts: accounts.store, runs, portalUrl: 'https://portal.example' }, enhanced);
+      const text = chat.posted[0]!.text;
+      expect(text).toContain('New client onboarded: Acme');
+      expect(text).toContain('Website analysis: status 200, first byte after 182 ms, 240 ms in all, 18234 bytes');
+      expect(text).toContain('Website content: 4 pages, 35 words');
+      expect(text).toContain('/Clients/acme/04 Website/website-content.csv');
+    });
+
+    it('says which site work failed, with its reason', async () => {
+      await runs.recordStep('enhanced-run-1', { integration: 'scrape', outcome: 'failed', details: {}, error: { message: 'no-such-host.invalid could not be resolved', context: {} }, at: 'now' });
+      const chat = fakeChat();
+      await postChatNotices({ chat, ledger, accounts: accounts.store, runs, portalUrl: 'https://portal.example' }, enhanced);
+      expect(chat.posted[0]!.text).toContain('Website content: failed (no-such-host.invalid could not be resolved)');
+    });
   });
 });
 

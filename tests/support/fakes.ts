@@ -117,11 +117,24 @@ export function fakeRuns(): RunStore & { records: Map<string, RunRecord>; report
 
 export function fakeLedger(): Ledger & { entries: Map<string, Record<string, unknown>> } {
   const entries = new Map<string, Record<string, unknown>>();
+  const claims = new Map<string, { maker: string; until: number }>();
   return {
     entries,
     get: async <T,>(accountId: string, resource: string) => entries.get(`${accountId}|${resource}`) as T | undefined,
     async put(accountId, resource, value) {
       entries.set(`${accountId}|${resource}`, value);
+      claims.delete(`${accountId}|${resource}`);
+    },
+    async claim(accountId, resource, maker, leaseMs) {
+      const k = `${accountId}|${resource}`;
+      const held = claims.get(k);
+      if (entries.has(k) || (held && held.until > Date.now())) return false;
+      claims.set(k, { maker, until: Date.now() + leaseMs });
+      return true;
+    },
+    async release(accountId, resource, maker) {
+      const k = `${accountId}|${resource}`;
+      if (claims.get(k)?.maker === maker) claims.delete(k);
     },
   };
 }

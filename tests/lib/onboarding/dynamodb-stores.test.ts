@@ -38,6 +38,34 @@ describe('the provisioning ledger', () => {
     expect(await remembered(ledger, 'acct', 'clickup#folder', make)).toEqual({ id: 'x1' });
     expect(await remembered(ledger, 'other', 'clickup#folder', make)).toEqual({ id: 'x2' });
   });
+
+  it('makes a thing once when two runs ask for it at the same moment', async () => {
+    const ledger = dynamodbLedger(d);
+    let made = 0;
+    const make = async () => {
+      await new Promise((r) => setTimeout(r, 300));
+      return { id: `lead-${++made}` };
+    };
+    const both = await Promise.all([remembered(ledger, 'acct-race', 'close#lead', make), remembered(ledger, 'acct-race', 'close#lead', make)]);
+    expect(made).toBe(1);
+    expect(both).toEqual([{ id: 'lead-1' }, { id: 'lead-1' }]);
+  });
+
+  it('gives the claim back when making fails, so the next attempt makes it at once', async () => {
+    const ledger = dynamodbLedger(d);
+    await expect(remembered(ledger, 'acct-fail', 'slack#new-client', () => Promise.reject(new Error('slack down')))).rejects.toThrow('slack down');
+    expect(await remembered(ledger, 'acct-fail', 'slack#new-client', async () => ({ ts: '1' }), { waitMs: 0 })).toEqual({ ts: '1' });
+  });
+
+  it('fails transiently while another maker holds the claim, and takes over a claim whose lease lapsed', async () => {
+    const ledger = dynamodbLedger(d);
+    expect(await ledger.claim('acct-dead', 'clickup#folder', 'a maker that died', 200)).toBe(true);
+    const attempt = remembered(ledger, 'acct-dead', 'clickup#folder', async () => ({ id: 'f1' }), { waitMs: 0 });
+    await expect(attempt).rejects.toMatchObject({ name: 'VendorUnavailable', vendor: 'clickup' });
+    await new Promise((r) => setTimeout(r, 250));
+    expect(await remembered(ledger, 'acct-dead', 'clickup#folder', async () => ({ id: 'f1' }), { waitMs: 0 })).toEqual({ id: 'f1' });
+    expect(await ledger.claim('acct-dead', 'clickup#folder', 'late', 200)).toBe(false);
+  });
 });
 
 describe('follow-ups', () => {

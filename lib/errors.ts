@@ -79,7 +79,9 @@ export class RateLimited extends DomainError {
 /**
  * A vendor could not do what we asked, after the retries that make sense.
  * `transient` failures (429, 5xx, timeouts) may succeed later; the state
- * machines retry them by the names below.
+ * machines retry them by the names below: VendorThrottled (a 429, whose
+ * window can be a minute away, so it gets a longer retry schedule) and
+ * VendorUnavailable (the rest). VendorRejected is permanent.
  */
 export class VendorError extends DomainError {
   readonly code = 'vendor_failed';
@@ -87,7 +89,7 @@ export class VendorError extends DomainError {
   readonly context: VendorErrorContext;
   constructor(vendor: string, message: string, context: VendorErrorContext) {
     super(message);
-    this.name = context.transient ? 'VendorUnavailable' : 'VendorRejected';
+    this.name = !context.transient ? 'VendorRejected' : context.status === 429 ? 'VendorThrottled' : 'VendorUnavailable';
     this.vendor = vendor;
     this.context = context;
   }
@@ -102,4 +104,6 @@ export interface VendorErrorContext {
   vendorCode?: string;
   attempts?: number;
   retryAfterMs?: number;
+  /** The vendor may have done it (answer lost); not repeated in-process, the step looks before it creates again. */
+  outcomeUnknown?: boolean;
 }

@@ -67,6 +67,8 @@ export function firecrawlScraper(settings: Settings, policy: RetryPolicy & { tim
       const started = await http<{ success?: boolean; id?: string }>('start a crawl', {
         path: '/v2/crawl',
         json: { url, limit: maxPages, allowSubdomains: false, scrapeOptions: { formats: ['html'], onlyMainContent: true } },
+        // A lost answer would leave a job we cannot name; a second one would bill the crawl twice.
+        repeatable: false,
       });
       const id = started.body.id;
       if (!started.body.success || !id) throw refuse('start a crawl', 'without a job id');

@@ -49,6 +49,8 @@ export function clickupTaskTool(settings: Settings, policy: RetryPolicy & { time
       path: createPath,
       json: { name },
       accept: [400],
+      // A lost answer is not retried here: the step runs again and finds it by name.
+      repeatable: false,
     });
     if (created.status === 400) {
       // A concurrent run created it first: adopt theirs.
@@ -76,7 +78,12 @@ export function clickupTaskTool(settings: Settings, policy: RetryPolicy & { time
   });
 
   async function createTask(listId: string, task: NewTask): Promise<TaskRef> {
-    const res = await http<ClickUpTask>(`create task "${task.name}"`, { method: 'POST', path: `/list/${listId}/task`, json: taskBody(task) });
+    const res = await http<ClickUpTask>(`create task "${task.name}"`, {
+      method: 'POST',
+      path: `/list/${listId}/task`,
+      json: taskBody(task),
+      repeatable: false,
+    });
     return toRef(res.body);
   }
 

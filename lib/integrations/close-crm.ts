@@ -79,7 +79,12 @@ export function closeCrm(settings: Settings, policy: RetryPolicy & { timeoutMs: 
       }),
 
     async createLead(details) {
-      const res = await http<Lead>('create the lead', { path: '/lead/', json: { ...companyFields(details), contacts: [contactOf(details)] } });
+      const res = await http<Lead>('create the lead', {
+        path: '/lead/',
+        json: { ...companyFields(details), contacts: [contactOf(details)] },
+        // A lost answer is not retried here: the step runs again and finds the lead by its contact's e-mail.
+        repeatable: false,
+      });
       return res.body.id;
     },
 
@@ -87,7 +92,7 @@ export function closeCrm(settings: Settings, policy: RetryPolicy & { timeoutMs: 
       const res = await http<Lead>('update the lead', { method: 'PUT', path: `/lead/${leadId}/`, json: companyFields(details) });
       const email = details.contact.email.toLowerCase();
       const known = (res.body.contacts ?? []).some((c) => (c.emails ?? []).some((e) => e.email.toLowerCase() === email));
-      if (!known) await http('add the contact', { path: '/contact/', json: { lead_id: leadId, ...contactOf(details) } });
+      if (!known) await http('add the contact', { path: '/contact/', json: { lead_id: leadId, ...contactOf(details) }, repeatable: false });
     },
   };
 }

@@ -1,7 +1,12 @@
 // Outbound JSON calls to a vendor's HTTP API, through the one retry mechanism.
 // 429, 5xx, timeouts and network errors are transient and retried; other 4xx
 // answers are either expected by the caller (`accept`) or permanent.
-import { AttemptFailed, withRetries, type RetryPolicy, type Sleep } from './retry.ts';
+// A call marked `repeatable: false` (a create the vendor cannot deduplicate)
+// is not retried in-process when its outcome is unknown (timeout, connection
+// lost after sending, 5xx): the vendor may have done it, so the error goes up
+// at once and the step, re-run by the state machine, looks before it creates.
+// A 429 or a connection that was never made are retried as usual: nothing was done.
+import { AttemptFailed, failedBeforeSending, networkReason, withRetries, type RetryPolicy, type Sleep } from './retry.ts';
 
 export interface VendorHttpConfig {
   vendor: string;
@@ -28,6 +33,8 @@ export interface VendorRequest {
   accept?: number[];
   /** Another origin for this call (e.g. Dropbox's content host). */
   baseUrl?: string;
+  /** false: sending it twice may do it twice (no idempotency key), so an unknown outcome is never retried here. */
+  repeatable?: boolean;
 }
 
 export interface VendorResponse<T> {
@@ -52,14 +59,21 @@ export function vendorHttp(config: VendorHttpConfig): VendorHttp {
           body = JSON.stringify(request.json);
           headers['content-type'] = 'application/json';
         }
-        const response = await doFetch(`${request.baseUrl ?? config.baseUrl}${request.path}`, {
-          method: request.method ?? (body === undefined ? 'GET' : 'POST'),
-          headers,
-          body: body as RequestInit['body'],
-          redirect: 'manual',
-          signal: AbortSignal.timeout(config.policy.timeoutMs),
-        });
-        const parsed = await readBody(response);
+        const unsafe = request.repeatable === false;
+        let response: Response;
+        let parsed: unknown;
+        try {
+          response = await doFetch(`${request.baseUrl ?? config.baseUrl}${request.path}`, {
+            method: request.method ?? (body === undefined ? 'GET' : 'POST'),
+            headers,
+            body: body as RequestInit['body'],
+            redirect: 'manual',
+            signal: AbortSignal.timeout(config.policy.timeoutMs),
+          });
+          parsed = await readBody(response);
+        } catch (error) {
+          throw new AttemptFailed({ transient: true, reason: networkReason(error), outcomeUnknown: unsafe && !failedBeforeSending(error) });
+        }
         if (response.ok || request.accept?.includes(response.status)) {
           return { status: response.status, body: parsed as never, headers: response.headers };
         }
@@ -71,6 +85,7 @@ export function vendorHttp(config: VendorHttpConfig): VendorHttp {
             status: response.status,
             vendorCode,
             retryAfterMs: config.retryHint?.(response, parsed),
+            outcomeUnknown: unsafe && response.status !== 429,
           });
         }
         throw new AttemptFailed({

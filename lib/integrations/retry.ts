@@ -1,7 +1,11 @@
 // One retry mechanism for every vendor call: exponential backoff with full
 // jitter, or the vendor's own retry hint when it sends one. A hint longer
 // than a step should wait ends the attempts early with a transient error that
-// carries the hint, so the state machine's own retry takes over.
+// carries the hint (VendorThrottled), so the state machine's own, longer
+// throttle retry takes over. An attempt whose outcome is unknown and which
+// must not be sent twice (a create without an idempotency key) also ends the
+// attempts at once: the state machine re-runs the step, which looks before it
+// creates.
 import { VendorError } from '../errors.ts';
 
 export interface RetryPolicy {
@@ -20,6 +24,12 @@ export interface AttemptFailure {
   status?: number;
   vendorCode?: string;
   retryAfterMs?: number;
+  /**
+   * The vendor may have done the work but its answer is unknown (timeout,
+   * connection lost after sending, 5xx), and the call is not safe to repeat:
+   * no further attempt is made in-process.
+   */
+  outcomeUnknown?: boolean;
 }
 
 /** Thrown by an attempt to say how it failed. */
@@ -49,24 +59,26 @@ export async function withRetries<T>(
       // Already classified (a nested vendor call, e.g. a token refresh, with its own retries).
       if (error instanceof VendorError) throw error;
       last = error instanceof AttemptFailed ? error.failure : { transient: true, reason: networkReason(error) };
-      if (!last.transient) break;
+      if (!last.transient || last.outcomeUnknown) break;
       if (last.retryAfterMs !== undefined && last.retryAfterMs > policy.maxRetryWaitMs) break;
       if (n === policy.maxAttempts) break;
       await sleep(delayBefore(n, policy, last.retryAfterMs));
     }
   }
   const attempts = Math.max(1, policy.maxAttempts);
-  throw new VendorError(vendor, `${vendor}: ${operation} ${last.reason}${last.transient ? ` (gave up after ${attemptsMade(last, attempts)})` : ''}`, {
+  throw new VendorError(vendor, `${vendor}: ${operation} ${last.reason}${last.transient ? ` (${whyStopped(last, attempts)})` : ''}`, {
     transient: last.transient,
     operation,
     status: last.status,
     vendorCode: last.vendorCode,
     retryAfterMs: last.retryAfterMs,
+    ...(last.outcomeUnknown ? { outcomeUnknown: true } : {}),
   });
 }
 
-function attemptsMade(last: AttemptFailure, max: number) {
-  return last.retryAfterMs !== undefined ? 'a long retry hint' : `${max} attempts`;
+function whyStopped(last: AttemptFailure, max: number) {
+  if (last.outcomeUnknown) return 'not repeated: it may have been done';
+  return `gave up after ${last.retryAfterMs !== undefined ? 'a long retry hint' : `${max} attempts`}`;
 }
 
 export function delayBefore(attempt: number, policy: RetryPolicy, hintMs?: number): number {
@@ -75,8 +87,22 @@ export function delayBefore(attempt: number, policy: RetryPolicy, hintMs?: numbe
   return Math.random() * ceiling;
 }
 
-function networkReason(error: unknown): string {
+export function networkReason(error: unknown): string {
   const name = (error as { name?: string } | null)?.name;
   if (name === 'TimeoutError' || name === 'AbortError') return 'timed out';
   return 'could not be reached';
+}
+
+// Errors that happen before a request leaves: the vendor cannot have acted on it.
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH']);
+
+/** Whether a failed fetch certainly never reached the vendor (fetch wraps the socket error as its cause). */
+export function failedBeforeSending(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && NOT_SENT.has(code)) return true;
+    const inner = (e as { errors?: unknown[] }).errors;
+    if (Array.isArray(inner) && inner.length && inner.every((x) => NOT_SENT.has((x as { code?: string })?.code ?? ''))) return true;
+  }
+  return false;
 }

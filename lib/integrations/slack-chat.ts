@@ -1,9 +1,12 @@
 // Slack (vendor-contracts §4): an incoming webhook answers plain text ("ok",
 // or an error word with a 4xx); chat.postMessage answers HTTP 200 with
-// ok:false on logical failures. Neither has an idempotency key, so a post
-// whose answer was lost may be repeated by a retry: for notices, a rare
-// duplicate is chosen over a lost one. Callers record what was posted, so a
-// re-run never re-posts a confirmed message.
+// ok:false on logical failures. Neither has an idempotency key and neither
+// can be searched for what was posted, so a post whose answer was lost
+// (timeout, dropped connection, 5xx) is never retried in-process; the error
+// goes up, and the state machine's retry of the step may post it again: for
+// notices, a rare duplicate is chosen over a lost one. A 429 (not posted) is
+// retried after Retry-After. Callers record what was posted, so a re-run
+// never re-posts a confirmed message.
 import { VendorError } from '../errors.ts';
 import type { Chat, ChatMessage } from './chat.ts';
 import { retryAfterHeader, vendorHttp } from './http-client.ts';
@@ -13,7 +16,7 @@ type Settings = { mode: 'incoming-webhook'; webhookUrl: string } | { mode: 'web-
 
 export function slackChat(settings: Settings, vendorPolicy: RetryPolicy & { timeoutMs: number }): Chat {
   // A post cannot be deduplicated, so a slow answer is waited for longer before
-  // the attempt is given up and retried (a retry of a post that did land repeats it).
+  // the attempt is given up (a retry of the step after a post that did land repeats it).
   const policy = { ...vendorPolicy, timeoutMs: vendorPolicy.timeoutMs * 3 };
   if (settings.mode === 'incoming-webhook') {
     const http = vendorHttp({
@@ -26,7 +29,7 @@ export function slackChat(settings: Settings, vendorPolicy: RetryPolicy & { time
     });
     return {
       async post(message: ChatMessage) {
-        await http('post a notice', { path: '', json: { text: message.text, blocks: message.blocks } });
+        await http('post a notice', { path: '', json: { text: message.text, blocks: message.blocks }, repeatable: false });
         return {};
       },
     };
@@ -44,6 +47,7 @@ export function slackChat(settings: Settings, vendorPolicy: RetryPolicy & { time
       const res = await http<{ ok: boolean; ts?: string; error?: string }>('post a notice', {
         path: '/chat.postMessage',
         json: { channel: settings.channel, text: message.text, blocks: message.blocks },
+        repeatable: false,
       });
       if (!res.body.ok) {
         throw new VendorError('slack', `slack: post a notice was refused (${res.body.error ?? 'unknown'})`, {

@@ -3,7 +3,8 @@
 // was asked to do. The host adds the /_local conveniences:
 //   GET    /_local/<kind>   what was recorded (emails, chat, crm, tasks, storage, payments, ...)
 //   DELETE /_local          forget everything recorded, and every fault
-//   POST   /_local/faults   { vendor, mode: fail|throttle|hang, count, match?, retryAfterSeconds? }
+//   POST   /_local/faults   { vendor, mode: fail|throttle|hang|lose-answer, count, match?, retryAfterSeconds? }
+//                           lose-answer: the call is done, then its answer never comes (as a timeout after the vendor acted)
 //   DELETE /_local/faults   clear faults
 //   POST   /_local/latency  { vendor, ms }: a fixed delay on every call (for benchmarks)
 //   GET    /_local/requests?vendor=&match=   every vendor call, with the fault it met (newest last)
@@ -15,7 +16,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 
-export type FaultMode = 'fail' | 'throttle' | 'hang';
+export type FaultMode = 'fail' | 'throttle' | 'hang' | 'lose-answer';
 
 export interface Fault {
   vendor: string;
@@ -119,7 +120,7 @@ export async function startEmulatorHost(options: { port: number; stateFile?: str
   });
   app.post('/_local/faults', async (c) => {
     const body = (await c.req.json().catch(() => null)) as Partial<Fault> & { count?: number };
-    const modes: FaultMode[] = ['fail', 'throttle', 'hang'];
+    const modes: FaultMode[] = ['fail', 'throttle', 'hang', 'lose-answer'];
     if (!body || !vendors.some((v) => v.vendor === body.vendor) || !modes.includes(body.mode as FaultMode)) {
       return c.json(
         { error: { code: 'invalid_fault', message: `vendor one of ${vendors.map((v) => v.vendor).join(', ')}; mode one of ${modes.join(', ')}` } },
@@ -172,6 +173,12 @@ export async function startEmulatorHost(options: { port: number; stateFile?: str
       logged.fault = fault.mode;
       if (fault.mode === 'fail') return vendor.failure(c);
       if (fault.mode === 'throttle') return vendor.throttle(c, fault.retryAfterSeconds);
+      if (fault.mode === 'lose-answer') {
+        // The vendor does the work; the caller never hears of it.
+        await next();
+        logged.status = c.res.status;
+        save();
+      }
       await hang(c.req.raw.signal);
       return c.text('hung', 504);
     }

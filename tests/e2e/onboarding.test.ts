@@ -153,13 +153,15 @@ describe('onboarding-v2', () => {
 
   it('answers 202 with a status URL when the run outlives the wait, and the status URL gives the final body', async () => {
     const t = token();
-    await injectFault({ vendor: 'clickup', mode: 'hang', count: 10_000, match: `slow-${t}` });
+    // Dropbox's calls (all safe to repeat) are each tried in-step before the state machine retries: the
+    // slowest way to fail. (A hanging ClickUp create is no longer repeated in-step, so fails too soon.)
+    await injectFault({ vendor: 'dropbox', mode: 'hang', count: 10_000, match: `slow-${t}` });
     const reply = await onboard({ email: `slow-${t}@example.com`, companyName: `Slow ${t}` });
     expect(reply.status).toBe(202);
     expect(reply.body).toMatchObject({ status: 'running', executionId: expect.any(String), statusUrl: expect.stringContaining('/api/onboarding/runs/') });
     const final = await finalAnswer(reply);
     expect(final.status).toBe(500);
-    expect(final.body.integrations.clickup).toBe('failed');
+    expect(final.body.integrations.dropbox).toBe('failed');
     expect(final.body.errors[0].message).toContain('timed out');
   });
 

@@ -22,10 +22,12 @@ import {
 const VENDORS = ['clickup', 'dropbox', 'resend', 'slack', 'close'] as const;
 
 // Attempts as designed: the step's own attempts, times the state machine's invocations of the step.
+// Slack's first call is a post, which is never repeated in-process when its outcome is unknown (a 5xx, a timeout):
+// only the state machine's retry of the step sends it again.
 const asl = JSON.parse(readFileSync('statemachines/onboarding.asl.json', 'utf8'));
-const stepRetry = asl.States.Provision.Branches[0].States.ProvisionTaskTool.Retry[0];
+const stepRetry = asl.States.Provision.Branches[0].States.ProvisionTaskTool.Retry.find((r: { ErrorEquals: string[] }) => r.ErrorEquals.includes('VendorUnavailable'));
 const stepInvocations = 1 + stepRetry.MaxAttempts;
-const attemptsPerCall = () => Number(stack().env.VENDOR_MAX_ATTEMPTS) * stepInvocations;
+const attemptsPerCall = (vendor: string) => (vendor === 'slack' ? 1 : Number(stack().env.VENDOR_MAX_ATTEMPTS)) * stepInvocations;
 
 const followUp = async (accountId: string, integration: string) => {
   const db = DynamoDBDocumentClient.from(
@@ -66,7 +68,7 @@ describe.each(VENDORS)('%s', (vendor) => {
     expect(error).toMatchObject({ integration: vendor, context: { vendor, transient: true } });
     expect(error.context.status).toBeGreaterThanOrEqual(500);
     // Retries as designed: the first call of the step was tried in-step, in every invocation.
-    expect((await vendorRequests(vendor, since)).filter((r) => r.fault === 'fail').length).toBeGreaterThanOrEqual(attemptsPerCall());
+    expect((await vendorRequests(vendor, since)).filter((r) => r.fault === 'fail').length).toBeGreaterThanOrEqual(attemptsPerCall(vendor));
     expect(await followUp(reply.body.accountId, vendor), JSON.stringify(reply.body.errors)).toMatchObject({ state: 'open', message: error.message });
 
     await clearFaults();
@@ -104,11 +106,44 @@ describe.each(VENDORS)('%s', (vendor) => {
     expect(reply.status).toBe(500);
     expect(reply.body.integrations[vendor]).toBe('failed');
     expect(reply.body.errors[0].message).toMatch(/timed out|could not be reached/);
-    expect((await vendorRequests(vendor, since)).filter((r) => r.fault === 'hang').length).toBeGreaterThanOrEqual(attemptsPerCall());
+    expect((await vendorRequests(vendor, since)).filter((r) => r.fault === 'hang').length).toBeGreaterThanOrEqual(attemptsPerCall(vendor));
     expect(await followUp(reply.body.accountId, vendor)).toMatchObject({ state: 'open' });
 
     await clearFaults();
     expect(await redriveWhenHeld(reply.body.executionId)).toBe('SUCCEEDED');
+    await expectProvisionedOnce(c.name, c.slug, c.email);
+  });
+});
+
+// The vendor does the create but its answer is lost (the call times out). The client must not send the
+// create again in-process; the state machine re-runs the step, which finds what was created and adopts it.
+describe('a create whose answer is lost', () => {
+  it('close: the lead is created once, found by its e-mail on the retry, and the run succeeds', async () => {
+    const c = company('close', 'lost');
+    // Only the create carries the company's name (the search carries the e-mail).
+    await setFault({ vendor: 'close', mode: 'lose-answer', count: 1, match: c.name });
+    const since = Date.now();
+    const reply = await onboard({ email: c.email, companyName: c.name });
+    expect(reply.status).toBe(200);
+    expect(reply.body.integrations.close).toBe('success');
+    const creates = (await vendorRequests('close', since)).filter((r) => r.method === 'POST' && r.path.endsWith('/lead/'));
+    expect(creates).toHaveLength(1);
+    expect(creates[0]).toMatchObject({ fault: 'lose-answer', status: 200 });
+    await expectProvisionedOnce(c.name, c.slug, c.email);
+  });
+
+  it('clickup: the folder and a task are created once, found by name on the retries, and the run succeeds', async () => {
+    const c = company('clickup', 'lost');
+    await setFault({ vendor: 'clickup', mode: 'lose-answer', count: 1, match: c.name });
+    await setFault({ vendor: 'clickup', mode: 'lose-answer', count: 1, match: 'Kick-off call' });
+    const since = Date.now();
+    const reply = await onboard({ email: c.email, companyName: c.name });
+    expect(reply.status).toBe(200);
+    expect(reply.body.integrations.clickup).toBe('success');
+    const calls = await vendorRequests('clickup', since);
+    expect(calls.filter((r) => r.fault === 'lose-answer')).toHaveLength(2);
+    expect(calls.filter((r) => r.method === 'POST' && r.path.endsWith('/folder'))).toHaveLength(1);
+    expect(calls.filter((r) => r.method === 'POST' && r.text.includes('"Kick-off call"'))).toHaveLength(1);
     await expectProvisionedOnce(c.name, c.slug, c.email);
   });
 });

@@ -76,10 +76,10 @@ export async function expectProvisionedOnce(
 
 export async function vendorRequests(vendor: string, since: number) {
   const res = await fetch(`${stack().urls.emulators}/_local/requests?vendor=${vendor}`);
-  return ((await res.json()) as { at: number; fault?: string; status?: number; path: string; text: string }[]).filter((r) => r.at >= since);
+  return ((await res.json()) as { at: number; method: string; fault?: string; status?: number; path: string; text: string }[]).filter((r) => r.at >= since);
 }
 
-export async function setFault(fault: { vendor: string; mode: 'fail' | 'throttle' | 'hang'; count: number; retryAfterSeconds?: number }) {
+export async function setFault(fault: { vendor: string; mode: 'fail' | 'throttle' | 'hang' | 'lose-answer'; count: number; match?: string; retryAfterSeconds?: number }) {
   const res = await fetch(`${stack().urls.emulators}/_local/faults`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -101,7 +101,7 @@ function branchFailure(branches: BranchOutput[], integration: Integration): Inte
   try {
     // On AWS a Lambda error's Cause is the JSON of {errorType, errorMessage}; our vendor errors' messages are client-safe.
     const cause = JSON.parse(failed.error?.Cause ?? '') as { errorType?: string; errorMessage?: string };
-    if (cause.errorType === 'VendorUnavailable' || cause.errorType === 'VendorRejected') message = cause.errorMessage ?? message;
+    if (cause.errorType === 'VendorUnavailable' || cause.errorType === 'VendorThrottled' || cause.errorType === 'VendorRejected') message = cause.errorMessage ?? message;
   } catch {
     // not JSON: a States.* error
   }

@@ -73,6 +73,6 @@ describe('the PageSpeed Insights analyzer', () => {
   it('gives up after a lasting 429, as a transient failure for the state machine to retry', async () => {
     await emu.fault({ vendor: 'pagespeed', mode: 'throttle', count: 10 });
     const error = await analyzer().analyse(`${site.origin}/`).catch((e) => e);
-    expect(error).toMatchObject({ name: 'VendorUnavailable', context: { status: 429, vendorCode: 'rateLimitExceeded' } });
+    expect(error).toMatchObject({ name: 'VendorThrottled', context: { status: 429, vendorCode: 'rateLimitExceeded' } });
   });
 });

@@ -31,8 +31,16 @@ describe('the Close CRM', () => {
     expect(lead.contacts).toHaveLength(2);
   });
 
-  it('fails once, then succeeds on retry', async () => {
+  it('retries a search that failed once', async () => {
+    await crm().createLead(details);
     await emu.fault({ vendor: 'close', mode: 'fail', count: 1 });
+    expect(await crm().findLeadByEmail(details.contact.email)).toMatch(/^lead_/);
+  });
+
+  it('does not repeat a create whose answer was a 5xx (it may have been done), and says so', async () => {
+    await emu.fault({ vendor: 'close', mode: 'fail', count: 1 });
+    const error = await crm().createLead(details).catch((e) => e);
+    expect(error).toMatchObject({ name: 'VendorUnavailable', context: { status: 500, outcomeUnknown: true } });
     await crm().createLead(details);
     expect(await emu.get('crm')).toHaveLength(1);
   });

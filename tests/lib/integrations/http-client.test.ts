@@ -76,7 +76,8 @@ describe('the vendor HTTP client', () => {
     plan = [{ status: 429, headers: { 'retry-after': '60' } }];
     const error = await client()('get', { path: '/x' }).catch((e) => e);
     expect(error).toBeInstanceOf(VendorError);
-    expect(error.name).toBe('VendorUnavailable');
+    // Its own name, so the state machines give it a schedule long enough for the vendor's window.
+    expect(error.name).toBe('VendorThrottled');
     expect(error.context).toMatchObject({ transient: true, status: 429, retryAfterMs: 60000 });
     expect(seen).toHaveLength(1);
   });
@@ -111,5 +112,59 @@ describe('the vendor HTTP client', () => {
     plan = [{ status: 0, hang: true }, { status: 0, hang: true }];
     const error = await client({ maxAttempts: 2 })('get', { path: '/x' }).catch((e) => e);
     expect(error.message).toBe('acme: get timed out (gave up after 2 attempts)');
+  });
+
+  describe('a call that is not safe to repeat (repeatable: false)', () => {
+    const create = (overrides = {}) => client(overrides)('create the lead', { path: '/lead/', json: { name: 'a' }, repeatable: false });
+
+    it('is not sent again after a 5xx: the vendor may have done it', async () => {
+      plan = [{ status: 502 }, { status: 200, body: { id: 'twice' } }];
+      const error = await create().catch((e) => e);
+      expect(error).toMatchObject({ name: 'VendorUnavailable', context: { transient: true, status: 502, outcomeUnknown: true } });
+      expect(error.message).toBe('acme: create the lead answered 502 (not repeated: it may have been done)');
+      expect(seen).toHaveLength(1);
+    });
+
+    it('is not sent again after its answer timed out', async () => {
+      plan = [{ status: 0, hang: true }, { status: 200, body: { id: 'twice' } }];
+      const error = await create().catch((e) => e);
+      expect(error).toMatchObject({ name: 'VendorUnavailable', context: { transient: true, outcomeUnknown: true } });
+      expect(error.message).toContain('timed out');
+      expect(seen).toHaveLength(1);
+      expect(sleeps).toEqual([]);
+    });
+
+    it('is retried after a 429, which says it was not done', async () => {
+      plan = [{ status: 429, headers: { 'retry-after': '1' } }, { status: 200, body: { id: 'once' } }];
+      expect((await create()).body).toEqual({ id: 'once' });
+      expect(seen).toHaveLength(2);
+    });
+
+    it('is retried when the connection was refused before anything was sent', async () => {
+      // A port that was just free: nothing listens there, the connection is refused.
+      const closed = createServer();
+      await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+      const port = (closed.address() as AddressInfo).port;
+      await new Promise((r) => closed.close(r));
+      const refused = vendorHttp({
+        vendor: 'acme',
+        baseUrl: `http://127.0.0.1:${port}`,
+        headers: () => ({}),
+        policy: { timeoutMs: 300, maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2, maxRetryWaitMs: 5000 },
+        sleep: async (ms) => {
+          sleeps.push(ms);
+        },
+      });
+      const error = await refused('create the lead', { path: '/lead/', json: {}, repeatable: false }).catch((e) => e);
+      expect(error.message).toBe('acme: create the lead could not be reached (gave up after 3 attempts)');
+      expect(error.context.outcomeUnknown).toBeUndefined();
+      expect(sleeps).toHaveLength(2);
+    });
+
+    it('leaves ordinary calls retried as before', async () => {
+      plan = [{ status: 502 }, { status: 200, body: { data: [] } }];
+      expect((await client()('search', { path: '/data/search/', json: {} })).body).toEqual({ data: [] });
+      expect(seen).toHaveLength(2);
+    });
   });
 });

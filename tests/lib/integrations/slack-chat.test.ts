@@ -24,11 +24,19 @@ describe('the Slack chat', () => {
     expect(error.context.vendorCode).toBe('channel_not_found');
   });
 
-  it('retries a throttle and a failure, posting once', async () => {
+  it('retries a throttle (nothing was posted), posting once', async () => {
     await emu.fault({ vendor: 'slack', mode: 'throttle', count: 1, retryAfterSeconds: 1 });
-    await emu.fault({ vendor: 'slack', mode: 'fail', count: 1 });
     await slackChat({ mode: 'incoming-webhook', webhookUrl: emu.env.SLACK_WEBHOOK_URL! }, quickPolicy).post({ text: 'once' });
     expect(await emu.get('chat')).toHaveLength(1);
+  });
+
+  it('never repeats a post whose answer was a 5xx: it may have been posted (vendor-contracts §4)', async () => {
+    await emu.fault({ vendor: 'slack', mode: 'fail', count: 1 });
+    const error = await slackChat({ mode: 'incoming-webhook', webhookUrl: emu.env.SLACK_WEBHOOK_URL! }, quickPolicy)
+      .post({ text: 'once' })
+      .catch((e) => e);
+    expect(error).toMatchObject({ name: 'VendorUnavailable', context: { status: 500, outcomeUnknown: true } });
+    expect((await emu.get('requests')).filter((r: { vendor: string }) => r.vendor === 'slack')).toHaveLength(1);
   });
 
   it('reports a revoked webhook with its error word', async () => {

@@ -61,17 +61,18 @@ export async function provisionTaskTool(deps: TaskToolDeps, input: StepInput): P
   const lists = await Promise.all(
     PROJECT_TEMPLATE.map(async (template) => {
       const list = await remembered(ledger, account.id, `clickup#list#${template.key}`, () => taskTool.ensureList(folder.id, template.name));
-      const keyOf = (task: StarterTask) => `clickup#task#${template.key}#${task.key}`;
-      const known = await Promise.all(template.tasks.map((t) => ledger.get(account.id, keyOf(t))));
-      const missing = template.tasks.filter((_, i) => !known[i]);
-      if (missing.length) {
+      // The list's starter tasks are one entry: ensureTasks finds tasks by name before creating,
+      // so a batch cut short is finished, not repeated, by the next attempt.
+      let ensured = 0; // tasks found or created by this call (0: the ledger had them)
+      await remembered(ledger, account.id, `clickup#tasks#${template.key}`, async () => {
         const refs = await taskTool.ensureTasks(
           list.id,
-          missing.map((t) => ({ name: t.name, description: t.description, tags: [template.key] })),
+          template.tasks.map((t) => ({ name: t.name, description: t.description, tags: [template.key] })),
         );
-        await Promise.all(missing.map((task, i) => ledger.put(account.id, keyOf(task), { id: refs[i]!.id, url: refs[i]!.url })));
-      }
-      return [template.key, { id: list.id, tasks: template.tasks.length, created: missing.length }] as const;
+        ensured = refs.length;
+        return { tasks: Object.fromEntries(template.tasks.map((task, i) => [task.key, { id: refs[i]!.id, url: refs[i]!.url }])) };
+      });
+      return [template.key, { id: list.id, tasks: template.tasks.length, ensured }] as const;
     }),
   );
   return {

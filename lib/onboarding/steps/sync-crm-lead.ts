@@ -1,6 +1,6 @@
 import type { AccountStore } from '../../accounts/accounts.ts';
 import type { Crm } from '../../integrations/crm.ts';
-import type { Ledger } from '../ledger.ts';
+import { remembered, type Ledger } from '../ledger.ts';
 import { skipped, type StepResult } from '../outcomes.ts';
 import { requireAccount } from './account.ts';
 import type { StepInput } from './integration-step.ts';
@@ -27,21 +27,16 @@ export async function syncCrmLead(deps: CrmDeps, input: StepInput): Promise<Step
     description: `Client portal: ${deps.portalUrl}/${input.portalSlug}`,
     contact: { email: input.email, phone: account.phone },
   };
-  const known = await ledger.get<{ id: string }>(account.id, 'close#lead');
-  const found =
-    known?.id ??
-    (await crm.findLeadByEmail(input.email)) ??
-    (account.company_domain ? await crm.findLeadByDomain(account.company_domain) : undefined);
-  let action: 'updated' | 'created';
-  let leadId: string;
-  if (found) {
-    await crm.updateLead(found, details);
-    leadId = found;
-    action = 'updated';
-  } else {
-    leadId = await crm.createLead(details);
+  // Finding or creating the lead is one ledger entry, so two runs of the account never both create it.
+  let action: 'updated' | 'created' = 'updated';
+  const lead = await remembered(ledger, account.id, 'close#lead', async () => {
+    const found =
+      (await crm.findLeadByEmail(input.email)) ?? (account.company_domain ? await crm.findLeadByDomain(account.company_domain) : undefined);
+    if (found) return { id: found };
     action = 'created';
-  }
-  if (!known) await ledger.put(account.id, 'close#lead', { id: leadId });
+    return { id: await crm.createLead(details) };
+  });
+  if (action === 'updated') await crm.updateLead(lead.id, details);
+  const leadId = lead.id;
   return { outcome: 'success', details: { leadId, action } };
 }

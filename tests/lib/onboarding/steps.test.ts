@@ -32,7 +32,7 @@ describe('the task-tool step', () => {
     expect(taskTool.lists.size).toBe(3);
     expect(taskTool.tasks.size).toBe(PROJECT_TEMPLATE.flatMap((l) => l.tasks).length);
     expect(taskTool.calls).toBe(callsAfterFirst); // the ledger answered everything
-    expect(second.details).toMatchObject({ lists: { onboarding: { created: 0 }, site: { created: 0 }, maintenance: { created: 0 } } });
+    expect(second.details).toMatchObject({ lists: { onboarding: { ensured: 0 }, site: { ensured: 0 }, maintenance: { ensured: 0 } } });
   });
 
   it('is skipped, with the reason, when ClickUp is not configured', async () => {

@@ -30,7 +30,7 @@ export async function uploadSiteCsv(deps: UploadDeps, input: CrawlStepInput): Pr
   const tree = await deps.ledger.get<{ path: string }>(input.accountId, 'dropbox#tree');
   if (!tree) throw new PrerequisiteMissing('The content CSV waits for the client storage folder, which has not been created');
 
-  const file = await remembered(deps.ledger, input.accountId, `dropbox#site-content#${job.job_id}`, async () => {
+  const file = await remembered(deps.ledger, { accountId: input.accountId, resource: `dropbox#site-content#${job.job_id}`, maker: job.job_id }, async () => {
     const pages = await deps.results.pages(job.job_id);
     const written = await storage.writeFile(`${tree.path}/${CONTENT_FOLDER}/${CONTENT_FILE}`, pagesCsv(pages));
     await deps.events.record(input.accountId, {

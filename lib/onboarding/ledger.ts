@@ -3,12 +3,13 @@
 // what is missing, even where the vendor itself has no idempotency.
 //
 // Two runs of one account may overlap (a changed resubmission while the first
-// run works, an enhanced onboarding beside onboarding-v2, a redrive), so a
-// miss is not enough to go ahead: the maker first claims the entry with a
-// conditional write, and only the claimant calls the vendor. The claim is a
-// lease: a maker that dies (a Lambda timeout) holds it only until it lapses.
+// run works, an enhanced onboarding beside onboarding-v2), so a miss is not
+// enough to go ahead: the maker, a run, first claims the entry with a
+// conditional write, and only the claimant calls the vendor. The same run may
+// always take its own claim again: a step retried or redriven after it died
+// mid-way goes on at once (its vendor calls look before they create). Another
+// run waits; a claim whose run stopped altogether lapses after its lease.
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { randomUUID } from 'node:crypto';
 import { VendorError } from '../errors.ts';
 import { isConditionFailure, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
 
@@ -17,7 +18,7 @@ export interface Ledger {
   get<T = Record<string, unknown>>(accountId: string, resource: string): Promise<T | undefined>;
   /** Records what was made (and ends any claim on it). */
   put(accountId: string, resource: string, value: Record<string, unknown>): Promise<void>;
-  /** Takes the right to make it: false while it is made, or another maker's lease lasts. */
+  /** Takes the right to make it: false once it is made, or while another maker's lease lasts. */
   claim(accountId: string, resource: string, maker: string, leaseMs: number): Promise<boolean>;
   /** Gives a claim back (the making failed), so the next attempt may claim it at once. */
   release(accountId: string, resource: string, maker: string): Promise<void>;
@@ -35,16 +36,21 @@ const LEASE_MS = 300_000;
 const WAIT_MS = 10_000;
 const PAUSE_MS = 250;
 
+/** One thing made for an account, and the run (execution, job) making it. */
+export interface Entry {
+  accountId: string;
+  resource: string;
+  maker: string;
+}
+
 /** Reads the ledger; on a miss, claims the entry, makes the thing and records it. */
 export async function remembered<T extends Record<string, unknown>>(
   ledger: Ledger,
-  accountId: string,
-  resource: string,
+  { accountId, resource, maker }: Entry,
   make: () => Promise<T>,
   options: RememberOptions = {},
 ): Promise<T> {
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const maker = randomUUID();
   for (let waited = 0; ; waited += PAUSE_MS) {
     const known = await ledger.get<T>(accountId, resource);
     if (known) return known;
@@ -85,10 +91,10 @@ export function dynamodbLedger(deps: { db: DynamoDBDocumentClient; tables: Pick<
           new PutCommand({
             TableName: tables.provisioning,
             Item: { ...key(accountId, resource), maker, lease_until: at + leaseMs },
-            // Free, or claimed by a maker whose lease has lapsed; never once made.
-            ConditionExpression: 'attribute_not_exists(account_id) OR (attribute_not_exists(#value) AND lease_until < :now)',
+            // Free, this maker's own, or claimed by a maker whose lease has lapsed; never once made.
+            ConditionExpression: 'attribute_not_exists(account_id) OR (attribute_not_exists(#value) AND (maker = :maker OR lease_until < :now))',
             ExpressionAttributeNames: { '#value': 'value' },
-            ExpressionAttributeValues: { ':now': at },
+            ExpressionAttributeValues: { ':now': at, ':maker': maker },
           }),
         );
         return true;

@@ -128,7 +128,7 @@ export function fakeLedger(): Ledger & { entries: Map<string, Record<string, unk
     async claim(accountId, resource, maker, leaseMs) {
       const k = `${accountId}|${resource}`;
       const held = claims.get(k);
-      if (entries.has(k) || (held && held.until > Date.now())) return false;
+      if (entries.has(k) || (held && held.maker !== maker && held.until > Date.now())) return false;
       claims.set(k, { maker, until: Date.now() + leaseMs });
       return true;
     },

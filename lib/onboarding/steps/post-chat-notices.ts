@@ -39,7 +39,7 @@ export async function postChatNotices(deps: ChatDeps, input: StepInput): Promise
     .filter(Boolean)
     .join('\n');
   let postedNow = false;
-  await remembered(deps.ledger, account.id, enhanced ? `slack#enhanced#${input.runId}` : 'slack#new-client', async () => {
+  await remembered(deps.ledger, { accountId: account.id, resource: enhanced ? `slack#enhanced#${input.runId}` : 'slack#new-client', maker: input.runId }, async () => {
     const { ts } = await chat.post({
       text: `New client onboarded: ${company}\n${facts}`,
       blocks: [

@@ -37,11 +37,11 @@ export async function provisionStorageTree(deps: StorageDeps, input: StepInput):
   if (!storage) return skipped('Dropbox is not configured in this deployment');
   const account = await requireAccount(deps.accounts, input.accountId);
   const path = `${deps.rootPath}/${input.portalSlug}`;
-  const tree = await remembered(ledger, account.id, 'dropbox#tree', async () => {
+  const tree = await remembered(ledger, { accountId: account.id, resource: 'dropbox#tree', maker: input.runId }, async () => {
     await storage.ensureFolders([path, ...STORAGE_FOLDERS.map((name) => `${path}/${name}`)]);
     return { path, folders: STORAGE_FOLDERS.length, createdAt: (deps.now?.() ?? new Date()).toISOString() };
   });
-  const link = await remembered(ledger, account.id, 'dropbox#link', async () => ({ url: await storage.sharedLink(tree.path) }));
+  const link = await remembered(ledger, { accountId: account.id, resource: 'dropbox#link', maker: input.runId }, async () => ({ url: await storage.sharedLink(tree.path) }));
   for (const member of await deps.accounts.membersOf(account.id)) {
     await deps.accounts.setMemberStorage(member.email, { link: link.url, path: tree.path, createdAt: tree.createdAt });
   }

@@ -56,15 +56,16 @@ export async function provisionTaskTool(deps: TaskToolDeps, input: StepInput): P
   if (!taskTool) return skipped('ClickUp is not configured in this deployment');
   const account = await requireAccount(deps.accounts, input.accountId);
   const folderName = `${account.company_name ?? input.portalSlug} (${input.portalSlug})`;
-  const folder = await remembered(ledger, account.id, 'clickup#folder', () => taskTool.ensureFolder(folderName));
+  const entry = (resource: string) => ({ accountId: account.id, resource, maker: input.runId });
+  const folder = await remembered(ledger, entry('clickup#folder'), () => taskTool.ensureFolder(folderName));
 
   const lists = await Promise.all(
     PROJECT_TEMPLATE.map(async (template) => {
-      const list = await remembered(ledger, account.id, `clickup#list#${template.key}`, () => taskTool.ensureList(folder.id, template.name));
+      const list = await remembered(ledger, entry(`clickup#list#${template.key}`), () => taskTool.ensureList(folder.id, template.name));
       // The list's starter tasks are one entry: ensureTasks finds tasks by name before creating,
       // so a batch cut short is finished, not repeated, by the next attempt.
       let ensured = 0; // tasks found or created by this call (0: the ledger had them)
-      await remembered(ledger, account.id, `clickup#tasks#${template.key}`, async () => {
+      await remembered(ledger, entry(`clickup#tasks#${template.key}`), async () => {
         const refs = await taskTool.ensureTasks(
           list.id,
           template.tasks.map((t) => ({ name: t.name, description: t.description, tags: [template.key] })),

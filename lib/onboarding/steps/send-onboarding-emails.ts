@@ -35,7 +35,7 @@ export async function sendOnboardingEmails(deps: EmailDeps, input: StepInput): P
 
   await Promise.all(
     due.map((email) =>
-      remembered(ledger, account.id, `resend#${email.kind}`, async () => {
+      remembered(ledger, { accountId: account.id, resource: `resend#${email.kind}`, maker: input.runId }, async () => {
         const { id } = await mailer.send({ ...email.content, to: email.to, kind: email.kind, idempotencyKey: `onboarding-${account.id}-${email.kind}` });
         return { id };
       }),

@@ -29,7 +29,7 @@ export async function syncCrmLead(deps: CrmDeps, input: StepInput): Promise<Step
   };
   // Finding or creating the lead is one ledger entry, so two runs of the account never both create it.
   let action: 'updated' | 'created' = 'updated';
-  const lead = await remembered(ledger, account.id, 'close#lead', async () => {
+  const lead = await remembered(ledger, { accountId: account.id, resource: 'close#lead', maker: input.runId }, async () => {
     const found =
       (await crm.findLeadByEmail(input.email)) ?? (account.company_domain ? await crm.findLeadByDomain(account.company_domain) : undefined);
     if (found) return { id: found };

@@ -23,7 +23,7 @@ export async function postBookingAlert(deps: BookingAlertDeps, input: BookingSte
   const company = account?.company_name ?? `account ${accountId}`;
   const text = alertText(booking, company);
   const key = `slack#booking#${createHash('sha256').update(input.eventKey).digest('hex').slice(0, 32)}`;
-  const posted = await remembered(deps.ledger, accountId, key, async () => {
+  const posted = await remembered(deps.ledger, { accountId, resource: key, maker: input.eventKey }, async () => {
     const { ts } = await chat.post({ text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: text.replace(/[<>&]/g, '') } }] });
     return { ts: ts ?? 'incoming-webhook' };
   });

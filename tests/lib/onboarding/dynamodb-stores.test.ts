@@ -30,13 +30,15 @@ describe('the run store', () => {
 });
 
 describe('the provisioning ledger', () => {
+  const entry = (accountId: string, resource: string, maker = 'run-1') => ({ accountId, resource, maker });
+
   it('makes a thing once and remembers it', async () => {
     const ledger = dynamodbLedger(d);
     let made = 0;
     const make = async () => ({ id: `x${++made}` });
-    expect(await remembered(ledger, 'acct', 'clickup#folder', make)).toEqual({ id: 'x1' });
-    expect(await remembered(ledger, 'acct', 'clickup#folder', make)).toEqual({ id: 'x1' });
-    expect(await remembered(ledger, 'other', 'clickup#folder', make)).toEqual({ id: 'x2' });
+    expect(await remembered(ledger, entry('acct', 'clickup#folder'), make)).toEqual({ id: 'x1' });
+    expect(await remembered(ledger, entry('acct', 'clickup#folder', 'run-2'), make)).toEqual({ id: 'x1' });
+    expect(await remembered(ledger, entry('other', 'clickup#folder'), make)).toEqual({ id: 'x2' });
   });
 
   it('makes a thing once when two runs ask for it at the same moment', async () => {
@@ -46,25 +48,26 @@ describe('the provisioning ledger', () => {
       await new Promise((r) => setTimeout(r, 300));
       return { id: `lead-${++made}` };
     };
-    const both = await Promise.all([remembered(ledger, 'acct-race', 'close#lead', make), remembered(ledger, 'acct-race', 'close#lead', make)]);
+    const both = await Promise.all([remembered(ledger, entry('acct-race', 'close#lead', 'run-a'), make), remembered(ledger, entry('acct-race', 'close#lead', 'run-b'), make)]);
     expect(made).toBe(1);
     expect(both).toEqual([{ id: 'lead-1' }, { id: 'lead-1' }]);
   });
 
-  it('gives the claim back when making fails, so the next attempt makes it at once', async () => {
+  it('gives the claim back when making fails, so the next attempt of any run makes it at once', async () => {
     const ledger = dynamodbLedger(d);
-    await expect(remembered(ledger, 'acct-fail', 'slack#new-client', () => Promise.reject(new Error('slack down')))).rejects.toThrow('slack down');
-    expect(await remembered(ledger, 'acct-fail', 'slack#new-client', async () => ({ ts: '1' }), { waitMs: 0 })).toEqual({ ts: '1' });
+    await expect(remembered(ledger, entry('acct-fail', 'slack#new-client', 'run-a'), () => Promise.reject(new Error('slack down')))).rejects.toThrow('slack down');
+    expect(await remembered(ledger, entry('acct-fail', 'slack#new-client', 'run-b'), async () => ({ ts: '1' }), { waitMs: 0 })).toEqual({ ts: '1' });
   });
 
-  it('fails transiently while another maker holds the claim, and takes over a claim whose lease lapsed', async () => {
+  it("lets a run take its own claim again (its step died mid-way), keeps other runs waiting, and lets a lapsed claim be taken over", async () => {
     const ledger = dynamodbLedger(d);
-    expect(await ledger.claim('acct-dead', 'clickup#folder', 'a maker that died', 200)).toBe(true);
-    const attempt = remembered(ledger, 'acct-dead', 'clickup#folder', async () => ({ id: 'f1' }), { waitMs: 0 });
-    await expect(attempt).rejects.toMatchObject({ name: 'VendorUnavailable', vendor: 'clickup' });
+    expect(await ledger.claim('acct-dead', 'clickup#folder', 'run-a', 200)).toBe(true);
+    const other = remembered(ledger, entry('acct-dead', 'clickup#folder', 'run-b'), async () => ({ id: 'f-b' }), { waitMs: 0 });
+    await expect(other).rejects.toMatchObject({ name: 'VendorUnavailable', vendor: 'clickup' });
+    expect(await ledger.claim('acct-dead', 'clickup#folder', 'run-a', 200)).toBe(true);
     await new Promise((r) => setTimeout(r, 250));
-    expect(await remembered(ledger, 'acct-dead', 'clickup#folder', async () => ({ id: 'f1' }), { waitMs: 0 })).toEqual({ id: 'f1' });
-    expect(await ledger.claim('acct-dead', 'clickup#folder', 'late', 200)).toBe(false);
+    expect(await remembered(ledger, entry('acct-dead', 'clickup#folder', 'run-b'), async () => ({ id: 'f-b' }), { waitMs: 0 })).toEqual({ id: 'f-b' });
+    expect(await ledger.claim('acct-dead', 'clickup#folder', 'run-a', 200)).toBe(false);
   });
 });
 

@@ -1,8 +1,8 @@
 // The routes of enhanced onboarding and crawler intelligence.
 import { idParam, route } from '../api/route.ts';
 import { onboardingBody } from '../onboarding/intake.ts';
+import { integrationErrors, outcome, submissionAnswers } from '../onboarding/routes.ts';
 
-const outcome = { enum: ['success', 'skipped', 'failed'] } as const;
 const enhancedResult = {
   type: 'object',
   required: ['success', 'accountId', 'portalSlug', 'integrations'],
@@ -22,24 +22,7 @@ const enhancedResult = {
         'Per integration: what was done, or why it was skipped. analysis: source and key figures (performanceScore, lcpMs, cls, tbtMs, fcpMs from PageSpeed; status, ttfbMs, totalMs, bytes, https, title from our own measurement); scrape: source, pages, words, skipped; upload: path, rows, bytes',
     },
     executionId: { type: 'string', description: 'The Step Functions execution name of the run (also the id of its crawl job)' },
-    errors: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['integration', 'message', 'context'],
-        properties: { integration: { type: 'string' }, message: { type: 'string' }, context: { type: 'object' } },
-      },
-    },
-  },
-} as const;
-const running = {
-  type: 'object',
-  required: ['status', 'accountId', 'executionId', 'statusUrl'],
-  properties: {
-    status: { const: 'running' },
-    accountId: { type: 'string' },
-    executionId: { type: 'string', description: 'The Step Functions execution name' },
-    statusUrl: { type: 'string', format: 'uri' },
+    errors: integrationErrors,
   },
 } as const;
 
@@ -175,13 +158,7 @@ export const crawlerRoutes = {
     tag: 'onboarding',
     access: 'service-or-user',
     body: onboardingBody,
-    responses: {
-      200: { description: 'Every integration succeeded or was skipped (not configured, or no website given)', schema: enhancedResult },
-      202: { description: 'Still running after the wait; poll statusUrl', schema: running },
-      400: { description: 'Missing e-mail or company name, or an invalid field' },
-      401: { description: 'Neither the internal API key nor the bearer token of the user being onboarded' },
-      500: { description: 'An integration failed (success false, errors with context; recorded for follow-up), or an internal error' },
-    },
+    responses: submissionAnswers(enhancedResult, 'Every integration succeeded or was skipped (not configured, or no website given)'),
   }),
   crawlerSummary: route({
     method: 'GET',

@@ -1,7 +1,16 @@
-import { idParam, route } from '../api/route.ts';
+import { idParam, route, type JSONSchema } from '../api/route.ts';
 import { onboardingBody } from './intake.ts';
 
-const outcome = { enum: ['success', 'skipped', 'failed'] } as const;
+// The pieces of a run's answer, shared with enhanced onboarding (lib/crawler/routes.ts).
+export const outcome = { enum: ['success', 'skipped', 'failed'] } as const;
+export const integrationErrors = {
+  type: 'array',
+  items: {
+    type: 'object',
+    required: ['integration', 'message', 'context'],
+    properties: { integration: { type: 'string' }, message: { type: 'string' }, context: { type: 'object' } },
+  },
+} as const;
 const result = {
   type: 'object',
   required: ['success', 'accountId', 'portalSlug', 'integrations'],
@@ -16,17 +25,10 @@ const result = {
     },
     details: { type: 'object', description: 'Per integration: what was created, or why it was skipped' },
     executionId: { type: 'string', description: 'The Step Functions execution name of the run' },
-    errors: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['integration', 'message', 'context'],
-        properties: { integration: { type: 'string' }, message: { type: 'string' }, context: { type: 'object' } },
-      },
-    },
+    errors: integrationErrors,
   },
 } as const;
-const running = {
+export const running = {
   type: 'object',
   required: ['status', 'accountId', 'executionId', 'statusUrl'],
   properties: {
@@ -37,6 +39,15 @@ const running = {
   },
 } as const;
 
+/** The answers of a submitted portal form (onboarding-v2, and enhanced onboarding): the run's result, or 202 while it runs. */
+export const submissionAnswers = (result: JSONSchema, whenDone: string) => ({
+  200: { description: whenDone, schema: result },
+  202: { description: 'Still running after the wait; poll statusUrl', schema: running },
+  400: { description: 'Missing e-mail or company name, or an invalid field' },
+  401: { description: 'Neither the internal API key nor the bearer token of the user being onboarded' },
+  500: { description: 'An integration failed (success false, errors with context; recorded for follow-up), or an internal error' },
+});
+
 export const onboardingRoutes = {
   onboardingV2: route({
     method: 'POST',
@@ -46,13 +57,7 @@ export const onboardingRoutes = {
     tag: 'onboarding',
     access: 'service-or-user',
     body: onboardingBody,
-    responses: {
-      200: { description: 'Every integration succeeded or was skipped (not configured)', schema: result },
-      202: { description: 'Still running after the wait; poll statusUrl', schema: running },
-      400: { description: 'Missing e-mail or company name, or an invalid field' },
-      401: { description: 'Neither the internal API key nor the bearer token of the user being onboarded' },
-      500: { description: 'An integration failed (success false, errors with context; recorded for follow-up), or an internal error' },
-    },
+    responses: submissionAnswers(result, 'Every integration succeeded or was skipped (not configured)'),
   }),
   onboardingRun: route({
     method: 'GET',

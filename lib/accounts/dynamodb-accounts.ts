@@ -1,5 +1,5 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailure, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
+import { applied, isConditionFailure, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
 import type { Account, AccountDetails, AccountStatus, AccountStore, Member, MemberStatus, NewMember, SlugRegistry } from './accounts.ts';
 
 type Deps = { db: DynamoDBDocumentClient; tables: Pick<Tables, 'accounts' | 'members' | 'slugs'>; now?: () => Date };
@@ -139,34 +139,28 @@ export function dynamodbAccounts({ db, tables, now = () => new Date() }: Deps): 
 export function dynamodbSlugs({ db, tables, now = () => new Date() }: Deps): SlugRegistry {
   return {
     async reserve(slug, accountId) {
-      try {
-        await db.send(
+      return applied(
+        db.send(
           new PutCommand({
             TableName: tables.slugs,
             Item: { slug, account_id: accountId, reserved_at: now().toISOString() },
             ConditionExpression: 'attribute_not_exists(slug) OR account_id = :id',
             ExpressionAttributeValues: { ':id': accountId },
           }),
-        );
-        return true;
-      } catch (error) {
-        if (isConditionFailure(error)) return false;
-        throw error;
-      }
+        ),
+      );
     },
     async release(slug, accountId) {
-      try {
-        await db.send(
+      await applied(
+        db.send(
           new DeleteCommand({
             TableName: tables.slugs,
             Key: { slug },
             ConditionExpression: 'account_id = :id',
             ExpressionAttributeValues: { ':id': accountId },
           }),
-        );
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-      }
+        ),
+      );
     },
   };
 }

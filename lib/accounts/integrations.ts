@@ -6,7 +6,7 @@
 // It is never logged.
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { createHash, randomBytes } from 'node:crypto';
-import { isConditionFailure, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
+import { applied, isConditionFailure, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
 
 export interface IntegrationRow {
   account_id: string;
@@ -61,17 +61,15 @@ export function dynamodbIntegrations(deps: {
         }
       }
       // The row is written first, the index second: a crash in between is mended by the next call.
-      try {
-        await db.send(
+      await applied(
+        db.send(
           new PutCommand({
             TableName: tables.webhook_secrets,
             Item: { secret_hash: row.webhook_secret_hash, account_id: accountId, status: 'active', created_at: row.created_at },
             ConditionExpression: 'attribute_not_exists(secret_hash)',
           }),
-        );
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-      }
+        ),
+      );
       return { created };
     },
   };

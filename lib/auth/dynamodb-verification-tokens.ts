@@ -2,7 +2,7 @@
 // expires_at (epoch seconds) is checked in the consuming write itself;
 // DynamoDB's TTL on it only clears old rows away.
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailure, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
+import { applied, isConditionFailure, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
 import type { ConsumedVerification, VerificationTokenStore } from './verification-tokens.ts';
 
 interface Row {
@@ -55,8 +55,8 @@ export function dynamodbVerificationTokens({ db, tables }: { db: DynamoDBDocumen
     },
 
     async restore(consumed) {
-      try {
-        await db.send(
+      await applied(
+        db.send(
           new UpdateCommand({
             TableName,
             Key: { token_hash: consumed.tokenHash },
@@ -65,10 +65,8 @@ export function dynamodbVerificationTokens({ db, tables }: { db: DynamoDBDocumen
             ConditionExpression: 'used_at = :usedAt',
             ExpressionAttributeValues: { ':usedAt': consumed.usedAt },
           }),
-        );
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-      }
+        ),
+      );
     },
   };
 }

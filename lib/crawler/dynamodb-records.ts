@@ -6,7 +6,7 @@
 // Every "once" is a conditional write, so concurrent or repeated steps change
 // a record once; events and results expire (TTL clean-up; reads do not rely on it).
 import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailure, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
+import { applied, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
 import {
   geoKey,
   type CrawlEvents,
@@ -27,16 +27,6 @@ type Deps = { db: DynamoDBDocumentClient; tables: CrawlerTables; now?: () => Dat
 const RETENTION_SECONDS = 90 * 24 * 3600;
 const BATCH = 25;
 
-/** Runs a write whose condition may fail; true when it was applied. */
-async function applied(write: Promise<unknown>): Promise<boolean> {
-  try {
-    await write;
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
-}
 
 async function queryAll<T>(db: DynamoDBDocumentClient, input: ConstructorParameters<typeof QueryCommand>[0]): Promise<T[]> {
   const items: T[] = [];

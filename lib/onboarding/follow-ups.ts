@@ -2,7 +2,7 @@
 // provisions them, and billing the payment webhook would not decide alone:
 // the list an operator works through.
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailure, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
+import { applied, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
 import type { Integration } from './outcomes.ts';
 
 /** What is waiting: an onboarding integration, or the account's billing (payments/billing.ts). */
@@ -52,8 +52,8 @@ export function dynamodbFollowUps(deps: { db: DynamoDBDocumentClient; tables: Pi
       );
     },
     async resolve(accountId, integration) {
-      try {
-        await db.send(
+      await applied(
+        db.send(
           new UpdateCommand({
             TableName: tables.follow_ups,
             Key: { account_id: accountId, integration },
@@ -62,10 +62,8 @@ export function dynamodbFollowUps(deps: { db: DynamoDBDocumentClient; tables: Pi
             ExpressionAttributeNames: { '#state': 'state' },
             ExpressionAttributeValues: { ':resolved': 'resolved', ':open': 'open', ':now': now() },
           }),
-        );
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-      }
+        ),
+      );
     },
     async listOpen(limit = 100) {
       const res = await db.send(

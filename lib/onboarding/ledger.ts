@@ -11,7 +11,7 @@
 // run waits; a claim whose run stopped altogether lapses after its lease.
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { VendorError } from '../errors.ts';
-import { isConditionFailure, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
+import { applied, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
 
 export interface Ledger {
   /** What was made, once it was. */
@@ -86,8 +86,8 @@ export function dynamodbLedger(deps: { db: DynamoDBDocumentClient; tables: Pick<
     },
     async claim(accountId, resource, maker, leaseMs) {
       const at = now().getTime();
-      try {
-        await db.send(
+      return applied(
+        db.send(
           new PutCommand({
             TableName: tables.provisioning,
             Item: { ...key(accountId, resource), maker, lease_until: at + leaseMs },
@@ -96,16 +96,12 @@ export function dynamodbLedger(deps: { db: DynamoDBDocumentClient; tables: Pick<
             ExpressionAttributeNames: { '#value': 'value' },
             ExpressionAttributeValues: { ':now': at, ':maker': maker },
           }),
-        );
-        return true;
-      } catch (error) {
-        if (isConditionFailure(error)) return false;
-        throw error;
-      }
+        ),
+      );
     },
     async release(accountId, resource, maker) {
-      try {
-        await db.send(
+      await applied(
+        db.send(
           new DeleteCommand({
             TableName: tables.provisioning,
             Key: key(accountId, resource),
@@ -113,10 +109,8 @@ export function dynamodbLedger(deps: { db: DynamoDBDocumentClient; tables: Pick<
             ExpressionAttributeNames: { '#value': 'value' },
             ExpressionAttributeValues: { ':maker': maker },
           }),
-        );
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-      }
+        ),
+      );
     },
   };
 }

@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailure, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
+import { applied, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
 import type { OnboardingResult, StepReport } from './outcomes.ts';
 
 export interface RunRecord {
@@ -31,17 +31,15 @@ export function dynamodbRuns({ db, tables, now = () => new Date() }: Deps): RunS
   const TableName = tables.onboarding_runs;
   return {
     async begin(runId, accountId, workflow) {
-      try {
-        await db.send(
+      await applied(
+        db.send(
           new PutCommand({
             TableName,
             Item: { run_id: runId, item: 'run', account_id: accountId, status: 'running', attempt: -1, started_at: now().toISOString(), workflow },
             ConditionExpression: 'attribute_not_exists(run_id)',
           }),
-        );
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-      }
+        ),
+      );
     },
 
     async get(runId) {
@@ -50,8 +48,8 @@ export function dynamodbRuns({ db, tables, now = () => new Date() }: Deps): RunS
     },
 
     async saveResult(runId, accountId, attempt, result) {
-      try {
-        await db.send(
+      await applied(
+        db.send(
           new UpdateCommand({
             TableName,
             Key: { run_id: runId, item: 'run' },
@@ -67,10 +65,8 @@ export function dynamodbRuns({ db, tables, now = () => new Date() }: Deps): RunS
               ':now': now().toISOString(),
             },
           }),
-        );
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-      }
+        ),
+      );
     },
 
     async recordStep(runId, report) {

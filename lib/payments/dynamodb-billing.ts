@@ -4,7 +4,7 @@
 // billing.ts). The accounts GSI byStripeCustomer finds an account by customer.
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Account } from '../accounts/accounts.ts';
-import { isConditionFailure, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
+import { applied, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
 import type { Billing, BillingStore } from './billing.ts';
 
 type Deps = { db: DynamoDBDocumentClient; tables: Pick<Tables, 'accounts'>; now?: () => Date };
@@ -48,8 +48,8 @@ export function dynamodbBilling({ db, tables, now = () => new Date() }: Deps): B
         sets.push(`#${attribute} = :${attribute}`);
       }
       if (expectedVersion > 0) values[':expected'] = expectedVersion;
-      try {
-        await db.send(
+      return applied(
+        db.send(
           new UpdateCommand({
             TableName: tables.accounts,
             Key: { id: accountId },
@@ -59,12 +59,8 @@ export function dynamodbBilling({ db, tables, now = () => new Date() }: Deps): B
             ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
             ExpressionAttributeValues: values,
           }),
-        );
-        return true;
-      } catch (error) {
-        if (isConditionFailure(error)) return false;
-        throw error;
-      }
+        ),
+      );
     },
 
     async accountForCustomer(customerId) {

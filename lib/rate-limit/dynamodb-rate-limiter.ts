@@ -7,7 +7,7 @@
 // dynalite lacks) only clears old items away.
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createHash } from 'node:crypto';
-import { isConditionFailure, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
+import { applied, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
 import type { RateDecision, RateLimiter, RateLimitRule } from './rate-limiter.ts';
 
 interface Deps {
@@ -31,8 +31,8 @@ export function dynamodbRateLimiter({ db, tables, now = () => new Date() }: Deps
   const TableName = tables.rate_limits;
 
   const countInOpenWindow = async (key: string, rule: RateLimitRule, at: number) => {
-    try {
-      await db.send(
+    return applied(
+      db.send(
         new UpdateCommand({
           TableName,
           Key: { key },
@@ -40,17 +40,13 @@ export function dynamodbRateLimiter({ db, tables, now = () => new Date() }: Deps
           ConditionExpression: 'expires_at > :now AND hits < :limit',
           ExpressionAttributeValues: { ':one': 1, ':now': at, ':limit': rule.limit },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   };
 
   const openWindow = async (key: string, rule: RateLimitRule, at: number) => {
-    try {
-      await db.send(
+    return applied(
+      db.send(
         new PutCommand({
           TableName,
           Item: { key, hits: 1, window_started_at: at, expires_at: at + rule.windowSeconds } satisfies WindowItem,
@@ -58,12 +54,8 @@ export function dynamodbRateLimiter({ db, tables, now = () => new Date() }: Deps
           ExpressionAttributeNames: { '#key': 'key' },
           ExpressionAttributeValues: { ':now': at },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   };
 
   return {

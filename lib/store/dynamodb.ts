@@ -59,3 +59,14 @@ export const tables = tablesWithPrefix(config.tablePrefix);
 
 export const isConditionFailure = (error: unknown): boolean =>
   (error as { name?: string } | null)?.name === 'ConditionalCheckFailedException';
+
+/** Runs a write whose condition may fail: true when it was applied, false when the condition kept it out. */
+export async function applied(write: Promise<unknown>): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}

@@ -2,7 +2,7 @@
 // "booking#<provider>#<booking id>" with the task id under `value.id`, as
 // every ledger entry keeps what it made. The lease is two attributes beside it.
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailure, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
+import { applied, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
 import type { BookingTaskRecord, BookingTasks } from './booking-tasks.ts';
 
 /** Longer than one step can run (two minutes), so a lease outlives its holder only when the holder died. */
@@ -23,8 +23,8 @@ export function dynamodbBookingTasks(deps: { db: DynamoDBDocumentClient; tables:
 
     async claim(accountId, bookingRef, holder) {
       const at = now().getTime();
-      try {
-        await db.send(
+      return applied(
+        db.send(
           new UpdateCommand({
             TableName,
             Key: key(accountId, bookingRef),
@@ -32,12 +32,8 @@ export function dynamodbBookingTasks(deps: { db: DynamoDBDocumentClient; tables:
             ConditionExpression: 'attribute_not_exists(lease_holder) OR lease_holder = :holder OR lease_until < :now',
             ExpressionAttributeValues: { ':holder': holder, ':until': at + LEASE_MS, ':now': at },
           }),
-        );
-        return true;
-      } catch (error) {
-        if (isConditionFailure(error)) return false;
-        throw error;
-      }
+        ),
+      );
     },
 
     async save(accountId, bookingRef, record) {
@@ -54,8 +50,8 @@ export function dynamodbBookingTasks(deps: { db: DynamoDBDocumentClient; tables:
     },
 
     async release(accountId, bookingRef, holder) {
-      try {
-        await db.send(
+      await applied(
+        db.send(
           new UpdateCommand({
             TableName,
             Key: key(accountId, bookingRef),
@@ -63,10 +59,8 @@ export function dynamodbBookingTasks(deps: { db: DynamoDBDocumentClient; tables:
             ConditionExpression: 'lease_holder = :holder',
             ExpressionAttributeValues: { ':holder': holder },
           }),
-        );
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-      }
+        ),
+      );
     },
   };
 }

@@ -3,7 +3,7 @@
 // only clean-up, so expiry and leases are checked in the conditions here.
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
-import { isConditionFailure, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
+import { applied, isConditionFailure, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
 import type { Claim, DeliveryLog, Seen } from './deliveries.ts';
 
 interface Settings {
@@ -94,8 +94,8 @@ export function dynamodbDeliveries(deps: {
     },
 
     async release(eventKey, token) {
-      try {
-        await db.send(
+      await applied(
+        db.send(
           new DeleteCommand({
             TableName,
             Key: { event_key: eventKey },
@@ -103,10 +103,8 @@ export function dynamodbDeliveries(deps: {
             ExpressionAttributeNames: { '#status': 'status' },
             ExpressionAttributeValues: { ':token': token, ':processing': 'processing' },
           }),
-        );
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-      }
+        ),
+      );
     },
   };
 }

@@ -2,7 +2,7 @@
 // service owns are written, under an optimistic version, so a concurrent
 // onboarding step (status, storage link) is never overwritten with a stale copy.
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailure, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
+import { applied, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
 import type { MembershipMembers } from './membership-members.ts';
 import type { MembershipMember } from './membership-state.ts';
 
@@ -10,16 +10,6 @@ export function dynamodbMembershipMembers(deps: { db: DynamoDBDocumentClient; ta
   const { db } = deps;
   const TableName = deps.tables.members;
   const now = deps.now ?? (() => new Date());
-
-  const conditional = async (write: () => Promise<unknown>) => {
-    try {
-      await write();
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
-  };
 
   return {
     async get(email) {
@@ -30,7 +20,7 @@ export function dynamodbMembershipMembers(deps: { db: DynamoDBDocumentClient; ta
       const at = now().toISOString();
       const version = (member.membership_version ?? 0) + 1;
       if (create) {
-        return conditional(() =>
+        return applied(
           db.send(
             new PutCommand({
               TableName,
@@ -55,7 +45,7 @@ export function dynamodbMembershipMembers(deps: { db: DynamoDBDocumentClient; ta
         condition += 'membership_version = :expected';
         values[':expected'] = member.membership_version;
       }
-      return conditional(() =>
+      return applied(
         db.send(
           new UpdateCommand({
             TableName,

@@ -6,7 +6,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamodbIntegrations, hashSecret, newWebhookSecret, type IntegrationRow } from '../accounts/integrations.ts';
 import { Conflict, NotFound } from '../errors.ts';
-import { isConditionFailure, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
+import { applied, isConditionFailure, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
 import { SIGNING_KEY_NAMES, type SigningKeys, type WebhookIntegration, type WebhookIntegrations } from './webhook-integrations.ts';
 
 type Row = IntegrationRow & { signing_keys?: SigningKeys };
@@ -129,8 +129,8 @@ export function dynamodbWebhookIntegrations(deps: {
   };
 
   async function revoke(secretHash: string, accountId: string, at: string) {
-    try {
-      await db.send(
+    await applied(
+      db.send(
         new UpdateCommand({
           TableName: tables.webhook_secrets,
           Key: { secret_hash: secretHash },
@@ -139,9 +139,7 @@ export function dynamodbWebhookIntegrations(deps: {
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':revoked': 'revoked', ':at': at, ':account': accountId },
         }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+      ),
+    );
   }
 }

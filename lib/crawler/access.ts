@@ -3,9 +3,9 @@
 // app_metadata says role "admin". app_metadata, unlike user_metadata, can
 // only be written with the identity provider's service-role key, so a user
 // cannot make themselves an admin.
-import { Forbidden, Unauthenticated } from '../errors.ts';
-import { bearerToken, secretsEqual } from '../http/credentials.ts';
+import { Forbidden } from '../errors.ts';
 import type { IdentityProvider } from '../identity/identity.ts';
+import { keyOrUser } from '../identity/key-or-user.ts';
 
 export const ADMIN_ROLE = 'admin';
 
@@ -17,15 +17,13 @@ export interface AdminAccessDeps {
 }
 
 export async function requireAdmin(deps: AdminAccessDeps, headers: Record<string, string | undefined>): Promise<Admin> {
-  const key = headers['x-admin-key'];
-  if (key !== undefined) {
-    if (secretsEqual(key, deps.adminApiKey)) return { kind: 'admin-key' };
-    throw new Unauthenticated('The admin key is not valid');
-  }
-  const token = bearerToken(headers);
-  if (!token) throw new Unauthenticated('Send the admin key (x-admin-key) or the bearer token of an admin user');
-  const user = await deps.identity.userForAccessToken(token);
-  if (!user) throw new Unauthenticated('The bearer token is not valid');
-  if (user.appMetadata.role !== ADMIN_ROLE) throw new Forbidden('Crawler intelligence is for admins only');
-  return { kind: 'user', userId: user.id, email: user.email };
+  const caller = await keyOrUser(deps.identity, headers, {
+    header: 'x-admin-key',
+    key: deps.adminApiKey,
+    keyName: 'admin key',
+    missing: 'Send the admin key (x-admin-key) or the bearer token of an admin user',
+  });
+  if (caller.kind === 'key') return { kind: 'admin-key' };
+  if (caller.user.appMetadata.role !== ADMIN_ROLE) throw new Forbidden('Crawler intelligence is for admins only');
+  return { kind: 'user', userId: caller.user.id, email: caller.user.email };
 }

@@ -1,8 +1,8 @@
 // Who may start or read an onboarding: the portal's backend with the internal
 // service token (x-api-key), or the signed-in user the onboarding is about.
 import { Unauthenticated } from '../errors.ts';
-import { bearerToken, secretsEqual } from '../http/credentials.ts';
 import type { IdentityProvider } from '../identity/identity.ts';
+import { keyOrUser } from '../identity/key-or-user.ts';
 
 export type Caller = { kind: 'service' } | { kind: 'user'; email: string; userId: string };
 
@@ -12,16 +12,13 @@ export interface AccessDeps {
 }
 
 export async function identifyCaller(deps: AccessDeps, headers: Record<string, string | undefined>): Promise<Caller> {
-  const key = headers['x-api-key'];
-  if (key !== undefined) {
-    if (secretsEqual(key, deps.internalApiKey)) return { kind: 'service' };
-    throw new Unauthenticated('The API key is not valid');
-  }
-  const token = bearerToken(headers);
-  if (!token) throw new Unauthenticated('Send the internal API key (x-api-key) or a bearer token');
-  const user = await deps.identity.userForAccessToken(token);
-  if (!user) throw new Unauthenticated('The bearer token is not valid');
-  return { kind: 'user', email: user.email.toLowerCase(), userId: user.id };
+  const caller = await keyOrUser(deps.identity, headers, {
+    header: 'x-api-key',
+    key: deps.internalApiKey,
+    keyName: 'API key',
+    missing: 'Send the internal API key (x-api-key) or a bearer token',
+  });
+  return caller.kind === 'key' ? { kind: 'service' } : { kind: 'user', email: caller.user.email.toLowerCase(), userId: caller.user.id };
 }
 
 /** A user may only onboard, or read the onboarding of, themselves. */

@@ -2,13 +2,14 @@
 // The client website is a fixture site this file serves on loopback; the
 // stack reaches it as http://bakery-<t>.localhost:<port> (every *.localhost
 // name is loopback), which the local stage may crawl and a deployed one may not.
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { bakeryRoutes, bakeryRows } from '../fixtures/bakery-site.ts';
 import { api, errorCode, recorded, stack, type Reply } from '../support/http.ts';
+import { followRun } from '../support/onboarding.ts';
 import { useSite } from '../support/site.ts';
+import { stackDb as db } from '../support/stack-db.ts';
 import { bearer, signedInUser } from '../support/users.ts';
 
 const KEY = { 'x-api-key': 'local-internal-api-key' };
@@ -16,20 +17,8 @@ const ADMIN = { 'x-admin-key': 'local-admin-api-key' };
 const token = () => Math.random().toString(36).slice(2, 8);
 const site = useSite(bakeryRoutes);
 const siteUrl = (t: string) => `http://bakery-${t}.localhost:${site.port}`;
-const db = () =>
-  DynamoDBDocumentClient.from(
-    new DynamoDBClient({ endpoint: stack().urls.dynamodb, region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'y' } }),
-  );
 
-/** Follows a 202 to the run's final answer. */
-async function finalAnswer(reply: Reply): Promise<Reply> {
-  let current = reply;
-  for (let i = 0; current.status === 202 && i < 120; i++) {
-    await new Promise((r) => setTimeout(r, 1000));
-    current = await api(new URL(current.body.statusUrl).pathname, { headers: KEY });
-  }
-  return current;
-}
+const finalAnswer = (reply: Reply) => followRun(reply, 120);
 
 const summaryOf = (accountId: string, headers: Record<string, string> = ADMIN) => api(`/api/crawler/accounts/${accountId}/summary`, { headers });
 

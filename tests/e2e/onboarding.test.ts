@@ -1,35 +1,23 @@
 // Onboarding over HTTP on the local stack, as the portal calls it, with the
 // vendor emulators standing in for ClickUp, Dropbox, Resend, Slack and Close.
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { api, errorCode, injectFault, recorded, stack, type Reply } from '../support/http.ts';
+import { followRun } from '../support/onboarding.ts';
+import { stackDb as db, table } from '../support/stack-db.ts';
 import { bearer, signedInUser } from '../support/users.ts';
 
 const run = promisify(execFile);
 const KEY = { 'x-api-key': 'local-internal-api-key' };
 const token = () => Math.random().toString(36).slice(2, 8);
-const db = () =>
-  DynamoDBDocumentClient.from(
-    new DynamoDBClient({ endpoint: stack().urls.dynamodb, region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'y' } }),
-  );
-const table = (name: string) => `agency-backend-local-${name}`;
 
 async function onboard(body: Record<string, unknown>, headers: Record<string, string> = KEY) {
   return api('/api/onboarding-v2', { body, headers });
 }
 
-/** Follows a 202 to the run's final answer. */
-async function finalAnswer(reply: Reply): Promise<Reply> {
-  let current = reply;
-  for (let i = 0; current.status === 202 && i < 120; i++) {
-    await new Promise((r) => setTimeout(r, 1000));
-    current = await api(new URL(current.body.statusUrl).pathname, { headers: KEY });
-  }
-  return current;
-}
+const finalAnswer = (reply: Reply) => followRun(reply, 120);
 
 describe('onboarding-v2', () => {
   it('provisions a new company across every integration and answers with the contract body', async () => {

@@ -2,9 +2,8 @@
 // providers call them, after an onboarding through /api/onboarding-v2; the
 // booking work is done by the booking state machine against the ClickUp and
 // Slack emulators.
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ListExecutionsCommand } from '@aws-sdk/client-sfn';
-import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { execFile } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { promisify } from 'node:util';
@@ -12,6 +11,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { bookingJobName } from '../../lib/webhooks/booking-queue.ts';
 import { membershipEventId, parseMembershipEvent } from '../../lib/webhooks/membership-events.ts';
 import { api, errorCode, recorded, stack, type Reply } from '../support/http.ts';
+import { stackDb as db, table } from '../support/stack-db.ts';
 import { bearer, signedInUser } from '../support/users.ts';
 import {
   BOOKING_MACHINE,
@@ -29,9 +29,6 @@ import {
 
 const KEY = { 'x-api-key': 'local-internal-api-key' };
 const token = () => Math.random().toString(36).slice(2, 8);
-const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
-const db = () => DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: stack().urls.dynamodb, region: 'eu-west-1', credentials }));
-const table = (name: string) => `agency-backend-local-${name}`;
 const eventually = <T>(check: () => Promise<T>, timeout = 60_000) => vi.waitFor(check, { timeout, interval: 300 });
 
 const svixHeaders = (body: string, secret: string, id = `msg_${token()}`) => {

@@ -3,8 +3,6 @@
 // expected outcome, retries as designed (counted at the emulator), nothing
 // duplicated, failures recorded, and a redrive that finishes what failed.
 // Faults here hit a vendor as a whole, so the scenarios run one at a time.
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { api, stack } from '../support/http.ts';
@@ -18,6 +16,7 @@ import {
   uniqueToken,
   vendorRequests,
 } from '../support/onboarding.ts';
+import { row } from '../support/stack-db.ts';
 
 const VENDORS = ['clickup', 'dropbox', 'resend', 'slack', 'close'] as const;
 
@@ -29,12 +28,7 @@ const stepRetry = asl.States.Provision.Branches[0].States.ProvisionTaskTool.Retr
 const stepInvocations = 1 + stepRetry.MaxAttempts;
 const attemptsPerCall = (vendor: string) => (vendor === 'slack' ? 1 : Number(stack().env.VENDOR_MAX_ATTEMPTS)) * stepInvocations;
 
-const followUp = async (accountId: string, integration: string) => {
-  const db = DynamoDBDocumentClient.from(
-    new DynamoDBClient({ endpoint: stack().urls.dynamodb, region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'y' } }),
-  );
-  return (await db.send(new GetCommand({ TableName: 'agency-backend-local-follow_ups', Key: { account_id: accountId, integration } }))).Item;
-};
+const followUp = (accountId: string, integration: string) => row('follow_ups', { account_id: accountId, integration });
 
 function company(vendor: string, scenario: string) {
   const t = uniqueToken();

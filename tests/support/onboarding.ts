@@ -10,10 +10,10 @@ export async function onboard(body: Record<string, unknown>, headers: Record<str
   return followRun(await api('/api/onboarding-v2', { body, headers }));
 }
 
-/** Follows a 202 to the run's final answer. */
-export async function followRun(reply: Reply): Promise<Reply> {
+/** Follows a 202 to the run's final answer, polling once a second at most `maxPolls` times. */
+export async function followRun(reply: Reply, maxPolls = 180): Promise<Reply> {
   let current = reply;
-  for (let i = 0; current.status === 202 && i < 180; i++) {
+  for (let i = 0; current.status === 202 && i < maxPolls; i++) {
     await new Promise((r) => setTimeout(r, 1000));
     current = await api(new URL(current.body.statusUrl).pathname, { headers: SERVICE_KEY });
   }

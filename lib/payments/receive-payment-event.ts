@@ -3,7 +3,7 @@ import { ensureAccountFor } from '../accounts/ensure-account.ts';
 import type { Logger } from '../log.ts';
 import type { FollowUps } from '../onboarding/follow-ups.ts';
 import { takeEffectOnce, type OnceDeps } from '../webhooks/deliveries.ts';
-import { applyBillingEvent, updateBilling, type BillingOutcome, type BillingStore } from './billing.ts';
+import { applyBillingEvent, updateBilling, type Billing, type BillingOutcome, type BillingStore } from './billing.ts';
 import type { BillingEvent, Payments } from './payments.ts';
 
 export interface PaymentWebhookDeps extends OnceDeps {
@@ -75,11 +75,15 @@ async function applyPaymentEvent(deps: PaymentWebhookDeps, event: BillingEvent, 
     return { outcome: 'unmatched' };
   }
 
-  const change = await updateBilling(deps.billing, accountId, (current) => applyBillingEvent(current, event));
+  let decidedOn: Billing | undefined;
+  const change = await updateBilling(deps.billing, accountId, (current) => {
+    decidedOn = current;
+    return applyBillingEvent(current, event);
+  });
   // The account was found a moment ago; only a deletion in between leaves nothing to update.
   const outcome: DeliveryOutcome = change?.outcome ?? 'unmatched';
   if (outcome === 'conflict') {
-    await recordUnlinkedCheckout(deps, event, accountId, log);
+    await recordUnlinkedCheckout(deps, event, accountId, decidedOn, log);
     return { outcome, accountId };
   }
   log.info('payment event processed', { outcome, accountId, status: event.status, plan: event.plan });
@@ -97,8 +101,8 @@ async function accountFor(deps: PaymentWebhookDeps, event: BillingEvent): Promis
   return (await ensureAccountFor(deps.accounts, { email: reference.email, userId: reference.userId }, deps.newId)).id;
 }
 
-async function recordUnlinkedCheckout(deps: PaymentWebhookDeps, event: BillingEvent, accountId: string, log: Logger): Promise<void> {
-  const current = await deps.billing.billingOf(accountId);
+/** `current`: the account's billing the conflict was decided on. */
+async function recordUnlinkedCheckout(deps: PaymentWebhookDeps, event: BillingEvent, accountId: string, current: Billing | undefined, log: Logger): Promise<void> {
   const context = {
     eventId: event.id,
     customerId: event.customerId,

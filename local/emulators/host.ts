@@ -41,6 +41,8 @@ export interface VendorEmulator {
   /** A 429 carrying the vendor's own retry header or body field. */
   throttle(c: Context, retryAfterSeconds: number): Response;
   reset(): void;
+  /** Where this emulator knowingly answers otherwise than the real vendor, and why. */
+  differences?: readonly string[];
   /** Plain JSON state, persisted between runs of `npm start`. */
   dump(): unknown;
   load(state: unknown): void;
@@ -236,7 +238,8 @@ function indexPage(vendors: VendorEmulator[], faults: Fault[], latency: Map<stri
           return `<h3><a href="/_local/${kind}">${kind}</a> (${count})</h3><pre>${esc(JSON.stringify(items, null, 2).slice(0, 4000))}</pre>`;
         })
         .join('');
-      return `<section><h2>${v.vendor} <small>${v.prefixes.join(' ')}${latency.has(v.vendor) ? ` · +${latency.get(v.vendor)} ms` : ''}</small></h2>${recs}</section>`;
+      const differences = v.differences?.length ? `<details><summary>Differs from the real vendor</summary><ul>${v.differences.map((d) => `<li>${esc(d)}</li>`).join('')}</ul></details>` : '';
+      return `<section><h2>${v.vendor} <small>${v.prefixes.join(' ')}${latency.has(v.vendor) ? ` · +${latency.get(v.vendor)} ms` : ''}</small></h2>${differences}${recs}</section>`;
     })
     .join('');
   return `<!doctype html><html><head><meta charset="utf-8"><title>Local vendor emulators</title>

@@ -24,6 +24,7 @@
 //        customer.subscription.updated, customer.subscription.deleted
 import { Hono, type Context } from 'hono';
 import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { parseForm } from './declared.ts';
 import type { VendorEmulator } from './host.ts';
 import type { LocalVendor } from './index.ts';
 
@@ -74,24 +75,6 @@ const newId = (prefix: string, length = 24) => `${prefix}_${token(length)}`;
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 // ---- Wire format ----
-
-/** Stripe's form encoding: a[b][0][c]=v → {a: {b: [{c: 'v'}]}}. */
-export function parseStripeForm(body: string): Json {
-  const root: Json = {};
-  for (const [rawKey, value] of new URLSearchParams(body)) {
-    const head = rawKey.split('[', 1)[0]!;
-    const path = [head, ...[...rawKey.slice(head.length).matchAll(/\[([^\]]*)\]/g)].map((m) => m[1]!)];
-    let node: any = root;
-    path.forEach((segment, i) => {
-      const last = i === path.length - 1;
-      const nextIsIndex = !last && /^\d*$/.test(path[i + 1]!);
-      const key = segment === '' && Array.isArray(node) ? node.length : segment;
-      if (last) node[key] = value;
-      else node = node[key] ??= nextIsIndex ? [] : {};
-    });
-  }
-  return root;
-}
 
 /** A canonical form of the parameters, for "same request" under one idempotency key. */
 const requestHash = (method: string, path: string, params: Json) =>
@@ -228,7 +211,7 @@ export function stripeEmulator(options: StripeEmulatorOptions): VendorEmulator {
 
   /** Runs a POST under Stripe's idempotency rules. */
   async function idempotent(c: Context, run: (params: Json) => Json): Promise<Response> {
-    const params = parseStripeForm(await c.req.text());
+    const params = parseForm(await c.req.text());
     const key = c.req.header('idempotency-key');
     const hash = requestHash(c.req.method, c.req.path, params);
     pruneIdempotency();

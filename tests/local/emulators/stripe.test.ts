@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulatorHost, type EmulatorHost } from '../../../local/emulators/host.ts';
-import { parseStripeForm, STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET, stripeVendor } from '../../../local/emulators/stripe.ts';
+import { parseForm } from '../../../local/emulators/declared.ts';
+import { STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET, stripeVendor } from '../../../local/emulators/stripe.ts';
 
 let host: EmulatorHost;
 let receiver: Server;
@@ -80,7 +81,7 @@ const errorOf = async (promise: Promise<unknown>) => {
 
 describe('the Stripe emulator', () => {
   it('parses Stripe form encoding into nested objects and arrays', () => {
-    expect(parseStripeForm('mode=subscription&line_items[0][price]=p&line_items[0][quantity]=1&metadata[a]=b&expand[]=x&expand[]=y')).toEqual({
+    expect(parseForm('mode=subscription&line_items[0][price]=p&line_items[0][quantity]=1&metadata[a]=b&expand[]=x&expand[]=y')).toEqual({
       mode: 'subscription',
       line_items: [{ price: 'p', quantity: '1' }],
       metadata: { a: 'b' },

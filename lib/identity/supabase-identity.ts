@@ -258,12 +258,7 @@ function refusal(operation: string, answer: { status: number; code?: string; mes
     return new RateLimited('The identity provider says too many requests; try again later', Math.max(1, seconds));
   }
   // The vendor's free text stays out: only its status and code travel.
-  return new VendorError('supabase', `supabase: ${operation} was refused (${answer.status}${answer.code ? ` ${answer.code}` : ''})`, {
-    transient: false,
-    operation,
-    status: answer.status,
-    vendorCode: answer.code,
-  });
+  return VendorError.rejected('supabase', operation, { status: answer.status, vendorCode: answer.code });
 }
 
 function toIdentityUser(user: User): IdentityUser {

@@ -56,12 +56,7 @@ export function clickupTaskTool(settings: Settings, policy: RetryPolicy & { time
       // A concurrent run created it first: adopt theirs.
       const adopted = NAME_TAKEN.has(created.body.ECODE ?? '') ? await find() : undefined;
       if (!adopted) {
-        throw new VendorError('clickup', `clickup: create ${kind} "${name}" was refused (400 ${created.body.ECODE ?? ''})`.trim(), {
-          transient: false,
-          operation: `create ${kind}`,
-          status: 400,
-          vendorCode: created.body.ECODE,
-        });
+        throw VendorError.rejected('clickup', `create ${kind} "${name}"`, { status: 400, vendorCode: created.body.ECODE });
       }
       return { id: String(adopted.id), name: adopted.name };
     }

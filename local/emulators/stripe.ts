@@ -24,7 +24,7 @@
 //        customer.subscription.updated, customer.subscription.deleted
 import { Hono, type Context } from 'hono';
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { parseForm } from './declared.ts';
+import { declaredOnly, parseForm, type Fields } from './declared.ts';
 import type { VendorEmulator } from './host.ts';
 import type { LocalVendor } from './index.ts';
 
@@ -116,22 +116,36 @@ const missing = (kind: string, id: string, param: string) => invalid(`No such ${
 
 // ---- Checkout Session parameters ----
 
-// Every parameter the real endpoint takes; those this emulator acts on are validated below, the rest accepted as sent.
-const SESSION_PARAMS = new Set([
-  'adaptive_pricing', 'after_expiration', 'allow_promotion_codes', 'automatic_tax', 'billing_address_collection', 'branding_settings',
-  'cancel_url', 'client_reference_id', 'consent_collection', 'currency', 'custom_fields', 'custom_text', 'customer', 'customer_account',
-  'customer_creation', 'customer_email', 'customer_update', 'discounts', 'excluded_payment_method_types', 'expand', 'expires_at',
-  'integration_identifier', 'invoice_creation', 'line_items', 'locale', 'managed_payments', 'metadata', 'mode', 'name_collection',
-  'optional_items', 'origin_context', 'payment_intent_data', 'payment_method_collection', 'payment_method_configuration',
-  'payment_method_data', 'payment_method_options', 'payment_method_types', 'permissions', 'phone_number_collection',
-  'redirect_on_completion', 'return_url', 'saved_payment_method_options', 'setup_intent_data', 'shipping_address_collection',
-  'shipping_options', 'submit_type', 'subscription_data', 'success_url', 'tax_id_collection', 'ui_mode', 'wallet_options',
-]);
-const SUBSCRIPTION_DATA_PARAMS = new Set([
-  'application_fee_percent', 'billing_cycle_anchor', 'billing_mode', 'default_tax_rates', 'description', 'invoice_settings',
-  'metadata', 'on_behalf_of', 'pending_invoice_items_behavior', 'proration_behavior', 'transfer_data', 'trial_end',
-  'trial_period_days', 'trial_settings',
-]);
+// Every parameter the real endpoint takes at this API version; those this emulator acts on are validated
+// below, the rest accepted as sent. (stripe.json is of 2023-08-16 and lacks the newer ones, e.g. ui_mode.)
+const any = (...names: string[]): Fields => Object.fromEntries(names.map((name) => [name, 'any']));
+const SESSION_FIELDS: Fields = {
+  ...any(
+    'adaptive_pricing', 'after_expiration', 'allow_promotion_codes', 'automatic_tax', 'billing_address_collection', 'branding_settings',
+    'cancel_url', 'client_reference_id', 'consent_collection', 'currency', 'custom_fields', 'custom_text', 'customer', 'customer_account',
+    'customer_creation', 'customer_email', 'customer_update', 'discounts', 'excluded_payment_method_types', 'expand', 'expires_at',
+    'integration_identifier', 'invoice_creation', 'locale', 'managed_payments', 'metadata', 'mode', 'name_collection', 'optional_items',
+    'origin_context', 'payment_intent_data', 'payment_method_collection', 'payment_method_configuration', 'payment_method_data',
+    'payment_method_options', 'payment_method_types', 'permissions', 'phone_number_collection', 'redirect_on_completion', 'return_url',
+    'saved_payment_method_options', 'setup_intent_data', 'shipping_address_collection', 'shipping_options', 'submit_type', 'success_url',
+    'tax_id_collection', 'ui_mode', 'wallet_options',
+  ),
+  line_items: [any('adjustable_quantity', 'dynamic_tax_rates', 'metadata', 'price', 'price_data', 'quantity', 'tax_rates')],
+  subscription_data: any(
+    'application_fee_percent', 'billing_cycle_anchor', 'billing_mode', 'default_tax_rates', 'description', 'invoice_settings', 'metadata',
+    'on_behalf_of', 'pending_invoice_items_behavior', 'proration_behavior', 'transfer_data', 'trial_end', 'trial_period_days', 'trial_settings',
+  ),
+};
+
+/** Stripe names a nested parameter as a form key: line_items[0][price]. */
+const formName = (path: readonly (string | number)[]) => path.map((part, i) => (i === 0 ? String(part) : `[${part}]`)).join('');
+
+export const STRIPE_DIFFERENCES = [
+  'Subscription Checkout only (mode=subscription, the hosted page); the page is a stand-in with a pay button, and no card is charged.',
+  'A purchase delivers invoice.paid, checkout.session.completed and customer.subscription.updated in a seeded random order, now and then one of them twice (Stripe guarantees no order and may deliver an event more than once), all at once rather than over seconds; fixed order on request.',
+  'Answers the API routes our adapter and tests use (checkout sessions, and reading subscriptions and customers); any other is 404 Unrecognized request URL.',
+];
+
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 function checkMetadata(value: unknown, param: string): Record<string, string> {
@@ -208,6 +222,28 @@ export function stripeEmulator(options: StripeEmulatorOptions): VendorEmulator {
     }
     await next();
   });
+  api.use(
+    '*',
+    declaredOnly({
+      base: '/v1',
+      operations: [
+        { method: 'POST', path: '/checkout/sessions', argsIn: 'form', body: SESSION_FIELDS },
+        { method: 'GET', path: '/checkout/sessions/:id', query: ['expand'] },
+        { method: 'GET', path: '/subscriptions/:id', query: ['expand'] },
+        { method: 'GET', path: '/customers/:id', query: ['expand'] },
+      ],
+      refuse: (c, undeclared) => {
+        if (undeclared.kind === 'operation') {
+          return stripeError(c, 404, {
+            type: 'invalid_request_error',
+            message: `Unrecognized request URL (${undeclared.method}: ${undeclared.path}). Please see https://stripe.com/docs or we can help at https://support.stripe.com/.`,
+          });
+        }
+        const param = undeclared.kind === 'query' ? undeclared.name : formName(undeclared.path);
+        return stripeError(c, 400, { type: 'invalid_request_error', code: 'parameter_unknown', param, message: `Received unknown parameter: ${param}` });
+      },
+    }),
+  );
 
   /** Runs a POST under Stripe's idempotency rules. */
   async function idempotent(c: Context, run: (params: Json) => Json): Promise<Response> {
@@ -255,15 +291,8 @@ export function stripeEmulator(options: StripeEmulatorOptions): VendorEmulator {
     const customer = customerById(c.req.param('id'));
     return customer ? c.json(customer) : stripeError(c, 404, { type: 'invalid_request_error', code: 'resource_missing', param: 'id', message: `No such customer: '${c.req.param('id')}'` });
   });
-  api.all('*', (c) =>
-    stripeError(c, 404, {
-      type: 'invalid_request_error',
-      message: `Unrecognized request URL (${c.req.method}: ${c.req.path}). This emulator answers what the service's adapter calls.`,
-    }),
-  );
 
   function createSession(p: Json): Json {
-    for (const name of Object.keys(p)) if (!SESSION_PARAMS.has(name)) throw invalid(`Received unknown parameter: ${name}`, name, 'parameter_unknown');
     if (!p.mode) throw invalid('Missing required param: mode.', 'mode', 'parameter_missing');
     if (p.mode !== 'subscription') throw invalid(`This emulator supports mode=subscription only, not '${p.mode}'.`, 'mode', 'parameter_invalid_string');
     if (p.ui_mode !== undefined && p.ui_mode !== 'hosted_page') throw invalid('This emulator serves the hosted page only.', 'ui_mode');
@@ -288,9 +317,6 @@ export function stripeEmulator(options: StripeEmulatorOptions): VendorEmulator {
     });
     const metadata = checkMetadata(p.metadata, 'metadata');
     const subscriptionData = p.subscription_data ?? {};
-    for (const name of Object.keys(subscriptionData)) {
-      if (!SUBSCRIPTION_DATA_PARAMS.has(name)) throw invalid(`Received unknown parameter: subscription_data[${name}]`, `subscription_data[${name}]`, 'parameter_unknown');
-    }
     const subscriptionMetadata = checkMetadata(subscriptionData.metadata, 'subscription_data[metadata]');
     const successUrl = checkUrl(p.success_url, 'success_url');
     const cancelUrl = checkUrl(p.cancel_url, 'cancel_url');
@@ -564,6 +590,7 @@ export function stripeEmulator(options: StripeEmulatorOptions): VendorEmulator {
     // Stripe documents no retry header for 429; the error type is what stripe-node and people go by.
     throttle: (c) => stripeError(c, 429, { type: 'rate_limit_error', code: 'rate_limit', message: 'Request rate limit exceeded. Try again later.' }),
     reset: () => (state = emptyState()),
+    differences: STRIPE_DIFFERENCES,
     dump: () => state,
     load: (saved) => (state = { ...emptyState(), ...(saved as Partial<State>) }),
   };

@@ -40,6 +40,7 @@
 import { Hono, type Context } from 'hono';
 import { createHash, createHmac, randomBytes, randomInt, randomUUID, scryptSync, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
+import { declaredOnly, type Fields } from './declared.ts';
 import type { VendorEmulator } from './host.ts';
 import type { LocalVendor } from './index.ts';
 
@@ -304,6 +305,51 @@ async function jsonBody(c: Context): Promise<Record<string, any>> {
   return body && typeof body === 'object' && !Array.isArray(body) ? body : {};
 }
 
+export const SUPABASE_DIFFERENCES = [
+  'Refuses (400 validation_failed) a body field or query parameter supabase-auth.json (or, where it falls short, the server\'s own params structs) does not declare, and unknown routes (404); GoTrue decodes JSON leniently and ignores unknown fields. It accepts the redirectTo key supabase-js puts in generate_link bodies, which GoTrue ignores.',
+  'E-mail only: no phone, OAuth, SSO, MFA, PKCE or anonymous users; sessions come from password logins and e-mailed links (implicit flow).',
+  'Sends no e-mail: what GoTrue would send is recorded at /_local/auth-emails; passwords are hashed with scrypt, not bcrypt (the 72-byte limit is kept).',
+];
+
+const any = (...names: string[]): Fields => Object.fromEntries(names.map((name) => [name, 'any']));
+/** The server's AdminUserParams (admin.go): the published PUT body is the response shape, and POST /admin/users is not published. */
+const ADMIN_USER_FIELDS = any('id', 'aud', 'role', 'email', 'phone', 'password', 'password_hash', 'email_confirm', 'phone_confirm', 'user_metadata', 'app_metadata', 'ban_duration');
+/** redirect_to travels in the query (GetReferrer reads the form, which includes it). */
+const GOTRUE_OPERATIONS = [
+  { method: 'GET', path: '/health' },
+  {
+    method: 'POST',
+    path: '/signup',
+    query: ['redirect_to'],
+    body: any('email', 'phone', 'channel', 'password', 'data', 'code_challenge', 'code_challenge_method', 'gotrue_meta_security'),
+  },
+  {
+    method: 'POST',
+    path: '/token',
+    query: ['grant_type'],
+    body: any(
+      'refresh_token', 'password', 'email', 'phone', 'id_token', 'access_token', 'nonce', 'provider', 'client_id', 'issuer',
+      'gotrue_meta_security', 'auth_code', 'code_verifier', 'message', 'signature', 'chain',
+    ),
+  },
+  { method: 'GET', path: '/user' },
+  { method: 'PUT', path: '/user', body: any('email', 'phone', 'password', 'nonce', 'data', 'app_metadata', 'channel', 'code_challenge', 'code_challenge_method') },
+  { method: 'POST', path: '/logout', query: ['scope'] },
+  { method: 'POST', path: '/recover', query: ['redirect_to'], body: any('email', 'code_challenge', 'code_challenge_method', 'gotrue_meta_security') },
+  { method: 'GET', path: '/verify', query: ['token', 'type', 'redirect_to'] },
+  { method: 'POST', path: '/verify', body: any('type', 'token', 'token_hash', 'email', 'phone', 'redirect_to') },
+  {
+    method: 'POST',
+    path: '/admin/generate_link',
+    query: ['redirect_to'],
+    body: any('type', 'email', 'new_email', 'password', 'data', 'redirect_to', 'redirectTo'),
+  },
+  { method: 'POST', path: '/admin/users', body: ADMIN_USER_FIELDS },
+  { method: 'GET', path: '/admin/users/:id' },
+  { method: 'PUT', path: '/admin/users/:id', body: ADMIN_USER_FIELDS },
+  { method: 'DELETE', path: '/admin/users/:id', body: any('should_soft_delete') },
+] as const;
+
 export interface SupabaseEmulatorOptions {
   hostUrl: string;
   /** The project's Site URL: where e-mailed links land when `redirect_to` is not allowed. */
@@ -474,6 +520,17 @@ export function supabaseEmulator(options: SupabaseEmulatorOptions): VendorEmulat
     }
     return next();
   });
+  auth.use(
+    '*',
+    declaredOnly({
+      base: '/auth/v1',
+      operations: GOTRUE_OPERATIONS,
+      refuse: (c, undeclared) =>
+        undeclared.kind === 'operation'
+          ? authError(c, 404, 'not_found', 'Path not found')
+          : authError(c, 400, 'validation_failed', `Undeclared ${undeclared.kind === 'query' ? `query parameter ${undeclared.name}` : `field ${undeclared.path.join('.')}`}`),
+    }),
+  );
 
   auth.get('/health', (c) => c.json({ version: 'local-emulator', name: 'GoTrue', description: 'GoTrue is a user registration and authentication API' }));
 
@@ -757,6 +814,7 @@ export function supabaseEmulator(options: SupabaseEmulatorOptions): VendorEmulat
     throttle: (c, seconds) =>
       authError(c, 429, 'over_request_rate_limit', 'Request rate limit reached', {}, { 'retry-after': String(seconds) }),
     reset: () => (state = emptyState()),
+    differences: SUPABASE_DIFFERENCES,
     dump: () => state,
     load: (saved) => (state = { ...emptyState(), ...(saved as Partial<State>) }),
   };

@@ -10,9 +10,16 @@
 //
 // Each session's `url` is a stand-in hosted page on this host showing the plan
 // and a pay button. Paying completes the session (customer, subscription,
-// invoice), posts signed invoice.paid and checkout.session.completed events
-// (in that order: the one a naive integration gets wrong) to the service's
+// invoice), posts signed checkout.session.completed, invoice.paid and
+// customer.subscription.updated (incomplete → active) events to the service's
 // /webhooks/payments with the webhook secret, and redirects to the success URL.
+// Stripe guarantees no order of delivery and may deliver an event more than
+// once (docs.stripe.com/webhooks, "Event ordering", "Handle duplicate
+// events"): so the events go out in a random order from a seeded generator,
+// and now and then one of them twice. `delivery: 'fixed'` (an option) sends
+// them in the order above, once; a test can also name the order of one
+// payment in the pay form's `delivery` field, e.g.
+// "invoice.paid,checkout.session.completed,invoice.paid".
 // Invoices have the current shape: the subscription is under
 // parent.subscription_details, with no top-level `subscription`.
 //
@@ -179,11 +186,46 @@ export interface StripeEmulatorOptions {
   /** The service's origin: events go to {apiUrl}/webhooks/payments. */
   apiUrl: string;
   webhookSecret?: string;
+  /** How a purchase's events are delivered: shuffled by a generator seeded with `seed` (the default), or in a fixed order. */
+  delivery?: { order: 'random'; seed?: number; duplicateRate?: number } | { order: 'fixed' };
 }
+
+/** A small seeded generator (mulberry32): the same seed, the same orders. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+/** The order a purchase's events go out in: shuffled (Fisher–Yates), one of them now and then twice. */
+export function deliveryOrder<T>(events: readonly T[], random: () => number, duplicateRate: number): T[] {
+  const order = [...events];
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  if (random() < duplicateRate) {
+    const copy = order[Math.floor(random() * order.length)]!;
+    order.splice(1 + Math.floor(random() * order.length), 0, copy);
+  }
+  return order;
+}
+
+const DEFAULT_SEED = 20_260_101;
+const DEFAULT_DUPLICATE_RATE = 0.3;
 
 export function stripeEmulator(options: StripeEmulatorOptions): VendorEmulator {
   let state = emptyState();
   const secret = options.webhookSecret ?? STRIPE_WEBHOOK_SECRET;
+  const delivery = options.delivery ?? { order: 'random' };
+  const purchaseOrder: (events: Json[]) => Json[] =
+    delivery.order === 'random'
+      ? ((random) => (events) => deliveryOrder(events, random, delivery.duplicateRate ?? DEFAULT_DUPLICATE_RATE))(seededRandom(delivery.seed ?? DEFAULT_SEED))
+      : (events) => events;
   const endpoint = `${options.apiUrl}/webhooks/payments`;
   const app = new Hono();
   const api = new Hono();
@@ -404,7 +446,12 @@ export function stripeEmulator(options: StripeEmulatorOptions): VendorEmulator {
       subscription: subscription.id,
       invoice: invoice.id,
     });
-    return [event('invoice.paid', invoice, created), event('checkout.session.completed', publicSession(session), created)];
+    const activated = { ...subscription, status: 'active' };
+    return [
+      event('checkout.session.completed', publicSession(session), created),
+      event('invoice.paid', invoice, created),
+      event('customer.subscription.updated', activated, created, { status: 'incomplete' }),
+    ];
   }
 
   function newInvoice(subscription: Json, billingReason: string, status: 'paid' | 'open', created: number): Json {
@@ -519,7 +566,9 @@ export function stripeEmulator(options: StripeEmulatorOptions): VendorEmulator {
     const email = session.customer ? customerById(session.customer)?.email : (session.customer_email ?? String(form.email ?? '').trim());
     if (!email || !EMAIL.test(email)) return c.html(checkoutPage(publicSession(session), session._line_items, 'Enter a valid e-mail address.'), 400);
     const events = complete(session, email);
-    for (const evt of events) await deliver(evt, { session: session.id, subscription: session.subscription });
+    const named = typeof form.delivery === 'string' && form.delivery ? form.delivery.split(',') : undefined;
+    const order = named ? named.map((type) => events.find((e) => e.type === type)).filter((e): e is Json => e !== undefined) : purchaseOrder(events);
+    for (const evt of order) await deliver(evt, { session: session.id, subscription: session.subscription });
     if (!session.success_url) return c.html(page('Thank you', '<p>Your payment is complete.</p>'));
     return c.redirect(String(session.success_url).replaceAll('{CHECKOUT_SESSION_ID}', session.id), 303);
   });

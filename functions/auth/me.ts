@@ -1,9 +1,9 @@
 import { currentUser } from '../../lib/auth/current-user.ts';
 import { authRoutes } from '../../lib/auth/routes.ts';
-import { identityProvider } from '../../lib/auth/wiring.ts';
+import { identity } from '../../lib/auth/wiring.ts';
 import { bearerToken } from '../../lib/http/credentials.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
 
-const deps = { identity: identityProvider() };
+const deps = { identity: identity() };
 
 export const handler = httpEndpoint(authRoutes.me, async ({ headers }) => json(200, await currentUser(deps, bearerToken(headers))));

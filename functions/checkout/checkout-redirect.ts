@@ -1,10 +1,10 @@
 import { checkoutRoutes } from '../../lib/checkout/routes.ts';
 import { checkoutRedirect } from '../../lib/checkout/start-checkout.ts';
-import { accountStore, billingStore, identityProvider, payments, settings } from '../../lib/checkout/wiring.ts';
+import { accountStore, billingStore, checkoutPayments, identity, settings } from '../../lib/checkout/wiring.ts';
 import { bearerToken } from '../../lib/http/credentials.ts';
 import { httpEndpoint, redirect, requestUrl } from '../../lib/http/endpoint.ts';
 
-const deps = { identity: identityProvider(), payments: payments(), accounts: accountStore(), billing: billingStore(), settings };
+const deps = { identity: identity(), payments: checkoutPayments(), accounts: accountStore(), billing: billingStore(), settings: settings() };
 
 export const handler = httpEndpoint(checkoutRoutes.checkoutRedirect, async (request) => {
   const { status, location } = await checkoutRedirect(deps, {

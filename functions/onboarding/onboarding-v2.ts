@@ -6,9 +6,12 @@ import { onboardingRoutes } from '../../lib/onboarding/routes.ts';
 import { onboard } from '../../lib/onboarding/start-onboarding.ts';
 import { access, onboardingDeps } from '../../lib/onboarding/wiring.ts';
 
+const callers = access();
+const deps = onboardingDeps();
+
 export const handler = httpEndpoint(onboardingRoutes.onboardingV2, async (request) => {
-  const caller = await identifyCaller(access, request.headers);
+  const caller = await identifyCaller(callers, request.headers);
   const intake = normaliseIntake(request.body);
   requireSelfOrService(caller, intake.email);
-  return httpAnswer(await onboard(onboardingDeps, intake), request);
+  return httpAnswer(await onboard(deps, intake), request);
 });

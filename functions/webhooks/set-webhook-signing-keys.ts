@@ -1,12 +1,14 @@
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
 import { identifyCaller } from '../../lib/onboarding/access.ts';
+import { access } from '../../lib/onboarding/wiring.ts';
 import { webhookRoutes } from '../../lib/webhooks/routes.ts';
 import { webhookStores } from '../../lib/webhooks/stores.ts';
 import { setSigningKeys } from '../../lib/webhooks/webhook-settings.ts';
-import { access } from '../../lib/webhooks/wiring.ts';
+
+const callers = access();
 
 export const handler = httpEndpoint(webhookRoutes.setWebhookSigningKeys, async (request) => {
-  const caller = await identifyCaller(access, request.headers);
+  const caller = await identifyCaller(callers, request.headers);
   const settings = await setSigningKeys(webhookStores, caller, request.pathParams.accountId!, request.body, request.apiOrigin);
   return json(200, settings, { 'cache-control': 'no-store' });
 });

@@ -11,7 +11,7 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import validator from '@middy/validator';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { BodyOf, QueryOf, RouteSpec } from '../api/route.ts';
-import { config } from '../config.ts';
+import { httpSettings } from '../config.ts';
 import { logger as rootLogger, takeColdStart, type Logger } from '../log.ts';
 import { toErrorAnswer } from './errors.ts';
 import { eventSchemaOf } from './event-schema.ts';
@@ -63,13 +63,14 @@ export function httpEndpoint<const R extends RouteSpec>(
   const schema = eventSchemaOf(spec);
   const eventSchema = schema && validatorFor(schema);
   const parsesJson = spec.body !== undefined && !spec.rawBody;
+  const { corsOrigins, apiUrl } = httpSettings();
 
   const chain = middy<Event, Result>()
     .use(httpHeaderNormalizer())
     .use(requestContext())
     .use(
       httpCors({
-        origins: [...config.corsOrigins],
+        origins: [...corsOrigins],
         credentials: true,
         exposeHeaders: 'x-correlation-id, retry-after, location',
       }),
@@ -92,7 +93,7 @@ export function httpEndpoint<const R extends RouteSpec>(
       headers: (event.headers ?? {}) as Record<string, string>,
       clientIp: event.requestContext.http.sourceIp,
       correlationId: state.correlationId,
-      apiOrigin: config.urls.api ?? `https://${event.requestContext.domainName}`,
+      apiOrigin: apiUrl ?? `https://${event.requestContext.domainName}`,
       log: state.log,
     };
     return toApiResult(await handle(request));

@@ -1,30 +1,32 @@
 // What the onboarding HTTP functions share: who may call them, and the
-// workflow they start. Created once per Lambda instance.
-import { config, ConfigError } from '../config.ts';
-import { supabaseIdentity } from '../identity/supabase-identity.ts';
-import { policyFrom } from '../integrations/http-client.ts';
-import { sfn } from '../workflows/step-functions.ts';
+// workflows they start. Each function file calls what it needs once, at cold start.
+import { enhancedOnboardingWorkflow, identity, onboardingWorkflow } from '../adapters.ts';
+import { enhancedOnboardingStateMachineArn, internalApiKey, onboardingStateMachineArn, onboardingWaitMs } from '../config.ts';
+import { crawlRecords } from '../crawler/stores.ts';
 import type { AccessDeps } from './access.ts';
 import { ENHANCED_WORKFLOW } from './outcomes.ts';
 import { stores } from './stores.ts';
-import { sfnWorkflow } from './workflow.ts';
 
-const stateMachineArn = config.workflows.onboardingArn;
-if (!stateMachineArn) throw new ConfigError('Invalid configuration: ONBOARDING_STATE_MACHINE_ARN is required');
+/** The internal service key, or a user's bearer token (the identity provider is loaded only for a token). */
+export const access = (): AccessDeps => ({ identity: identity(), internalApiKey: internalApiKey() });
 
-export const access: AccessDeps = { identity: supabaseIdentity(config.identity, policyFrom(config.vendors)), internalApiKey: config.access.internalApiKey };
-
-export const onboardingDeps = {
+export const onboardingDeps = () => ({
   ...stores,
-  workflow: sfnWorkflow(sfn, stateMachineArn),
-  wait: { ms: config.workflows.waitMs },
+  workflow: onboardingWorkflow(),
+  wait: { ms: onboardingWaitMs() },
   executionArnOf: (runId: string, workflow?: string) => executionArn(machineOf(workflow), runId),
-};
+});
+
+/** The enhanced onboarding's run, beside onboarding-v2's. */
+export const enhancedOnboardingDeps = () => ({
+  ...stores,
+  workflow: enhancedOnboardingWorkflow(),
+  wait: { ms: onboardingWaitMs() },
+  crawl: crawlRecords,
+});
 
 /** The state machine a run's workflow runs on: onboarding-v2's unless the run says otherwise. */
-function machineOf(workflow: string | undefined): string {
-  if (workflow === ENHANCED_WORKFLOW && config.workflows.enhancedOnboardingArn) return config.workflows.enhancedOnboardingArn;
-  return stateMachineArn!;
-}
+const machineOf = (workflow: string | undefined): string =>
+  workflow === ENHANCED_WORKFLOW ? enhancedOnboardingStateMachineArn() : onboardingStateMachineArn();
 
 export const executionArn = (machineArn: string, runId: string) => `${machineArn.replace(':stateMachine:', ':execution:')}:${runId}`;

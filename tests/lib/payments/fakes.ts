@@ -77,7 +77,7 @@ export function fakePayments(sold: PaidPlan[] = ['starter', 'pro', 'enterprise']
       }
       return session;
     },
-    verifiedEvent(rawBody, signature) {
+    async verifiedEvent(rawBody, signature) {
       if (signature !== GOOD_SIGNATURE) {
         throw new InvalidInput('The webhook signature is missing, invalid or too old', undefined, 'invalid_signature');
       }

@@ -8,7 +8,7 @@ import { join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import * as esbuild from 'esbuild';
 import { parse } from 'yaml';
-import { buildTimeValues, builtinsThroughRequire, precompiledValidators } from '../infra/esbuild-plugins.mjs';
+import { buildTimeValues, builtinsThroughRequire, credentialsFromEnvironment, precompiledValidators } from '../infra/esbuild-plugins.mjs';
 import { hermetic, SLS_BIN } from '../local/serverless-config.ts';
 
 const run = promisify(execFile);
@@ -98,7 +98,7 @@ export async function buildLikeLambda(
     mainFields: o.mainFields,
     banner: o.banner,
     external: overrides.external ?? o.external,
-    plugins: [precompiledValidators(functions), builtinsThroughRequire(), buildTimeValues()],
+    plugins: [precompiledValidators(functions), builtinsThroughRequire(), credentialsFromEnvironment(), buildTimeValues()],
     logLevel: 'error',
   });
   return statSync(outfile).size;

@@ -78,7 +78,7 @@ export async function buildLikeLambda(
   entry: string,
   outfile: string,
   routes: { method: string; path: string }[] = [],
-  overrides: { external?: string[] } = {},
+  overrides: { external?: string[]; defaultCredentialChain?: boolean } = {},
 ): Promise<number> {
   const yml = parse(readFileSync(join(ROOT, 'serverless.yml'), 'utf8'), { logLevel: 'silent' }) as { custom: { esbuild: Record<string, any> } };
   const o = yml.custom.esbuild;
@@ -98,7 +98,7 @@ export async function buildLikeLambda(
     mainFields: o.mainFields,
     banner: o.banner,
     external: overrides.external ?? o.external,
-    plugins: [precompiledValidators(functions), builtinsThroughRequire(), credentialsFromEnvironment(), buildTimeValues()],
+    plugins: [precompiledValidators(functions), builtinsThroughRequire(), ...(overrides.defaultCredentialChain ? [] : [credentialsFromEnvironment()]), buildTimeValues()],
     logLevel: 'error',
   });
   return statSync(outfile).size;

@@ -139,46 +139,32 @@ export function paymentEvents(): Pick<Payments, 'verifiedEvent'> {
 
 // --- Vendors. An unconfigured vendor is null: its step answers "skipped". ---
 
-export function mailer(waiting: Waiting): Mailer | null {
-  return kept(`mailer:${waiting}`, () => {
-    const settings = emailSettings();
-    return settings && onFirstCall<Mailer>(async () => (await import('./integrations/resend-mailer.ts')).resendMailer(settings, policy(waiting)));
+/** A vendor's port: null when its settings say it is not configured, else loaded on its first call. */
+function vendor<S, P extends object>(key: string, settings: () => S | null, load: (settings: S) => Promise<P>): P | null {
+  return kept(key, () => {
+    const configured = settings();
+    return configured && onFirstCall(() => load(configured));
   });
 }
+
+export const mailer = (waiting: Waiting): Mailer | null =>
+  vendor(`mailer:${waiting}`, emailSettings, async (s) => (await import('./integrations/resend-mailer.ts')).resendMailer(s, policy(waiting)));
 
 /** Where the team's own notices about new clients go, if anywhere. */
 export const teamAddress = (): string | undefined => emailSettings()?.teamAddress;
 
-export function taskTool(): TaskTool | null {
-  return kept('taskTool', () => {
-    const settings = taskToolSettings();
-    return settings && onFirstCall<TaskTool>(async () => (await import('./integrations/clickup-task-tool.ts')).clickupTaskTool(settings, policy('workflow')));
-  });
-}
+export const taskTool = (): TaskTool | null =>
+  vendor('taskTool', taskToolSettings, async (s) => (await import('./integrations/clickup-task-tool.ts')).clickupTaskTool(s, policy('workflow')));
 
-export function storage(): Storage | null {
-  return kept('storage', () => {
-    const settings = storageSettings();
-    return settings && onFirstCall<Storage>(async () => (await import('./integrations/dropbox-storage.ts')).dropboxStorage(settings, policy('workflow')));
-  });
-}
+export const storage = (): Storage | null =>
+  vendor('storage', storageSettings, async (s) => (await import('./integrations/dropbox-storage.ts')).dropboxStorage(s, policy('workflow')));
 
 /** The folder under which each client's storage tree is made. */
 export const storageRoot = (): string => storageSettings()?.rootPath ?? '/Clients';
 
-export function chat(): Chat | null {
-  return kept('chat', () => {
-    const settings = chatSettings();
-    return settings && onFirstCall<Chat>(async () => (await import('./integrations/slack-chat.ts')).slackChat(settings, policy('workflow')));
-  });
-}
+export const chat = (): Chat | null => vendor('chat', chatSettings, async (s) => (await import('./integrations/slack-chat.ts')).slackChat(s, policy('workflow')));
 
-export function crm(): Crm | null {
-  return kept('crm', () => {
-    const settings = crmSettings();
-    return settings && onFirstCall<Crm>(async () => (await import('./integrations/close-crm.ts')).closeCrm(settings, policy('workflow')));
-  });
-}
+export const crm = (): Crm | null => vendor('crm', crmSettings, async (s) => (await import('./integrations/close-crm.ts')).closeCrm(s, policy('workflow')));
 
 // --- The crawler: the vendors when their keys are configured, else our own measurement and crawler. ---
 

@@ -78,7 +78,8 @@ export function budgets(r: BenchResults): BudgetLine[] {
       lines.push(
         line(`webhook ack p50, ${route}, ${w.name} (${w.requests} at ${w.concurrency} concurrent) ÷ (empty route + ${k} DynamoDB call${k > 1 ? 's' : ''})`, f.ratio, WEBHOOK_BUDGET, '×', () =>
           `p50 ${ms(f.p50)} against a floor of ${ms(f.floorMs)} (empty route ${ms(w.emptyRoute.p50)} + ${k} × ${ms(w.dynamoCallP50)}, one local DynamoDB call under the same concurrency). ` +
-          `Each request made ${f.dynamoCallsPerRequest} DynamoDB calls where ${k} must be made; every call beyond that queues in dynalite (one process, one call at a time) behind the other requests' calls. Answers: ${answers(f.answers)}.`,
+          `Each request made ${f.dynamoCallsPerRequest} DynamoDB calls where ${k} must be made; every call beyond that queues in dynalite (one process, one call at a time) behind the other requests' calls. Answers: ${answers(f.answers)}` +
+            (Object.keys(f.answers).some((a) => a.startsWith('5')) ? ' (a 5xx is a delivery the provider sends again: for payments, the billing of the one account every event is about changed under ten attempts in a row).' : '.'),
         ),
       );
     }

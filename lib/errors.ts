@@ -67,6 +67,15 @@ export class Conflict extends DomainError {
   }
 }
 
+/** It existed, and can no longer be used (an expired or revoked invitation). */
+export class Gone extends DomainError {
+  readonly code: string;
+  constructor(message: string, code = 'gone') {
+    super(message);
+    this.code = code;
+  }
+}
+
 export class RateLimited extends DomainError {
   readonly code = 'rate_limited';
   readonly retryAfterSeconds: number;

@@ -47,7 +47,11 @@ export class Forbidden extends DomainError {
 }
 
 export class NotFound extends DomainError {
-  readonly code = 'not_found';
+  readonly code: string;
+  constructor(message: string, code = 'not_found') {
+    super(message);
+    this.code = code;
+  }
 }
 
 export class MethodNotAllowed extends DomainError {

@@ -150,7 +150,7 @@ function checked(value: unknown, path: string): string {
 const rolesFor = (permission: Permission) => PERMISSIONS[permission].join(' or ');
 
 /** The same answer for an account that does not exist and one the caller is not in: an id reveals nothing. */
-export const noSuchAccount = () => new NotFound('No such account, or not one you belong to');
+export const noSuchAccount = () => new NotFound('No such account, or not one you belong to', 'account_not_found');
 
 /** The account a request was granted, for routes whose rule names it in the path (the guard has always set it then). */
 export function grantedAccount(grant: Grant): { id: string; role?: Role } {

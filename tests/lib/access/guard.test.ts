@@ -1,7 +1,7 @@
 // The guard against in-memory ports: who is calling, and what they may do to
 // the account the request names.
 import { describe, expect, it } from 'vitest';
-import { accessGuard, type Caller } from '../../../lib/access/guard.ts';
+import { accessGuard, type Caller, type Naming } from '../../../lib/access/guard.ts';
 import type { Access } from '../../../lib/api/route.ts';
 import { fakeMemberships, user } from '../../support/account-fakes.ts';
 
@@ -35,9 +35,9 @@ function setup() {
 const read: Access = { who: 'member', permission: 'read', account: { path: 'accountId' } };
 const manage: Access = { who: 'member', permission: 'manage', account: { path: 'accountId' }, serviceKey: true };
 const onboard: Access = { who: 'member', permission: 'onboard', account: { named: 'body' }, serviceKey: true };
-const path = (accountId = ACCOUNT) => ({ pathParams: { accountId }, query: {}, body: undefined });
+const path = (accountId = ACCOUNT): Naming => ({ pathParams: { accountId }, query: {}, body: undefined });
 
-async function decide(g: ReturnType<typeof setup>['guard'], access: Access, headers: Record<string, string>, naming = path()) {
+async function decide(g: ReturnType<typeof setup>['guard'], access: Access, headers: Record<string, string>, naming: Naming = path()) {
   const caller: Caller = await g.authenticate(access, headers);
   return g.authorize(access, caller, naming);
 }
@@ -77,8 +77,8 @@ describe('the access guard', () => {
     await expect(decide(s.guard, manage, admin.headers)).rejects.toMatchObject({ code: 'forbidden' });
     await expect(decide(s.guard, manage, member.headers)).rejects.toMatchObject({ code: 'forbidden' });
     expect(await decide(s.guard, read, member.headers)).toMatchObject({ account: { id: ACCOUNT, role: 'member' } });
-    await expect(decide(s.guard, read, stranger.headers)).rejects.toMatchObject({ code: 'not_found' });
-    await expect(decide(s.guard, read, otherOwner.headers)).rejects.toMatchObject({ code: 'not_found' });
+    await expect(decide(s.guard, read, stranger.headers)).rejects.toMatchObject({ code: 'account_not_found' });
+    await expect(decide(s.guard, read, otherOwner.headers)).rejects.toMatchObject({ code: 'account_not_found' });
     expect(await decide(s.guard, manage, { 'x-api-key': 'service-key' })).toEqual({ caller: { kind: 'service' }, account: { id: ACCOUNT } });
   });
 
@@ -86,7 +86,7 @@ describe('the access guard', () => {
     const s = setup();
     const member = await s.person('member');
     await s.memberships.remove(ACCOUNT, member.user.id, 'member');
-    await expect(decide(s.guard, read, member.headers)).rejects.toMatchObject({ code: 'not_found' });
+    await expect(decide(s.guard, read, member.headers)).rejects.toMatchObject({ code: 'account_not_found' });
   });
 
   it("falls to the caller's only account when the request names none; with several, 400 names the choice; with none, no account", async () => {
@@ -121,7 +121,7 @@ describe('the access guard', () => {
     const run: Access = { who: 'member', permission: 'read', account: { runPath: 'runId' }, serviceKey: true };
     const runId = (id: string) => ({ pathParams: { runId: id }, query: {}, body: undefined });
     expect(await decide(s.guard, run, owner.headers, runId(`${ACCOUNT}-0123456789abcdef`))).toMatchObject({ account: { id: ACCOUNT } });
-    await expect(decide(s.guard, run, owner.headers, runId(`${OTHER}-0123456789abcdef`))).rejects.toMatchObject({ code: 'not_found' });
+    await expect(decide(s.guard, run, owner.headers, runId(`${OTHER}-0123456789abcdef`))).rejects.toMatchObject({ code: 'account_not_found' });
     await expect(decide(s.guard, run, owner.headers, runId('not-a-run'))).rejects.toMatchObject({ code: 'not_found' });
   });
 

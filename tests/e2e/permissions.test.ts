@@ -18,22 +18,26 @@ const ROLE_OF: Partial<Record<Principal, Role>> = { member: 'member', admin: 'ad
 
 type Expected = 'allowed' | 'redirect' | 401 | 403 | 404;
 
+/** Whether the route takes this key: a key it does not take is no credential there, and its caller is anonymous. */
+const takesKey = (access: Access, who: Principal) =>
+  (who === 'adminKey' && access.who === 'admin') || (who === 'internalKey' && access.who === 'member' && access.serviceKey === true);
+
 /** The answer the rule and the permission table give this caller, worked out here independently of the guard. */
-function expected(access: Access, who: Principal): Expected {
+function expected(access: Access, caller: Principal): Expected {
+  const who = (caller === 'internalKey' || caller === 'adminKey') && !takesKey(access, caller) ? 'anonymous' : caller;
   switch (access.who) {
     case 'anyone':
     case 'path-secret':
     case 'signed':
       return 'allowed';
     case 'user':
-      return who === 'anonymous' || who === 'internalKey' || who === 'adminKey' ? 401 : 'allowed';
+      return who === 'anonymous' ? 401 : 'allowed';
     case 'admin':
       if (who === 'adminKey') return 'allowed';
-      return who === 'anonymous' || who === 'internalKey' ? 401 : 403;
+      return who === 'anonymous' ? 401 : 403;
     case 'member': {
       if (who === 'anonymous') return access.anonymous ? 'redirect' : 401;
-      if (who === 'internalKey') return access.serviceKey ? 'allowed' : 401;
-      if (who === 'adminKey') return 401;
+      if (who === 'internalKey') return 'allowed';
       const role = ROLE_OF[who];
       if (!role) return 404;
       return (PERMISSIONS[access.permission] as readonly Role[]).includes(role) ? 'allowed' : 403;

@@ -110,7 +110,7 @@ export function adminIdentity(): IdentityProvider {
 const paymentsNotConfigured = (name: string) => new ConfigError(`${name} is not set: payments are not configured`);
 
 /** Stripe's checkout API. A person waits: Stripe's own retries (each with the request's idempotency key) are the interactive few. */
-export function checkoutPayments(): Pick<Payments, 'sells' | 'startCheckout'> {
+export function checkoutPayments(): Pick<Payments, 'sells' | 'startCheckout' | 'openBillingPortal'> {
   return kept('checkoutPayments', () => {
     const settings = stripeApiSettings();
     if (!settings) {
@@ -118,7 +118,7 @@ export function checkoutPayments(): Pick<Payments, 'sells' | 'startCheckout'> {
       const fail = () => {
         throw paymentsNotConfigured('STRIPE_SECRET_KEY');
       };
-      return { sells: fail, startCheckout: async () => fail() };
+      return { sells: fail, startCheckout: async () => fail(), openBillingPortal: async () => fail() };
     }
     const { timeoutMs, maxAttempts } = policy('person');
     return onFirstCall(

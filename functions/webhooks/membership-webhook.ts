@@ -1,3 +1,4 @@
+import { memberships, teamDeps } from '../../lib/accounts/wiring.ts';
 import { onboardingWorkflow } from '../../lib/adapters.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
 import { stores as onboardingStores } from '../../lib/onboarding/stores.ts';
@@ -7,6 +8,8 @@ import { webhookStores } from '../../lib/webhooks/stores.ts';
 
 const deps = {
   ...webhookStores,
+  memberships,
+  team: teamDeps,
   onboarding: { ...onboardingStores, workflow: onboardingWorkflow() },
 };
 

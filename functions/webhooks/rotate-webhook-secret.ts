@@ -1,14 +1,11 @@
+import { grantedAccount } from '../../lib/access/guard.ts';
+import { guard } from '../../lib/access/wiring.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
-import { identifyCaller } from '../../lib/onboarding/access.ts';
-import { access } from '../../lib/onboarding/wiring.ts';
 import { webhookRoutes } from '../../lib/webhooks/routes.ts';
 import { webhookStores } from '../../lib/webhooks/stores.ts';
 import { rotateWebhookSecret } from '../../lib/webhooks/webhook-settings.ts';
 
-const callers = access();
-
-export const handler = httpEndpoint(webhookRoutes.rotateWebhookSecret, async (request) => {
-  const caller = await identifyCaller(callers, request.headers);
-  const settings = await rotateWebhookSecret(webhookStores, caller, request.pathParams.accountId!, request.apiOrigin);
+export const handler = httpEndpoint(webhookRoutes.rotateWebhookSecret, guard, async (request) => {
+  const settings = await rotateWebhookSecret(webhookStores, grantedAccount(request.access).id, request.apiOrigin);
   return json(200, settings, { 'cache-control': 'no-store' });
 });

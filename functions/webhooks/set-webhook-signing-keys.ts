@@ -1,14 +1,11 @@
+import { grantedAccount } from '../../lib/access/guard.ts';
+import { guard } from '../../lib/access/wiring.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
-import { identifyCaller } from '../../lib/onboarding/access.ts';
-import { access } from '../../lib/onboarding/wiring.ts';
 import { webhookRoutes } from '../../lib/webhooks/routes.ts';
 import { webhookStores } from '../../lib/webhooks/stores.ts';
 import { setSigningKeys } from '../../lib/webhooks/webhook-settings.ts';
 
-const callers = access();
-
-export const handler = httpEndpoint(webhookRoutes.setWebhookSigningKeys, async (request) => {
-  const caller = await identifyCaller(callers, request.headers);
-  const settings = await setSigningKeys(webhookStores, caller, request.pathParams.accountId!, request.body, request.apiOrigin);
+export const handler = httpEndpoint(webhookRoutes.setWebhookSigningKeys, guard, async (request) => {
+  const settings = await setSigningKeys(webhookStores, grantedAccount(request.access).id, request.body, request.apiOrigin);
   return json(200, settings, { 'cache-control': 'no-store' });
 });

@@ -2,6 +2,7 @@
 // what it needs once, at cold start; the adapters themselves come from
 // ../adapters.ts, built once per Lambda instance and reused by warm invocations.
 import { dynamodbAccounts, dynamodbSlugs } from '../accounts/dynamodb-accounts.ts';
+import { dynamodbMemberships } from '../accounts/dynamodb-memberships.ts';
 import { mailer } from '../adapters.ts';
 import { ConfigError, passwordResetRedirect, portalUrls, rateLimitSettings, tokenSettings } from '../config.ts';
 import type { Mailer } from '../integrations/mailer.ts';
@@ -20,7 +21,7 @@ export const settings = (): AuthSettings => ({
 });
 export const rateLimiter = () => dynamodbRateLimiter({ db, tables });
 export const verificationTokens = () => dynamodbVerificationTokens({ db, tables });
-export const accountStores = () => ({ accounts: dynamodbAccounts({ db, tables }), slugs: dynamodbSlugs({ db, tables }) });
+export const accountStores = () => ({ accounts: dynamodbAccounts({ db, tables }), memberships: dynamodbMemberships({ db, tables }), slugs: dynamodbSlugs({ db, tables }) });
 
 /** Auth cannot work without sending e-mail: without Resend settings every send fails as misconfiguration. */
 export const authMailer = (): Mailer =>

@@ -5,12 +5,11 @@ import { dynamodbRateLimiter } from '../rate-limit/dynamodb-rate-limiter.ts';
 import { db, tables } from '../store/dynamodb.ts';
 import type { CheckoutSettings } from './start-checkout.ts';
 
-export { checkoutPayments, identity } from '../adapters.ts';
-export { accountStore, billingStore } from '../payments/wiring.ts';
+export { accountStore, billingStore, checkoutPayments } from '../payments/wiring.ts';
 
-export const settings = (): CheckoutSettings => ({
+export const settings: CheckoutSettings = {
   dashboardUrl: portalUrls().dashboard,
   publicSessionLimit: rateLimitSettings().checkoutSession,
-});
+};
 
 export const rateLimiter = () => dynamodbRateLimiter({ db, tables });

@@ -1,29 +1,22 @@
-// What the onboarding HTTP functions share: who may call them, and the
-// workflows they start. Each function file calls what it needs once, at cold start.
-import { enhancedOnboardingWorkflow, identity, onboardingWorkflow } from '../adapters.ts';
-import { enhancedOnboardingStateMachineArn, internalApiKey, onboardingStateMachineArn, onboardingWaitMs } from '../config.ts';
-import { crawlRecords } from '../crawler/stores.ts';
-import type { AccessDeps } from './access.ts';
+// What the onboarding HTTP functions share: the workflow they start and how
+// they find the account a submission is for. Created once per Lambda instance;
+// the adapters come from ../adapters.ts.
+import { memberships, teamDeps } from '../accounts/wiring.ts';
+import { onboardingWorkflow } from '../adapters.ts';
+import { enhancedOnboardingStateMachineArn, onboardingStateMachineArn, onboardingWaitMs } from '../config.ts';
+import { logger } from '../log.ts';
+import type { OnboardingAccountDeps } from './onboarding-account.ts';
 import { ENHANCED_WORKFLOW } from './outcomes.ts';
 import { stores } from './stores.ts';
 
-/** The internal service key, or a user's bearer token (the identity provider is loaded only for a token). */
-export const access = (): AccessDeps => ({ identity: identity(), internalApiKey: internalApiKey() });
+export const accountDeps: OnboardingAccountDeps = { accounts: stores.accounts, memberships, team: teamDeps, log: logger };
 
-export const onboardingDeps = () => ({
+export const onboardingDeps = {
   ...stores,
   workflow: onboardingWorkflow(),
   wait: { ms: onboardingWaitMs() },
   executionArnOf: (runId: string, workflow?: string) => executionArn(machineOf(workflow), runId),
-});
-
-/** The enhanced onboarding's run, beside onboarding-v2's. */
-export const enhancedOnboardingDeps = () => ({
-  ...stores,
-  workflow: enhancedOnboardingWorkflow(),
-  wait: { ms: onboardingWaitMs() },
-  crawl: crawlRecords,
-});
+};
 
 /** The state machine a run's workflow runs on: onboarding-v2's unless the run says otherwise. */
 const machineOf = (workflow: string | undefined): string =>

@@ -35,7 +35,7 @@ const STATUSES: readonly SubscriptionStatus[] = ['incomplete', 'incomplete_expir
 type Json = Record<string, any>;
 
 /** Checkouts through Stripe's API. */
-export function stripeCheckout(settings: StripeCheckoutSettings, policy: StripePolicy): Pick<Payments, 'sells' | 'startCheckout'> {
+export function stripeCheckout(settings: StripeCheckoutSettings, policy: StripePolicy): Pick<Payments, 'sells' | 'startCheckout' | 'openBillingPortal'> {
   const base = new URL(settings.apiBase);
   if (base.pathname !== '/' || base.search) throw new ConfigError('STRIPE_API_BASE must be an origin without a path');
   // One client per Lambda instance, reused by warm invocations.
@@ -79,6 +79,16 @@ export function stripeCheckout(settings: StripeCheckoutSettings, policy: StripeP
       }
       if (!session.url) throw new VendorError('stripe', `stripe: ${operation} answered without a hosted page`, { transient: false, operation });
       return { id: session.id, url: session.url };
+    },
+
+    async openBillingPortal({ customerId, returnUrl }) {
+      const operation = 'create a billing portal session';
+      try {
+        const session = await client.billingPortal.sessions.create({ customer: customerId, return_url: returnUrl });
+        return { url: session.url };
+      } catch (error) {
+        throw vendorError(operation, error, policy);
+      }
     },
   };
 }

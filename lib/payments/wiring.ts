@@ -6,7 +6,7 @@ import { db, tables } from '../store/dynamodb.ts';
 import { dynamodbDeliveries } from '../webhooks/dynamodb-deliveries.ts';
 import { dynamodbBilling } from './dynamodb-billing.ts';
 
-export { paymentEvents } from '../adapters.ts';
+export { checkoutPayments, paymentEvents } from '../adapters.ts';
 
 export const accountStore = () => dynamodbAccounts({ db, tables });
 export const billingStore = () => dynamodbBilling({ db, tables });

@@ -8,6 +8,8 @@ export type { DynamoDBDocumentClient };
 export type TableName =
   | 'accounts'
   | 'members'
+  | 'memberships'
+  | 'invitations'
   | 'integrations'
   | 'verification_tokens'
   | 'slugs'
@@ -27,6 +29,8 @@ export type Tables = Record<TableName, string>;
 const names: TableName[] = [
   'accounts',
   'members',
+  'memberships',
+  'invitations',
   'integrations',
   'verification_tokens',
   'slugs',

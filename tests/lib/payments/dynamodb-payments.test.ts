@@ -4,6 +4,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
+import { dynamodbInvitations } from '../../../lib/accounts/dynamodb-invitations.ts';
+import { dynamodbMemberships } from '../../../lib/accounts/dynamodb-memberships.ts';
 import { dynamodbAccounts } from '../../../lib/accounts/dynamodb-accounts.ts';
 import { dynamodbFollowUps } from '../../../lib/onboarding/follow-ups.ts';
 import { dynamodbBilling } from '../../../lib/payments/dynamodb-billing.ts';
@@ -14,12 +16,18 @@ import { useDynamo } from '../../support/dynamo.ts';
 import { recordingLogger } from '../auth/fakes.ts';
 
 const d = useDynamo();
-const stores = () => ({
-  accounts: dynamodbAccounts({ db: d.db, tables: d.tables }),
-  billing: dynamodbBilling({ db: d.db, tables: d.tables }),
-  deliveries: dynamodbDeliveries({ db: d.db, tables: d.tables }),
-  followUps: dynamodbFollowUps({ db: d.db, tables: d.tables }),
-});
+const stores = () => {
+  const accounts = dynamodbAccounts({ db: d.db, tables: d.tables });
+  const memberships = dynamodbMemberships({ db: d.db, tables: d.tables });
+  return {
+    accounts,
+    memberships,
+    team: { accounts, memberships, invitations: dynamodbInvitations({ db: d.db, tables: d.tables }), mailer: null, portalUrl: 'https://portal.test' },
+    billing: dynamodbBilling({ db: d.db, tables: d.tables }),
+    deliveries: dynamodbDeliveries({ db: d.db, tables: d.tables }),
+    followUps: dynamodbFollowUps({ db: d.db, tables: d.tables }),
+  };
+};
 const newAccount = async () => {
   const id = crypto.randomUUID();
   await stores().accounts.saveAccountDetails(id, { contact_email: `${id}@example.com` });

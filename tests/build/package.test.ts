@@ -124,11 +124,13 @@ describe('the settings each function carries', () => {
       expect(environments().get(key)!.filter((name) => name !== 'NODE_OPTIONS').sort(), key).toEqual(settingsReadBy(code, Object.keys(declared.custom.settings)).sort());
     }
     // What that means for the most dangerous ones:
-    expect(carrying('STRIPE_SECRET_KEY')).toEqual(['checkout-redirect', 'checkout-session', 'status']);
+    expect(carrying('STRIPE_SECRET_KEY')).toEqual(['billing-portal', 'checkout-redirect', 'checkout-session', 'status']);
     expect(carrying('STRIPE_WEBHOOK_SECRET')).toEqual(['payments-webhook']);
     expect(carrying('SUPABASE_SERVICE_ROLE_KEY')).toEqual(['forgot-password', 'reset-password', 'signup', 'status', 'verify-email']);
-    expect(carrying('ADMIN_API_KEY')).toEqual(['crawler-refresh', 'crawler-summary']);
     expect(carrying('CLICKUP_API_TOKEN')).toEqual(['provision-task-tool', 'record-booking-task', 'status']);
+    // The service keys go with the access guard, never to a function that checks no caller.
+    const unguarded = ['status', 'payments-webhook', 'membership-webhook', 'booking-webhook', 'assign-slug', 'record-outcome', 'provision-task-tool', 'scrape-site'];
+    for (const key of ['INTERNAL_API_KEY', 'ADMIN_API_KEY']) expect(carrying(key).filter((fn) => unguarded.includes(fn)), key).toEqual([]);
   });
 });
 

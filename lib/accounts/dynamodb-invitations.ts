@@ -1,8 +1,8 @@
 // Invitations in the invitations table, by id, with indexes by account (its
 // list) and by e-mail (what is waiting for a signed-in person). dynalite has
 // no TTL: expiry is checked in the conditions here, and by isOpen.
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { applied, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { applied, queryAll, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
 import type { Invitation, InvitationStore } from './invitations.ts';
 
 type Deps = { db: DynamoDBDocumentClient; tables: Pick<Tables, 'invitations'> };
@@ -12,26 +12,15 @@ export const EMAIL_INDEX = 'byEmail';
 
 export function dynamodbInvitations({ db, tables }: Deps): InvitationStore {
   const TableName = tables.invitations;
-  const query = async (IndexName: string, key: string, value: string) => {
-    const items: Invitation[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await db.send(
-        new QueryCommand({
-          TableName,
-          IndexName,
-          KeyConditionExpression: '#k = :v',
-          ExpressionAttributeNames: { '#k': key },
-          ExpressionAttributeValues: { ':v': value },
-          ScanIndexForward: false,
-          ExclusiveStartKey: start,
-        }),
-      );
-      items.push(...((page.Items ?? []) as Invitation[]));
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return items;
-  };
+  const query = (IndexName: string, key: string, value: string) =>
+    queryAll<Invitation>(db, {
+      TableName,
+      IndexName,
+      KeyConditionExpression: '#k = :v',
+      ExpressionAttributeNames: { '#k': key },
+      ExpressionAttributeValues: { ':v': value },
+      ScanIndexForward: false,
+    });
 
   return {
     async create(invitation) {

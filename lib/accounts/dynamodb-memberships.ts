@@ -2,9 +2,9 @@
 // user (which accounts may this person act on) and by e-mail (provider syncs
 // and public checkouts name a person by address only). The owner count lives
 // on the account row as owner_count; see MembershipStore for why.
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Role } from '../access/permissions.ts';
-import { applied, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
+import { applied, queryAll, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
 import type { Membership, MembershipStore, SeatChange } from './memberships.ts';
 
 type Deps = { db: DynamoDBDocumentClient; tables: Pick<Tables, 'memberships' | 'accounts'>; now?: () => Date };
@@ -16,16 +16,7 @@ export function dynamodbMemberships({ db, tables, now = () => new Date() }: Deps
   const TableName = tables.memberships;
   const iso = () => now().toISOString();
 
-  const query = async (input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>) => {
-    const items: Membership[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await db.send(new QueryCommand({ TableName, ...input, ExclusiveStartKey: start }));
-      items.push(...((page.Items ?? []) as Membership[]));
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return items;
-  };
+  const query = (input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>) => queryAll<Membership>(db, { TableName, ...input });
 
   const get = async (accountId: string, userId: string) =>
     (await db.send(new GetCommand({ TableName, Key: { account_id: accountId, user_id: userId }, ConsistentRead: true }))).Item as

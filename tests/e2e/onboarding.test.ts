@@ -76,7 +76,8 @@ describe('onboarding-v2', () => {
     expect(updated.body.accountId).toBe(body.accountId);
     expect((await recorded('tasks')).filter((f: { name: string }) => f.name.includes(`acme-${t}`))).toHaveLength(1);
     expect((await recorded('storage')).filter((e: { path: string }) => e.path.startsWith(`${root}/`))).toHaveLength(10);
-    expect((await recorded('emails')).filter((e: { to: string[] }) => e.to.includes(email))).toHaveLength(2);
+    // Welcome, workspace ready, and one invitation to own the account.
+    expect((await recorded('emails')).filter((e: { to: string[] }) => e.to.includes(email))).toHaveLength(3);
     expect((await recorded('chat')).filter((m: { text: string }) => m.text.includes(`Acme ${t}`))).toHaveLength(1);
     expect((await recorded('crm')).filter((l: { name: string }) => l.name === `Acme ${t}`)).toHaveLength(1);
   });

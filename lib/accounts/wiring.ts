@@ -1,7 +1,7 @@
-// The account functions' stores and settings, built once per Lambda instance.
-import { config } from '../config.ts';
-import { policyFrom } from '../integrations/http-client.ts';
-import { resendMailer } from '../integrations/resend-mailer.ts';
+// The account functions' stores and settings, built once per Lambda instance;
+// the mailer comes from ../adapters.ts.
+import { mailer } from '../adapters.ts';
+import { portalUrls } from '../config.ts';
 import { db, tables } from '../store/dynamodb.ts';
 import { dynamodbAccounts } from './dynamodb-accounts.ts';
 import { dynamodbInvitations } from './dynamodb-invitations.ts';
@@ -16,6 +16,7 @@ export const teamDeps: TeamDeps = {
   accounts: accountStore,
   memberships,
   invitations,
-  mailer: config.email && resendMailer(config.email, policyFrom(config.vendors)),
-  portalUrl: config.urls.portal,
+  // Invitations are sent while the inviter's request waits.
+  mailer: mailer('person'),
+  portalUrl: portalUrls().portal,
 };

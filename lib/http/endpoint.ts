@@ -16,7 +16,7 @@ import validator from '@middy/validator';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { ANONYMOUS, type Caller, type Grant, type Guard } from '../access/guard.ts';
 import { needsCaller, type BodyOf, type QueryOf, type RouteSpec } from '../api/route.ts';
-import { config } from '../config.ts';
+import { httpSettings } from '../config.ts';
 import { logger as rootLogger, takeColdStart, type Logger } from '../log.ts';
 import { toErrorAnswer } from './errors.ts';
 import { eventSchemaOf } from './event-schema.ts';
@@ -78,13 +78,14 @@ export function httpEndpoint<const R extends RouteSpec>(spec: R, ...args: Endpoi
   const schema = eventSchemaOf(spec);
   const eventSchema = schema && validatorFor(schema);
   const parsesJson = spec.body !== undefined && !spec.rawBody;
+  const { corsOrigins, apiUrl } = httpSettings();
 
   const chain = middy<Event, Result>()
     .use(httpHeaderNormalizer())
     .use(requestContext())
     .use(
       httpCors({
-        origins: [...config.corsOrigins],
+        origins: [...corsOrigins],
         credentials: true,
         exposeHeaders: 'x-correlation-id, retry-after, location',
       }),
@@ -109,7 +110,7 @@ export function httpEndpoint<const R extends RouteSpec>(spec: R, ...args: Endpoi
       headers: (event.headers ?? {}) as Record<string, string>,
       clientIp: event.requestContext.http.sourceIp,
       correlationId: state.correlationId,
-      apiOrigin: config.urls.api ?? `https://${event.requestContext.domainName}`,
+      apiOrigin: apiUrl ?? `https://${event.requestContext.domainName}`,
       access: state.grant ?? { caller: ANONYMOUS },
       log: state.log,
     };

@@ -10,7 +10,7 @@ import { dynamodbAccounts } from '../../../lib/accounts/dynamodb-accounts.ts';
 import { dynamodbFollowUps } from '../../../lib/onboarding/follow-ups.ts';
 import { dynamodbBilling } from '../../../lib/payments/dynamodb-billing.ts';
 import { receivePaymentEvent } from '../../../lib/payments/receive-payment-event.ts';
-import { stripePayments } from '../../../lib/payments/stripe-payments.ts';
+import { stripeEvents } from '../../../lib/payments/stripe-payments.ts';
 import { dynamodbDeliveries } from '../../../lib/webhooks/dynamodb-deliveries.ts';
 import { useDynamo } from '../../support/dynamo.ts';
 import { recordingLogger } from '../auth/fakes.ts';
@@ -70,10 +70,7 @@ describe('DynamoDB billing', () => {
 
 describe('the payment webhook on DynamoDB', () => {
   const SECRET = 'whsec_test_secret';
-  const payments = stripePayments(
-    { secretKey: 'sk_test_unused', webhookSecret: SECRET, apiBase: 'http://127.0.0.1:9', prices: { pro: 'price_pro' } },
-    { timeoutMs: 100, maxNetworkRetries: 0 },
-  );
+  const payments = stripeEvents({ webhookSecret: SECRET, prices: { pro: 'price_pro' } });
   const deliver = (payload: string, signature?: string) =>
     receivePaymentEvent({ ...stores(), payments, log: recordingLogger() }, { rawBody: payload, signature: signature ?? Stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET }) });
 

@@ -1,4 +1,4 @@
-import { guard } from '../../lib/access/wiring.ts';
+import { serviceGuard } from '../../lib/access/wiring.ts';
 import { crawlerRoutes } from '../../lib/crawler/routes.ts';
 import { httpEndpoint } from '../../lib/http/endpoint.ts';
 import { httpAnswer } from '../../lib/onboarding/answer.ts';
@@ -8,7 +8,7 @@ import { normaliseIntake } from '../../lib/onboarding/intake.ts';
 import { onboardingAccount } from '../../lib/onboarding/onboarding-account.ts';
 import { accountDeps } from '../../lib/onboarding/wiring.ts';
 
-export const handler = httpEndpoint(crawlerRoutes.enhancedOnboarding, guard, async (request) => {
+export const handler = httpEndpoint(crawlerRoutes.enhancedOnboarding, serviceGuard, async (request) => {
   const intake = normaliseIntake(request.body);
   const accountId = await onboardingAccount(accountDeps, request.access, intake);
   return httpAnswer(await onboardEnhanced(enhancedOnboardingDeps, accountId, intake), request);

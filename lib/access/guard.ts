@@ -10,7 +10,7 @@
 // A key that is sent but wrong is refused outright, never tried as a user; a
 // key the route does not take is not a credential there at all.
 import { activeOnly, type MembershipStore } from '../accounts/memberships.ts';
-import { idParam, type Access, type AccountFrom } from '../api/route.ts';
+import { idParam, type Access, type AccountFrom, type KeyKind } from '../api/route.ts';
 import { Forbidden, InvalidInput, NotFound, Unauthenticated } from '../errors.ts';
 import { bearerToken, secretsEqual } from '../http/credentials.ts';
 import type { IdentityProvider, IdentityUser } from '../identity/identity.ts';
@@ -33,7 +33,8 @@ export interface Grant {
 export interface GuardDeps {
   identity: Pick<IdentityProvider, 'userForAccessToken'>;
   memberships: Pick<MembershipStore, 'get' | 'ofUser'>;
-  keys: { internalApiKey?: string; adminApiKey?: string };
+  /** The configured key of the kind this guard's routes take; unset closes the key path. */
+  key?: string;
 }
 
 /** What authorize reads from the request: the parts that may name an account. */
@@ -44,6 +45,8 @@ export interface Naming {
 }
 
 export interface Guard {
+  /** The key the routes it guards take (keyKindOf their rule): a function holds only that key among its settings. */
+  readonly takes: KeyKind;
   authenticate(access: Access, headers: Record<string, string | undefined>): Promise<Caller>;
   authorize(access: Access, caller: Caller, request: Naming): Promise<Grant>;
 }
@@ -60,11 +63,12 @@ const RUN_ID = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})-
  * The guard, with its dependencies made on first use: a route that is called
  * without credentials never loads the identity provider's client.
  */
-export function accessGuard(makeDeps: () => GuardDeps): Guard {
+export function accessGuard(takes: KeyKind, makeDeps: () => GuardDeps): Guard {
   let deps: GuardDeps | undefined;
   const use = () => (deps ??= makeDeps());
 
   return {
+    takes,
     async authenticate(access, headers) {
       if (access.who === 'anyone' || access.who === 'path-secret' || access.who === 'signed') return ANONYMOUS;
       const key = keyFor(access, use);
@@ -118,10 +122,10 @@ export function accessGuard(makeDeps: () => GuardDeps): Guard {
 
 function keyFor(access: Access, use: () => GuardDeps) {
   if (access.who === 'admin') {
-    return { header: 'x-admin-key', name: 'admin key', value: () => use().keys.adminApiKey, caller: { kind: 'admin-key' } as const };
+    return { header: 'x-admin-key', name: 'admin key', value: () => use().key, caller: { kind: 'admin-key' } as const };
   }
   if (access.who === 'member' && access.serviceKey) {
-    return { header: 'x-api-key', name: 'API key', value: () => use().keys.internalApiKey, caller: { kind: 'service' } as const };
+    return { header: 'x-api-key', name: 'API key', value: () => use().key, caller: { kind: 'service' } as const };
   }
   return undefined;
 }

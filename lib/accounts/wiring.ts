@@ -12,11 +12,13 @@ export const accountStore = dynamodbAccounts({ db, tables });
 export const memberships = dynamodbMemberships({ db, tables });
 export const invitations = dynamodbInvitations({ db, tables });
 
-export const teamDeps: TeamDeps = {
+/** What issuing invitations needs: a function that does not send them never reads the mail settings. */
+const makeTeamDeps = (): TeamDeps => ({
   accounts: accountStore,
   memberships,
   invitations,
   // Invitations are sent while the inviter's request waits.
   mailer: mailer('person'),
   portalUrl: portalUrls().portal,
-};
+});
+export const teamDeps = /* @__PURE__ */ makeTeamDeps();

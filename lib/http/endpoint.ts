@@ -15,7 +15,7 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import validator from '@middy/validator';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { ANONYMOUS, type Caller, type Grant, type Guard } from '../access/guard.ts';
-import { needsCaller, type BodyOf, type QueryOf, type RouteSpec } from '../api/route.ts';
+import { keyKindOf, needsCaller, type BodyOf, type QueryOf, type RouteSpec } from '../api/route.ts';
 import { httpSettings } from '../config.ts';
 import { logger as rootLogger, takeColdStart, type Logger } from '../log.ts';
 import { toErrorAnswer } from './errors.ts';
@@ -75,6 +75,10 @@ type EndpointArgs<R extends RouteSpec> = R['access'] extends { who: 'user' | 'ad
 export function httpEndpoint<const R extends RouteSpec>(spec: R, ...args: EndpointArgs<R>) {
   const [guard, handle] = (args.length === 2 ? args : [undefined, args[0]]) as [Guard | undefined, Handler<R>];
   if (needsCaller(spec.access) && !guard) throw new Error(`${spec.method} ${spec.path} needs the access guard to enforce its rule`);
+  // A guard holds one kind of key (so a function carries only the key its routes take): it must be the route's.
+  if (guard && guard.takes !== keyKindOf(spec.access)) {
+    throw new Error(`${spec.method} ${spec.path} takes the ${keyKindOf(spec.access)} key; its guard holds the ${guard.takes} one`);
+  }
   const schema = eventSchemaOf(spec);
   const eventSchema = schema && validatorFor(schema);
   const parsesJson = spec.body !== undefined && !spec.rawBody;

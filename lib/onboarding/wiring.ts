@@ -9,7 +9,9 @@ import type { OnboardingAccountDeps } from './onboarding-account.ts';
 import { ENHANCED_WORKFLOW } from './outcomes.ts';
 import { stores } from './stores.ts';
 
-export const accountDeps: OnboardingAccountDeps = { accounts: stores.accounts, memberships, team: teamDeps, log: logger };
+/** How a submission finds its account (a function that reads runs only never reads the mail settings the service's invitations need). */
+const makeAccountDeps = (): OnboardingAccountDeps => ({ accounts: stores.accounts, memberships, team: teamDeps, log: logger });
+export const accountDeps = /* @__PURE__ */ makeAccountDeps();
 
 export const onboardingDeps = {
   ...stores,

@@ -10,6 +10,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { settingsReadBy } from '../../infra/settings-per-function.mjs';
+import { catalog } from '../../lib/api/catalog.ts';
+import { keyKindOf, type KeyKind } from '../../lib/api/route.ts';
 import { hermetic, SLS_BIN } from '../../local/serverless-config.ts';
 
 const run = promisify(execFile);
@@ -128,9 +130,16 @@ describe('the settings each function carries', () => {
     expect(carrying('STRIPE_WEBHOOK_SECRET')).toEqual(['payments-webhook']);
     expect(carrying('SUPABASE_SERVICE_ROLE_KEY')).toEqual(['forgot-password', 'reset-password', 'signup', 'status', 'verify-email']);
     expect(carrying('CLICKUP_API_TOKEN')).toEqual(['provision-task-tool', 'record-booking-task', 'status']);
-    // The service keys go with the access guard, never to a function that checks no caller.
-    const unguarded = ['status', 'payments-webhook', 'membership-webhook', 'booking-webhook', 'assign-slug', 'record-outcome', 'provision-task-tool', 'scrape-site'];
-    for (const key of ['INTERNAL_API_KEY', 'ADMIN_API_KEY']) expect(carrying(key).filter((fn) => unguarded.includes(fn)), key).toEqual([]);
+    // Each service key goes only to the functions whose routes take it (a guard holds one kind of key).
+    const takingKey = (kind: KeyKind) =>
+      Object.entries(declared.functions as Record<string, { events?: { httpApi?: { method: string; path: string } | string }[] }>)
+        .filter(([, fn]) => (fn.events ?? []).some((e) => typeof e.httpApi === 'object' && catalog.some((r) => typeof e.httpApi === 'object' && r.method === e.httpApi.method && r.path === e.httpApi.path && keyKindOf(r.access) === kind)))
+        .map(([key]) => key)
+        .sort();
+    expect(carrying('INTERNAL_API_KEY')).toEqual(takingKey('internal'));
+    expect(carrying('ADMIN_API_KEY')).toEqual(takingKey('admin'));
+    // Only what sends e-mail reads the mail settings: not reading an account, its members, or a run.
+    for (const fn of ['me', 'get-account', 'list-members', 'accept-invitation', 'onboarding-run']) expect(carrying('RESEND_API_KEY'), fn).not.toContain(fn);
   });
 });
 

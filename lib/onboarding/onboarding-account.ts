@@ -11,7 +11,7 @@
 // An e-mail address alone never makes anyone a member of anything.
 import { normaliseEmail, type AccountStore } from '../accounts/accounts.ts';
 import type { MembershipStore } from '../accounts/memberships.ts';
-import { openAccountFor } from '../accounts/open-account.ts';
+import { derivedAccountId, openAccountFor } from '../accounts/open-account.ts';
 import { issue, type TeamDeps } from '../accounts/team.ts';
 import type { Grant } from '../access/guard.ts';
 import { Forbidden, NotFound } from '../errors.ts';
@@ -41,8 +41,12 @@ export async function onboardingAccount(deps: OnboardingAccountDeps, grant: Gran
   // The member record of an earlier onboarding of this address names its account.
   const contact = await deps.accounts.getMember(intake.email);
   if (contact?.role === 'owner') return contact.account_id;
-  const accountId = crypto.randomUUID();
+  // A new account. Concurrent submissions of one address derive the same id,
+  // and only the one whose contact record is written invites the owner.
+  const accountId = derivedAccountId(`onboarding:${intake.email}`);
   await deps.accounts.saveAccountDetails(accountId, { company_name: intake.companyName, contact_email: intake.email });
+  const { member, created } = await deps.accounts.claimMember({ email: intake.email, account_id: accountId, role: 'owner' });
+  if (!created && member.role === 'owner') return member.account_id;
   await issue(deps.team, { accountId, companyName: intake.companyName, email: intake.email, role: 'owner', invitedBy: { kind: 'service' } }, { keepIfUnsent: deps.log });
   return accountId;
 }

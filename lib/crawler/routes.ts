@@ -156,7 +156,7 @@ export const crawlerRoutes = {
     operationId: 'enhancedOnboarding',
     summary: 'Onboard a company as onboarding-v2 does, plus an analysis and a scrape of its website, filed as CSV in its storage folder',
     tag: 'onboarding',
-    access: 'service-or-user',
+    access: { who: 'member', permission: 'onboard', account: { named: 'body' }, serviceKey: true },
     body: onboardingBody,
     responses: submissionAnswers(enhancedResult, 'Every integration succeeded or was skipped (not configured, or no website given)'),
   }),
@@ -167,7 +167,7 @@ export const crawlerRoutes = {
     operationId: 'crawlerSummary',
     summary: "An account's crawler intelligence: per-site figures, recent jobs and events, geo targets",
     tag: 'crawler',
-    access: 'admin',
+    access: { who: 'admin' },
     responses: { 200: { description: 'The summary', schema: summary }, ...adminRefusals, 404: { description: 'No such account' } },
   }),
   crawlerRefresh: route({
@@ -177,7 +177,7 @@ export const crawlerRoutes = {
     operationId: 'crawlerRefresh',
     summary: 'Start a crawl job (analysis and scrape) of the account\'s site with industry and location context',
     tag: 'crawler',
-    access: 'admin',
+    access: { who: 'admin' },
     body: refreshBody,
     responses: {
       202: { description: 'The job is queued; the summary shows it, its events and its figures when done', schema: refreshed },

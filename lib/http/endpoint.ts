@@ -1,6 +1,10 @@
 // The one middy stack every HTTP Lambda uses:
 //   header normaliser → request context (correlation id, logger, access log)
-//   → CORS → JSON body parser → schema validator → JSON errors (last).
+//   → CORS → who is calling (401) → JSON body parser → what they may do here
+//   (403/404) → schema validator → JSON errors (last).
+// The access steps enforce the route's rule (lib/api/route.ts) with the guard
+// (lib/access/guard.ts); a route whose rule needs to know the caller cannot be
+// built without one.
 // The validator comes from the route's own schemas: precompiled into Lambda
 // bundles, compiled once at start elsewhere (see validators.ts).
 
@@ -10,8 +14,9 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import validator from '@middy/validator';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type { BodyOf, QueryOf, RouteSpec } from '../api/route.ts';
-import { config } from '../config.ts';
+import { ANONYMOUS, type Caller, type Grant, type Guard } from '../access/guard.ts';
+import { keyKindOf, needsCaller, type BodyOf, type QueryOf, type RouteSpec } from '../api/route.ts';
+import { httpSettings } from '../config.ts';
 import { logger as rootLogger, takeColdStart, type Logger } from '../log.ts';
 import { toErrorAnswer } from './errors.ts';
 import { eventSchemaOf } from './event-schema.ts';
@@ -34,6 +39,8 @@ export interface HttpRequest<B = unknown, Q = Record<string, string | undefined>
   correlationId: string;
   /** The public origin of this API as API Gateway knows it (never taken from a client header). */
   apiOrigin: string;
+  /** Who is calling, and the account the request acts on, as the route's access rule established them. */
+  access: Grant;
   log: Logger;
 }
 
@@ -53,28 +60,43 @@ interface RequestState {
   correlationId: string;
   log: Logger;
   startedAt: number;
+  caller?: Caller;
+  grant?: Grant;
 }
 const stateOf = new WeakMap<object, RequestState>();
 
-export function httpEndpoint<const R extends RouteSpec>(
-  spec: R,
-  handle: (request: HttpRequest<BodyOf<R>, QueryOf<R>>) => Promise<HttpResult>,
-) {
+type Handler<R extends RouteSpec> = (request: HttpRequest<BodyOf<R>, QueryOf<R>>) => Promise<HttpResult>;
+
+/** A route whose rule needs to know the caller takes the guard first; the others do not load it. */
+type EndpointArgs<R extends RouteSpec> = R['access'] extends { who: 'user' | 'admin' | 'member' }
+  ? [guard: Guard, handle: Handler<R>]
+  : [handle: Handler<R>];
+
+export function httpEndpoint<const R extends RouteSpec>(spec: R, ...args: EndpointArgs<R>) {
+  const [guard, handle] = (args.length === 2 ? args : [undefined, args[0]]) as [Guard | undefined, Handler<R>];
+  if (needsCaller(spec.access) && !guard) throw new Error(`${spec.method} ${spec.path} needs the access guard to enforce its rule`);
+  // A guard holds one kind of key (so a function carries only the key its routes take): it must be the route's.
+  if (guard && guard.takes !== keyKindOf(spec.access)) {
+    throw new Error(`${spec.method} ${spec.path} takes the ${keyKindOf(spec.access)} key; its guard holds the ${guard.takes} one`);
+  }
   const schema = eventSchemaOf(spec);
   const eventSchema = schema && validatorFor(schema);
   const parsesJson = spec.body !== undefined && !spec.rawBody;
+  const { corsOrigins, apiUrl } = httpSettings();
 
   const chain = middy<Event, Result>()
     .use(httpHeaderNormalizer())
     .use(requestContext())
     .use(
       httpCors({
-        origins: [...config.corsOrigins],
+        origins: [...corsOrigins],
         credentials: true,
         exposeHeaders: 'x-correlation-id, retry-after, location',
       }),
     );
+  if (guard) chain.use(authenticate(guard, spec));
   if (parsesJson) chain.use(httpJsonBodyParser());
+  if (guard) chain.use(authorize(guard, spec));
   if (eventSchema) chain.use(validator({ eventSchema: eventSchema as never }));
   chain.use(jsonErrors());
 
@@ -92,7 +114,8 @@ export function httpEndpoint<const R extends RouteSpec>(
       headers: (event.headers ?? {}) as Record<string, string>,
       clientIp: event.requestContext.http.sourceIp,
       correlationId: state.correlationId,
-      apiOrigin: config.urls.api ?? `https://${event.requestContext.domainName}`,
+      apiOrigin: apiUrl ?? `https://${event.requestContext.domainName}`,
+      access: state.grant ?? { caller: ANONYMOUS },
       log: state.log,
     };
     return toApiResult(await handle(request));
@@ -114,6 +137,28 @@ function requestContext(): middy.MiddlewareObj<Event, Result> {
     },
     after: (request) => accessLog(request.context, request.response),
     onError: (request) => accessLog(request.context, request.response),
+  };
+}
+
+function authenticate(guard: Guard, spec: RouteSpec): middy.MiddlewareObj<Event, Result> {
+  return {
+    before: async (request) => {
+      stateOf.get(request.context)!.caller = await guard.authenticate(spec.access, (request.event.headers ?? {}) as Record<string, string>);
+    },
+  };
+}
+
+function authorize(guard: Guard, spec: RouteSpec): middy.MiddlewareObj<Event, Result> {
+  return {
+    before: async (request) => {
+      const state = stateOf.get(request.context)!;
+      const { pathParameters, queryStringParameters, body } = request.event;
+      state.grant = await guard.authorize(spec.access, state.caller ?? ANONYMOUS, {
+        pathParams: pathParameters ?? {},
+        query: queryStringParameters ?? {},
+        body,
+      });
+    },
   };
 }
 

@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { config } from '../config.ts';
+import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { tablePrefix } from '../config.ts';
 
 export type { DynamoDBDocumentClient };
 
@@ -8,6 +8,8 @@ export type { DynamoDBDocumentClient };
 export type TableName =
   | 'accounts'
   | 'members'
+  | 'memberships'
+  | 'invitations'
   | 'integrations'
   | 'verification_tokens'
   | 'slugs'
@@ -27,6 +29,8 @@ export type Tables = Record<TableName, string>;
 const names: TableName[] = [
   'accounts',
   'members',
+  'memberships',
+  'invitations',
   'integrations',
   'verification_tokens',
   'slugs',
@@ -55,7 +59,7 @@ export function createDocumentClient(client = new DynamoDBClient({})): DynamoDBD
 /** Created once per Lambda instance and reused by warm invocations. */
 export const dynamodb = new DynamoDBClient({});
 export const db = createDocumentClient(dynamodb);
-export const tables = tablesWithPrefix(config.tablePrefix);
+export const tables = tablesWithPrefix(tablePrefix());
 
 export const isConditionFailure = (error: unknown): boolean =>
   (error as { name?: string } | null)?.name === 'ConditionalCheckFailedException';
@@ -69,4 +73,16 @@ export async function applied(write: Promise<unknown>): Promise<boolean> {
     if (isConditionFailure(error)) return false;
     throw error;
   }
+}
+
+/** Every item a query matches, page after page. */
+export async function queryAll<T>(db: DynamoDBDocumentClient, input: Omit<QueryCommandInput, 'ExclusiveStartKey'>): Promise<T[]> {
+  const items: T[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
+    items.push(...((page.Items ?? []) as T[]));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items;
 }

@@ -14,6 +14,7 @@ import { Conflict } from '../../../lib/errors.ts';
 import type { IdentityProvider } from '../../../lib/identity/identity.ts';
 import { supabaseIdentity } from '../../../lib/identity/supabase-identity.ts';
 import { supabaseVendor } from '../../../local/emulators/supabase.ts';
+import { fakeMemberships } from '../../support/account-fakes.ts';
 import { quickPolicy, useEmulators } from '../../support/emulators.ts';
 import { FakeMailer, MemoryAccounts, MemoryRateLimiter, MemoryTokens, recordingLogger, settings } from './fakes.ts';
 
@@ -67,7 +68,7 @@ describe.each([
 
     // The first verification link still works, and the first password is the one that logs in.
     const accounts = new MemoryAccounts();
-    const verified = await verifyEmail({ identity: withKey(), tokens: deps.tokens, accounts, slugs: accounts, settings }, tokenIn(deps.mailer.sent[0]!.text));
+    const verified = await verifyEmail({ identity: withKey(), tokens: deps.tokens, accounts, slugs: accounts, memberships: fakeMemberships(), settings }, tokenIn(deps.mailer.sent[0]!.text));
     expect(verified).toMatchObject({ success: true, email });
     expect(await withKey().signIn(email, FIRST)).toMatchObject({ outcome: 'signed-in', user: { id: user!.id } });
     expect(await withKey().signIn(email, SECOND)).toEqual({ outcome: 'invalid-credentials' });

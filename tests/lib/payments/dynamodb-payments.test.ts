@@ -4,22 +4,30 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
+import { dynamodbInvitations } from '../../../lib/accounts/dynamodb-invitations.ts';
+import { dynamodbMemberships } from '../../../lib/accounts/dynamodb-memberships.ts';
 import { dynamodbAccounts } from '../../../lib/accounts/dynamodb-accounts.ts';
 import { dynamodbFollowUps } from '../../../lib/onboarding/follow-ups.ts';
 import { dynamodbBilling } from '../../../lib/payments/dynamodb-billing.ts';
 import { receivePaymentEvent } from '../../../lib/payments/receive-payment-event.ts';
-import { stripePayments } from '../../../lib/payments/stripe-payments.ts';
+import { stripeEvents } from '../../../lib/payments/stripe-payments.ts';
 import { dynamodbDeliveries } from '../../../lib/webhooks/dynamodb-deliveries.ts';
 import { useDynamo } from '../../support/dynamo.ts';
 import { recordingLogger } from '../auth/fakes.ts';
 
 const d = useDynamo();
-const stores = () => ({
-  accounts: dynamodbAccounts({ db: d.db, tables: d.tables }),
-  billing: dynamodbBilling({ db: d.db, tables: d.tables }),
-  deliveries: dynamodbDeliveries({ db: d.db, tables: d.tables }),
-  followUps: dynamodbFollowUps({ db: d.db, tables: d.tables }),
-});
+const stores = () => {
+  const accounts = dynamodbAccounts({ db: d.db, tables: d.tables });
+  const memberships = dynamodbMemberships({ db: d.db, tables: d.tables });
+  return {
+    accounts,
+    memberships,
+    team: { accounts, memberships, invitations: dynamodbInvitations({ db: d.db, tables: d.tables }), mailer: null, portalUrl: 'https://portal.test' },
+    billing: dynamodbBilling({ db: d.db, tables: d.tables }),
+    deliveries: dynamodbDeliveries({ db: d.db, tables: d.tables }),
+    followUps: dynamodbFollowUps({ db: d.db, tables: d.tables }),
+  };
+};
 const newAccount = async () => {
   const id = crypto.randomUUID();
   await stores().accounts.saveAccountDetails(id, { contact_email: `${id}@example.com` });
@@ -62,10 +70,7 @@ describe('DynamoDB billing', () => {
 
 describe('the payment webhook on DynamoDB', () => {
   const SECRET = 'whsec_test_secret';
-  const payments = stripePayments(
-    { secretKey: 'sk_test_unused', webhookSecret: SECRET, apiBase: 'http://127.0.0.1:9', prices: { pro: 'price_pro' } },
-    { timeoutMs: 100, maxNetworkRetries: 0 },
-  );
+  const payments = stripeEvents({ webhookSecret: SECRET, prices: { pro: 'price_pro' } });
   const deliver = (payload: string, signature?: string) =>
     receivePaymentEvent({ ...stores(), payments, log: recordingLogger() }, { rawBody: payload, signature: signature ?? Stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET }) });
 

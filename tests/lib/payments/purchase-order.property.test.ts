@@ -10,7 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { receivePaymentEvent } from '../../../lib/payments/receive-payment-event.ts';
 import { toPaymentEvent } from '../../../lib/payments/stripe-payments.ts';
 import { DeliveryInProgress } from '../../../lib/webhooks/deliveries.ts';
-import { fakeAccounts, fakeFollowUps } from '../../support/fakes.ts';
+import { fakeInvitations, fakeMemberships } from '../../support/account-fakes.ts';
+import { fakeAccounts, fakeFollowUps, fakeMailer } from '../../support/fakes.ts';
 import { recordingLogger } from '../auth/fakes.ts';
 import { fakeDeliveries } from '../webhooks/fakes.ts';
 import { fakeBilling, fakePayments, signed } from './fakes.ts';
@@ -77,12 +78,16 @@ function sequenceOf(d: { copies: readonly number[]; shuffle: number[] }): number
 function webhook() {
   const { store, accounts, members } = fakeAccounts();
   const followUps = fakeFollowUps();
+  const memberships = fakeMemberships();
+  const invitations = fakeInvitations();
   let ids = 0;
   const deps = {
     payments: fakePayments(),
     deliveries: fakeDeliveries(),
     billing: fakeBilling(accounts),
     accounts: store,
+    memberships,
+    team: { accounts: store, memberships, invitations, mailer: fakeMailer(), portalUrl: 'https://portal.test' },
     followUps,
     log: recordingLogger(),
     newId: () => `acct-new-${++ids}`,
@@ -111,7 +116,7 @@ function webhook() {
     }
     return Promise.all(inFlight);
   };
-  return { deps, accounts, members, followUps, run };
+  return { deps, accounts, members, memberships, invitations, followUps, run };
 }
 
 const paidPro = (p: Purchase) => ({ plan: 'pro', stripe_customer_id: p.customer, subscription_id: p.subscription, subscription_status: 'active' });
@@ -139,9 +144,10 @@ describe('a purchase applied in every order its events can come in, duplicates i
         const purchase = { customer: 'cus_2', subscription: 'sub_2', metadata: { email: 'New.Buyer@example.com', plan: 'pro' } };
         await w.run(purchaseEvents(purchase, d.offsets), sequenceOf(d), d.overlap);
         expect(w.accounts.size).toBe(1);
-        const member = w.members.get('new.buyer@example.com');
-        expect(member).toMatchObject({ role: 'owner' });
-        expect(w.accounts.get(member!.account_id)).toMatchObject(paidPro(purchase));
+        // The buyer is invited to own it (joining is their act), once.
+        const invited = [...w.invitations.rows.values()].filter((i) => i.email === 'new.buyer@example.com');
+        expect(invited).toEqual([expect.objectContaining({ role: 'owner', status: 'pending' })]);
+        expect(w.accounts.get(invited[0]!.account_id)).toMatchObject(paidPro(purchase));
         expect(w.followUps.items.size).toBe(0);
       }),
       { numRuns: 150 },
@@ -154,7 +160,7 @@ describe('a purchase applied in every order its events can come in, duplicates i
         const w = webhook();
         const live = { id: 'acct-9', status: 'active' as const, created_at: 'then', updated_at: 'then', plan: 'starter', stripe_customer_id: 'cus_old', subscription_id: 'sub_old', subscription_status: 'active', billing_events: [], billing_version: 1 };
         w.accounts.set('acct-9', live);
-        w.members.set('owner@example.com', { email: 'owner@example.com', account_id: 'acct-9', role: 'owner', status: 'active', created_at: 'then', updated_at: 'then' });
+        await w.memberships.join({ accountId: 'acct-9', userId: 'user-9', email: 'owner@example.com', role: 'owner', via: 'created' });
         const purchase = { customer: 'cus_3', subscription: 'sub_3', metadata: { email: 'owner@example.com', plan: 'pro' } };
         await w.run(purchaseEvents(purchase, d.offsets), sequenceOf(d), d.overlap);
         expect(w.accounts.get('acct-9')).toMatchObject({ plan: 'starter', stripe_customer_id: 'cus_old', subscription_id: 'sub_old', subscription_status: 'active' });

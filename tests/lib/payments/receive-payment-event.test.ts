@@ -5,7 +5,8 @@ import { applyBillingEvent, chooseFreePlan, REMEMBERED_EVENTS, type Billing } fr
 import type { BillingEvent } from '../../../lib/payments/payments.ts';
 import { receivePaymentEvent } from '../../../lib/payments/receive-payment-event.ts';
 import { DeliveryInProgress } from '../../../lib/webhooks/deliveries.ts';
-import { fakeAccounts, fakeFollowUps } from '../../support/fakes.ts';
+import { fakeInvitations, fakeMemberships } from '../../support/account-fakes.ts';
+import { fakeAccounts, fakeFollowUps, fakeMailer } from '../../support/fakes.ts';
 import { recordingLogger } from '../auth/fakes.ts';
 import { fakeDeliveries } from '../webhooks/fakes.ts';
 import { fakeBilling, fakePayments, signed } from './fakes.ts';
@@ -19,15 +20,18 @@ function setup() {
   const deliveries = fakeDeliveries({ now: () => now, leaseMs: LEASE_MS });
   const log = recordingLogger();
   const followUps = fakeFollowUps();
-  let ids = 0;
+  const memberships = fakeMemberships();
+  const invitations = fakeInvitations();
+  const mailer = fakeMailer();
   const deps = {
     payments: fakePayments(),
     deliveries,
     billing,
     accounts: store,
+    memberships,
+    team: { accounts: store, memberships, invitations, mailer, portalUrl: 'https://portal.test' },
     followUps,
     log,
-    newId: () => `acct-new-${++ids}`,
     // A copy polls for the delivery holding the event on real time, briefly; leases run on the clock above.
     sleep: () => new Promise<void>((r) => setTimeout(r, 1)),
   };
@@ -36,10 +40,17 @@ function setup() {
     return id;
   };
   const later = (ms: number) => (now = new Date(now.getTime() + ms));
+  /** A person who joined the account with this e-mail, with this role. */
+  const joined = (accountId: string, email: string, role: 'owner' | 'admin' | 'member' = 'owner') =>
+    memberships.join({ accountId, userId: crypto.randomUUID(), email, role, via: 'created' });
   return {
     deps,
     accounts,
     members,
+    memberships,
+    invitations,
+    mailer,
+    joined,
     billing,
     deliveries,
     followUps,
@@ -213,33 +224,47 @@ describe('the payment webhook', () => {
     expect(accounts.get('acct-1')?.subscription_status).toBe('active');
   });
 
-  it("links a public checkout by its e-mail, creating the account and owner member once, whichever event comes first", async () => {
-    const { receive, accounts, members } = setup();
+  it('gives a public checkout of an address that owns no account an account of its own, once, and its buyer an invitation to own it', async () => {
+    const { receive, accounts, members, memberships, invitations, mailer } = setup();
     const reference = { email: 'New.Buyer@Example.com' };
     const outcomes = await Promise.all([
       receive(ev({ type: 'invoice.paid', customerId: 'cus_new', subscriptionId: 'sub_new', reference, created: 10 })),
       receive(ev({ type: 'checkout.session.completed', customerId: 'cus_new', subscriptionId: 'sub_new', reference, created: 10 })),
     ]);
     expect(outcomes).toEqual(['applied', 'applied']);
-    expect([...members.values()]).toEqual([expect.objectContaining({ email: 'new.buyer@example.com', role: 'owner', account_id: expect.any(String) })]);
-    const accountId = members.get('new.buyer@example.com')!.account_id;
-    expect([...accounts.keys()]).toEqual([accountId]);
-    expect(accounts.get(accountId)).toMatchObject({ contact_email: 'new.buyer@example.com', plan: 'pro', subscription_status: 'active', billing_version: 2 });
+    const [accountId] = [...accounts.keys()];
+    expect(accounts.size).toBe(1);
+    expect(accounts.get(accountId!)).toMatchObject({ contact_email: 'new.buyer@example.com', plan: 'pro', subscription_status: 'active', billing_version: 2 });
+    // Nobody is a member until the buyer accepts, signed in with that address verified.
+    expect(memberships.rows.size + members.size).toBe(0);
+    const invited = [...invitations.rows.values()];
+    expect(invited).toEqual([expect.objectContaining({ account_id: accountId, email: 'new.buyer@example.com', role: 'owner', status: 'pending', invited_by: { kind: 'checkout' } })]);
+    expect(mailer.sent.map((m) => m.to)).toContain('new.buyer@example.com');
   });
 
-  it('links a public checkout to the account of an existing member with that e-mail', async () => {
-    const { receive, deps, account, accounts } = setup();
+  it('links a public checkout to the one account its e-mail owns', async () => {
+    const { receive, account, accounts, joined } = setup();
     account('acct-existing');
-    await deps.accounts.claimMember({ email: 'ann@example.com', account_id: 'acct-existing', role: 'owner' });
+    await joined('acct-existing', 'ann@example.com', 'owner');
     await receive(ev({ type: 'checkout.session.completed', reference: { email: 'ann@example.com' }, customerId: 'cus_x', subscriptionId: 'sub_x' }));
     expect(accounts.get('acct-existing')).toMatchObject({ stripe_customer_id: 'cus_x', subscription_status: 'active' });
     expect(accounts.size).toBe(1);
   });
 
+  it('never links a public checkout to an account only because its e-mail is a plain member there, or written into it by a sync', async () => {
+    const { receive, deps, account, accounts, joined } = setup();
+    account('acct-mallory');
+    await joined('acct-mallory', 'ceo@bigcorp.example', 'member');
+    await deps.accounts.claimMember({ email: 'ceo@bigcorp.example', account_id: 'acct-mallory', role: 'member' });
+    await receive(ev({ type: 'checkout.session.completed', reference: { email: 'ceo@bigcorp.example' }, customerId: 'cus_ceo', subscriptionId: 'sub_ceo' }));
+    expect(accounts.get('acct-mallory')).not.toHaveProperty('stripe_customer_id');
+    expect(accounts.size).toBe(2);
+  });
+
   it("never lets a public checkout take over an existing account's live subscription or customer: it is recorded for an operator", async () => {
-    const { receive, deps, account, accounts, deliveries, followUps, log } = setup();
+    const { receive, account, accounts, deliveries, followUps, log, joined } = setup();
     account('acct-paying', { plan: 'pro', stripe_customer_id: 'cus_owner', subscription_id: 'sub_owner', subscription_status: 'past_due', billing_event_at: 100 });
-    await deps.accounts.claimMember({ email: 'ann@example.com', account_id: 'acct-paying', role: 'owner' });
+    await joined('acct-paying', 'ann@example.com');
     const before = { ...accounts.get('acct-paying') };
     const reference = { email: 'Ann@Example.com' };
 
@@ -264,9 +289,9 @@ describe('the payment webhook', () => {
   });
 
   it('links a public checkout to an existing account whose subscription has ended, customer included', async () => {
-    const { receive, deps, account, accounts, followUps } = setup();
+    const { receive, account, accounts, followUps, joined } = setup();
     account('acct-lapsed', { plan: 'free', stripe_customer_id: 'cus_old', subscription_id: 'sub_old', subscription_status: 'canceled', billing_event_at: 100 });
-    await deps.accounts.claimMember({ email: 'ann@example.com', account_id: 'acct-lapsed', role: 'owner' });
+    await joined('acct-lapsed', 'ann@example.com');
     const completed = ev({ type: 'checkout.session.completed', reference: { email: 'ann@example.com' }, customerId: 'cus_new', subscriptionId: 'sub_new', created: 200 });
     expect(await receive(completed)).toBe('applied');
     expect(accounts.get('acct-lapsed')).toMatchObject({ plan: 'pro', stripe_customer_id: 'cus_new', subscription_id: 'sub_new', subscription_status: 'active' });

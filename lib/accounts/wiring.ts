@@ -1,0 +1,24 @@
+// The account functions' stores and settings, built once per Lambda instance;
+// the mailer comes from ../adapters.ts.
+import { mailer } from '../adapters.ts';
+import { portalUrls } from '../config.ts';
+import { db, tables } from '../store/dynamodb.ts';
+import { dynamodbAccounts } from './dynamodb-accounts.ts';
+import { dynamodbInvitations } from './dynamodb-invitations.ts';
+import { dynamodbMemberships } from './dynamodb-memberships.ts';
+import type { TeamDeps } from './team.ts';
+
+export const accountStore = dynamodbAccounts({ db, tables });
+export const memberships = dynamodbMemberships({ db, tables });
+export const invitations = dynamodbInvitations({ db, tables });
+
+/** What issuing invitations needs: a function that does not send them never reads the mail settings. */
+const makeTeamDeps = (): TeamDeps => ({
+  accounts: accountStore,
+  memberships,
+  invitations,
+  // Invitations are sent while the inviter's request waits.
+  mailer: mailer('person'),
+  portalUrl: portalUrls().portal,
+});
+export const teamDeps = /* @__PURE__ */ makeTeamDeps();

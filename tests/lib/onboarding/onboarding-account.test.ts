@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { onboardingAccount } from '../../../lib/onboarding/onboarding-account.ts';
+import { createLogger } from '../../../lib/log.ts';
+import { fakeTeam, user } from '../../support/account-fakes.ts';
+
+const service = { caller: { kind: 'service' as const } };
+const intake = (email: string) => ({ email, companyName: 'Acme' });
+
+function deps() {
+  const team = fakeTeam();
+  return { team, deps: { accounts: team.deps.accounts, memberships: team.memberships, team: team.deps, log: createLogger({}, 'error') } };
+}
+
+describe('onboardingAccount, for the portal backend (service key)', () => {
+  it('makes one account and one owner invitation when the same address is submitted twice at once', async () => {
+    const { team, deps: d } = deps();
+    const ids = await Promise.all([onboardingAccount(d, service, intake('a@acme.test')), onboardingAccount(d, service, intake('a@acme.test'))]);
+    expect(new Set(ids).size).toBe(1);
+    expect([...team.invitations.rows.values()].filter((i) => i.email === 'a@acme.test')).toHaveLength(1);
+    expect(team.mailer.sent).toHaveLength(1);
+  });
+
+  it('finds the account an earlier onboarding of the address made, and invites nobody again', async () => {
+    const { team, deps: d } = deps();
+    const first = await onboardingAccount(d, service, intake('b@acme.test'));
+    const again = await onboardingAccount(d, service, intake('b@acme.test'));
+    expect(again).toBe(first);
+    expect(team.invitations.rows.size).toBe(1);
+  });
+
+  it('gives different addresses different accounts', async () => {
+    const { deps: d } = deps();
+    expect(await onboardingAccount(d, service, intake('c@acme.test'))).not.toBe(await onboardingAccount(d, service, intake('d@acme.test')));
+  });
+});
+
+describe('onboardingAccount, for a signed-in user', () => {
+  it('refuses a form carrying someone else’s address', async () => {
+    const { deps: d } = deps();
+    const me = user({ email: 'me@acme.test' });
+    await expect(onboardingAccount(d, { caller: { kind: 'user', user: me } }, intake('ceo@bigcorp.test'))).rejects.toMatchObject({ code: 'not_your_email' });
+  });
+});

@@ -8,7 +8,7 @@ const intake = (email: string) => ({ email, companyName: 'Acme' });
 
 function deps() {
   const team = fakeTeam();
-  return { team, deps: { accounts: team.deps.accounts, memberships: team.memberships, team: team.deps, log: createLogger({}, 'error') } };
+  return { team, deps: { accounts: team.accounts.store, memberships: team.memberships, team: team.deps, log: createLogger({}, 'error') } };
 }
 
 describe('onboardingAccount, for the portal backend (service key)', () => {

@@ -284,6 +284,8 @@ export function stripeEmulator(options: StripeEmulatorOptions): VendorEmulator {
         { method: 'GET', path: '/checkout/sessions/:id', query: ['expand'] },
         { method: 'GET', path: '/subscriptions/:id', query: ['expand'] },
         { method: 'GET', path: '/customers/:id', query: ['expand'] },
+        // PostBillingPortalSessions in ../shared/vendor-apis/stripe.json (spec3, 2023-08-16).
+        { method: 'POST', path: '/billing_portal/sessions', argsIn: 'form', body: any('configuration', 'customer', 'expand', 'flow_data', 'locale', 'on_behalf_of', 'return_url') },
       ],
       refuse: (c, undeclared) => {
         if (undeclared.kind === 'operation') {

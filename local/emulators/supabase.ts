@@ -345,6 +345,8 @@ const GOTRUE_OPERATIONS = [
     body: any('type', 'email', 'new_email', 'password', 'data', 'redirect_to', 'redirectTo'),
   },
   { method: 'POST', path: '/admin/users', body: ADMIN_USER_FIELDS },
+  // GET /admin/users in ../shared/vendor-apis/supabase-auth.json: paged by page and per_page.
+  { method: 'GET', path: '/admin/users', query: ['page', 'per_page'] },
   { method: 'GET', path: '/admin/users/:id' },
   { method: 'PUT', path: '/admin/users/:id', body: ADMIN_USER_FIELDS },
   { method: 'DELETE', path: '/admin/users/:id', body: any('should_soft_delete') },

@@ -135,7 +135,7 @@ describe('signup errors', () => {
     expect((await mailTo(email)).length).toBe(mailsBefore);
   });
 
-  it('409 for a repeated signup of an unverified address inside and past the resend interval, and of a verified one, changing nothing', async () => {
+  it('409 for a repeated signup of an unverified address inside and past the resend interval, changing nothing', async () => {
     const c = client();
     const email = newEmail();
     expect((await c.post('/api/auth/signup', { email, password: PASSWORD })).status).toBe(201);
@@ -157,11 +157,7 @@ describe('signup errors', () => {
     expect((await c.post('/api/verify-email', { token: firstToken })).status).toBe(200);
     expect((await logIn(c, email)).status).toBe(200);
     expect((await logIn(c, email, 'Another123')).status).toBe(401);
-
-    const verified = await c.post('/api/auth/signup', { email, password: 'Another123' });
-    expect(verified.status).toBe(409);
-    expect(await mailTo(email)).toHaveLength(1);
-    expect(await providerUsers(email)).toEqual([expect.objectContaining({ id: user!.id })]);
+    // A verified address's repeat is the test above (a fourth signup of one address would meet RATE_LIMIT_PER_EMAIL).
   });
 
   it('deletes nobody when the e-mail of a repeated signup would fail', async () => {

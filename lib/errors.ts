@@ -102,10 +102,30 @@ export class VendorError extends DomainError {
   readonly context: VendorErrorContext;
   constructor(vendor: string, message: string, context: VendorErrorContext) {
     super(message);
-    this.name = !context.transient ? 'VendorRejected' : context.status === 429 ? 'VendorThrottled' : 'VendorUnavailable';
+    this.name = !context.transient ? 'VendorRejected' : context.throttled || context.status === 429 ? 'VendorThrottled' : 'VendorUnavailable';
     this.vendor = vendor;
     this.context = context;
   }
+
+  /**
+   * An answer the adapter has no meaning for (an error code it does not
+   * handle, a refusal it did not expect): permanent (VendorRejected, which no
+   * state machine retries), and saying which vendor and which status and code.
+   */
+  static rejected(vendor: string, operation: string, answer: { status?: number; vendorCode?: string; attempts?: number } = {}): VendorError {
+    const vendorCode = safeVendorCode(answer.vendorCode);
+    const said = [answer.status, vendorCode].filter((part) => part !== undefined).join(' ') || 'no status or code';
+    return new VendorError(vendor, `${vendor}: ${operation} was refused (${said})`, { transient: false, operation, ...definedOnly({ ...answer, vendorCode }) });
+  }
+}
+
+/** Vendor codes are short identifiers; anything else (free text, which may echo input) is dropped. */
+export function safeVendorCode(code: unknown): string | undefined {
+  return typeof code === 'string' && /^[\w./:-]{1,80}$/.test(code) ? code : undefined;
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 export interface VendorErrorContext {
@@ -117,6 +137,8 @@ export interface VendorErrorContext {
   vendorCode?: string;
   attempts?: number;
   retryAfterMs?: number;
+  /** The vendor said "later" in another way than a 429 (e.g. Dropbox's write contention): retried as a throttle. */
+  throttled?: boolean;
   /** The vendor may have done it (answer lost); not repeated in-process, the step looks before it creates again. */
   outcomeUnknown?: boolean;
 }

@@ -67,8 +67,10 @@ export const authRoutes = {
         description: 'Registered; a verification e-mail is on its way',
         schema: { type: 'object', required: ['user', 'session'], properties: { user, session: { type: 'null' } } },
       },
-      400: error('Invalid input (invalid_request) or a password that breaks the rule (weak_password)'),
-      409: error('The e-mail address is already registered (email_already_registered)'),
+      400: error(
+        "Invalid input (invalid_request), a password that breaks the rule (weak_password), or an address the identity provider's mailer may not write to (email_address_not_authorized)",
+      ),
+      409: error('The e-mail address is already registered, verified or not (email_already_registered); nothing about it changes'),
       429: rateLimited,
     },
   }),

@@ -30,11 +30,13 @@ export interface SignUpRequest {
  * 1. Counts the attempt per client IP and per e-mail address (429 past either limit).
  * 2. Checks the password rule (400 weak_password).
  * 3. Registers the user with the identity provider; a taken address is 409,
- *    also when the provider only hints at it with a stand-in user.
+ *    confirmed or not, however the provider says it (a stand-in user, the
+ *    real one, a 429 for its e-mail interval), and nothing else happens.
  * 4. Stores a new verification token (its hash) with an expiry, and e-mails
  *    the link {portal}/verify?token=<token>.
  * 5. If 4 fails, the registration is undone (the user deleted at the
- *    provider) before the error is answered: an unconfirmed user left behind
+ *    provider: only ever the user this very request created, as only that
+ *    one comes back 'registered') before the error is answered: an unconfirmed user left behind
  *    would make every later signup of the address 409 and every login 403,
  *    with no verification e-mail to get out of it.
  * The session stays null: it exists only after the address is verified and the user logs in.
@@ -56,6 +58,15 @@ export async function signUp(deps: SignUpDeps, request: SignUpRequest): Promise<
   if (registration.outcome === 'weak-password') throw passwordRefusedByProvider();
   if (registration.outcome === 'invalid-email') {
     throw new InvalidInput('The identity provider refused this e-mail address', [{ path: '/body/email', message: 'is not accepted' }]);
+  }
+  if (registration.outcome === 'address-not-authorized') {
+    // A deployment whose Supabase project still uses the built-in mailer (docs/deploying.md).
+    deps.log.warn('the identity provider may not e-mail this address: configure SMTP or a Send Email hook', { emailDomain: email.split('@')[1] });
+    throw new InvalidInput(
+      'The identity provider cannot send e-mail to this address',
+      [{ path: '/body/email', message: 'is not authorized by the identity provider' }],
+      'email_address_not_authorized',
+    );
   }
 
   try {

@@ -32,12 +32,15 @@ export interface NewRegistration {
 }
 
 export type Registration =
+  /** A user this very call created: the only one a failed signup may delete again. */
   | { outcome: 'registered'; user: IdentityUser }
-  /** The provider hides whose address it is; only that it is taken. */
+  /** The address is taken, confirmed or not; the provider may hide whose it is, and nothing about that user changed. */
   | { outcome: 'already-registered' }
   /** The provider's own rules refused the password or the address. */
   | { outcome: 'weak-password' }
-  | { outcome: 'invalid-email' };
+  | { outcome: 'invalid-email' }
+  /** The provider's mailer may not write to this address (Supabase's default SMTP: the project team only). */
+  | { outcome: 'address-not-authorized' };
 
 export type SignIn =
   | { outcome: 'signed-in'; session: IdentitySession; user: IdentityUser }
@@ -61,7 +64,11 @@ export interface IdentityProvider {
    */
   userForAccessToken(accessToken: string): Promise<IdentityUser | undefined>;
 
-  /** Registers a user whose e-mail address still has to be confirmed. */
+  /**
+   * Registers a user whose e-mail address still has to be confirmed. An
+   * address already registered, confirmed or not, is 'already-registered'
+   * and changes nothing: not its user, not its password.
+   */
   register(registration: NewRegistration): Promise<Registration>;
 
   signIn(email: string, password: string): Promise<SignIn>;

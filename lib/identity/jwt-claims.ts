@@ -15,8 +15,10 @@ export interface AccessTokenClaims {
 }
 
 /**
- * Sessions a recovery link opens: `recovery` in current GoTrue, `otp` in older
- * releases (which said so for every e-mailed link). A password login says
+ * Sessions a recovery link opens: `otp` in current GoTrue, which issues every
+ * session an e-mailed link opens (implicit flow) as models.OTP (supabase/auth
+ * internal/api/verify.go), and `recovery` for the PKCE flow's code exchange.
+ * Both prove control of the mailbox, as a reset needs. A password login says
  * `password`, and a refreshed session keeps the methods it began with.
  */
 const RECOVERY_METHODS = new Set(['recovery', 'otp']);

@@ -16,7 +16,7 @@ import { ConfigError } from '../config.ts';
 import { RateLimited, VendorError } from '../errors.ts';
 import { AttemptFailed, withRetries, type RetryPolicy } from '../integrations/retry.ts';
 import { openedByRecovery, readAccessTokenClaims } from './jwt-claims.ts';
-import type { IdentityProvider, IdentitySession, IdentityUser, PasswordChange, RecoverySession } from './identity.ts';
+import type { IdentityProvider, IdentitySession, IdentityUser, PasswordChange, RecoverySession, Registration } from './identity.ts';
 
 export interface SupabaseSettings {
   url: string;
@@ -32,8 +32,13 @@ type SdkResult = { data: unknown; error: AuthError | null };
 /** The data of an SDK result that has no error. */
 type Success<R extends SdkResult> = [Extract<R, { error: null }>] extends [never] ? R['data'] : Extract<R, { error: null }>['data'];
 
-// GoTrue says how long its per-address e-mail limit lasts only in the message.
+// GoTrue says how long its per-address e-mail limit lasts only in the message
+// ("For security purposes, you can only request this after N seconds."); its
+// project-wide e-mail limit says "email rate limit exceeded" instead.
 const WAIT_IN_MESSAGE = /after (\d+) seconds/;
+const PER_ADDRESS_WAIT = /only request this after \d+ seconds/;
+/** How far apart a user's creation and its first confirmation e-mail can be within one signup request. */
+const SAME_REQUEST_MS = 5000;
 const DEFAULT_THROTTLE_SECONDS = 60;
 
 // setSession insists on a refresh token, which it uses only to renew an
@@ -88,19 +93,27 @@ export function supabaseIdentity(settings: SupabaseSettings, policy: Policy): Id
     },
 
     async register({ email, password, metadata }) {
+      // The admin API creates the user unconfirmed, sends nothing (our e-mail is the only one) and says
+      // email_exists for any taken address, confirmed or not (admin.go, adminUserCreate).
+      if (admin) {
+        const answer = await ask('create a user', () => admin.admin.createUser({ email, password, user_metadata: metadata, email_confirm: false }));
+        if (answer.ok) return registered(answer.data.user, 'create a user');
+        if (answer.code === 'email_exists') return { outcome: 'already-registered' };
+        return registrationRefusal('create a user', answer);
+      }
       const answer = await ask('sign up a user', () => anon.signUp({ email, password, options: { data: metadata } }));
       if (answer.ok) {
         const user = answer.data.user;
-        if (!user) throw new VendorError('supabase', 'supabase: sign up a user answered without a user', { transient: false, operation: 'sign up a user' });
-        // With confirmation required, a taken address comes back as a stand-in user with no identities.
-        if (user.identities?.length === 0) return { outcome: 'already-registered' };
-        return { outcome: 'registered', user: toIdentityUser(user) };
+        // A confirmed address comes back as a stand-in user with no identities; an unconfirmed one
+        // registered earlier as that real user, its confirmation just sent again (signup.go).
+        if (user && (user.identities?.length === 0 || !createdByThisSignup(user))) return { outcome: 'already-registered' };
+        return registered(user, 'sign up a user');
       }
+      // Within 60 s of an earlier confirmation e-mail: only an address someone registered has one.
+      if (answer.status === 429 && PER_ADDRESS_WAIT.test(answer.message)) return { outcome: 'already-registered' };
       // Projects that auto-confirm say it outright.
-      if (answer.code === 'user_already_exists' || answer.code === 'email_exists') return { outcome: 'already-registered' };
-      if (answer.code === 'weak_password') return { outcome: 'weak-password' };
-      if (answer.code === 'validation_failed' || answer.code === 'email_address_invalid') return { outcome: 'invalid-email' };
-      throw refusal('sign up a user', answer);
+      if (answer.code === 'user_already_exists') return { outcome: 'already-registered' };
+      return registrationRefusal('sign up a user', answer);
     },
 
     async signIn(email, password) {
@@ -196,6 +209,31 @@ export function supabaseIdentity(settings: SupabaseSettings, policy: Policy): Id
   };
 }
 
+function registered(user: User | null, operation: string): Registration {
+  if (!user) throw new VendorError('supabase', `supabase: ${operation} answered without a user`, { transient: false, operation });
+  return { outcome: 'registered', user: toIdentityUser(user) };
+}
+
+function registrationRefusal(operation: string, answer: { status: number; code?: string; message: string }): Registration {
+  if (answer.code === 'weak_password') return { outcome: 'weak-password' };
+  if (answer.code === 'validation_failed' || answer.code === 'email_address_invalid') return { outcome: 'invalid-email' };
+  if (answer.code === 'email_address_not_authorized') return { outcome: 'address-not-authorized' };
+  throw refusal(operation, answer);
+}
+
+/**
+ * Whether the user signUp answered was created by that very call. GoTrue
+ * creates a user and stamps its first confirmation e-mail in one request
+ * (milliseconds apart); the real user of a repeated signup comes back with
+ * the confirmation just re-sent, at least the mailer's 60 s interval after
+ * the user was created. Both times are the provider's own, so no clock skew
+ * enters.
+ */
+function createdByThisSignup(user: User): boolean {
+  if (!user.confirmation_sent_at) return true;
+  return Math.abs(Date.parse(user.confirmation_sent_at) - Date.parse(user.created_at)) <= SAME_REQUEST_MS;
+}
+
 function passwordRefusal(answer: { code?: string }): PasswordChange {
   if (answer.code === 'weak_password') return 'weak-password';
   if (answer.code === 'same_password') return 'same-password';
@@ -220,12 +258,7 @@ function refusal(operation: string, answer: { status: number; code?: string; mes
     return new RateLimited('The identity provider says too many requests; try again later', Math.max(1, seconds));
   }
   // The vendor's free text stays out: only its status and code travel.
-  return new VendorError('supabase', `supabase: ${operation} was refused (${answer.status}${answer.code ? ` ${answer.code}` : ''})`, {
-    transient: false,
-    operation,
-    status: answer.status,
-    vendorCode: answer.code,
-  });
+  return VendorError.rejected('supabase', operation, { status: answer.status, vendorCode: answer.code });
 }
 
 function toIdentityUser(user: User): IdentityUser {

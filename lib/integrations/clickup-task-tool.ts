@@ -56,12 +56,7 @@ export function clickupTaskTool(settings: Settings, policy: RetryPolicy & { time
       // A concurrent run created it first: adopt theirs.
       const adopted = NAME_TAKEN.has(created.body.ECODE ?? '') ? await find() : undefined;
       if (!adopted) {
-        throw new VendorError('clickup', `clickup: create ${kind} "${name}" was refused (400 ${created.body.ECODE ?? ''})`.trim(), {
-          transient: false,
-          operation: `create ${kind}`,
-          status: 400,
-          vendorCode: created.body.ECODE,
-        });
+        throw VendorError.rejected('clickup', `create ${kind} "${name}"`, { status: 400, vendorCode: created.body.ECODE });
       }
       return { id: String(adopted.id), name: adopted.name };
     }
@@ -69,9 +64,11 @@ export function clickupTaskTool(settings: Settings, policy: RetryPolicy & { time
   }
 
   const toRef = (t: ClickUpTask): TaskRef => ({ id: String(t.id), name: t.name, url: t.url, status: t.status?.status });
+  // markdown_content is what createTask and updateTask declare (it wins over description); the
+  // markdown_description of an old example is not a request field, and ClickUp ignores it.
   const taskBody = (task: NewTask) => ({
     name: task.name,
-    markdown_description: task.description,
+    markdown_content: task.description,
     tags: task.tags,
     due_date: task.dueDate,
     priority: task.priority,
@@ -115,7 +112,7 @@ export function clickupTaskTool(settings: Settings, policy: RetryPolicy & { time
         path: `/task/${taskId}`,
         json: {
           name: patch.name,
-          markdown_description: patch.description,
+          markdown_content: patch.description,
           status: patch.status,
           due_date: patch.dueDate,
         },

@@ -10,7 +10,10 @@ interface Settings {
   apiBase: string;
 }
 
-type SearchResult = { data: { id: string }[] };
+type SearchResult = { data: { id: string; url?: string | null }[] };
+
+/** Leads a phrase search on the website may return, for us to check: enough to get past a few near misses. */
+const DOMAIN_CANDIDATES = 10;
 type Lead = { id: string; contacts?: { id: string; emails?: { email: string }[] }[] };
 
 export function closeCrm(settings: Settings, policy: RetryPolicy & { timeoutMs: number }): Crm {
@@ -30,16 +33,16 @@ export function closeCrm(settings: Settings, policy: RetryPolicy & { timeoutMs: 
     },
   });
 
-  const search = async (operation: string, condition: object) => {
+  const search = async (operation: string, condition: object, resultsLimit = 1) => {
     const res = await http<SearchResult>(operation, {
       path: '/data/search/',
       json: {
         query: { type: 'and', queries: [{ type: 'object_type', object_type: 'lead' }, condition] },
-        results_limit: 1,
-        _fields: { lead: ['id', 'display_name'] },
+        results_limit: resultsLimit,
+        _fields: { lead: ['id', 'display_name', 'url'] },
       },
     });
-    return res.body.data[0]?.id;
+    return res.body.data;
   };
 
   const contactOf = (details: LeadDetails) => ({
@@ -54,29 +57,39 @@ export function closeCrm(settings: Settings, policy: RetryPolicy & { timeoutMs: 
   });
 
   return {
-    findLeadByEmail: (email) =>
-      search('find the lead by e-mail', {
-        type: 'has_related',
-        this_object_type: 'lead',
-        related_object_type: 'contact',
-        related_query: {
+    findLeadByEmail: async (email) =>
+      (
+        await search('find the lead by e-mail', {
           type: 'has_related',
-          this_object_type: 'contact',
-          related_object_type: 'contact_email',
+          this_object_type: 'lead',
+          related_object_type: 'contact',
           related_query: {
-            type: 'field_condition',
-            field: { type: 'regular_field', object_type: 'contact_email', field_name: 'email' },
-            condition: { type: 'text', mode: 'exact_value', value: email.toLowerCase() },
+            type: 'has_related',
+            this_object_type: 'contact',
+            related_object_type: 'contact_email',
+            related_query: {
+              type: 'field_condition',
+              field: { type: 'regular_field', object_type: 'contact_email', field_name: 'email' },
+              condition: { type: 'text', mode: 'exact_value', value: email.toLowerCase() },
+            },
           },
-        },
-      }),
+        })
+      )[0]?.id,
 
-    findLeadByDomain: (domain) =>
-      search('find the lead by domain', {
-        type: 'field_condition',
-        field: { type: 'regular_field', object_type: 'lead', field_name: 'url' },
-        condition: { type: 'text', mode: 'phrase', value: domain.toLowerCase() },
-      }),
+    // Close matches a phrase of words, which "acme.com" also is in "acme.com.evil.example"; the lead
+    // counts only if its website's host is the domain itself.
+    findLeadByDomain: async (domain) => {
+      const candidates = await search(
+        'find the lead by domain',
+        {
+          type: 'field_condition',
+          field: { type: 'regular_field', object_type: 'lead', field_name: 'url' },
+          condition: { type: 'text', mode: 'phrase', value: domain.toLowerCase() },
+        },
+        DOMAIN_CANDIDATES,
+      );
+      return candidates.find((lead) => hostOf(lead.url) === hostOf(domain))?.id;
+    },
 
     async createLead(details) {
       const res = await http<Lead>('create the lead', {
@@ -95,4 +108,14 @@ export function closeCrm(settings: Settings, policy: RetryPolicy & { timeoutMs: 
       if (!known) await http('add the contact', { path: '/contact/', json: { lead_id: leadId, ...contactOf(details) }, repeatable: false });
     },
   };
+}
+
+/** The host of a website or bare domain, lower case, without a leading www. */
+function hostOf(website: string | null | undefined): string | undefined {
+  if (!website) return undefined;
+  try {
+    return new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(website) ? website : `https://${website}`).hostname.replace(/^www\./, '');
+  } catch {
+    return undefined;
+  }
 }

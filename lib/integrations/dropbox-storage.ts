@@ -1,9 +1,15 @@
 // Dropbox API v2 (vendor-contracts §2). Dropbox has no idempotency keys:
 // folders are created with autorename off and a "conflict/folder" answer
 // means "already there"; an existing shared link is reused.
+// too_many_write_operations (another writer holds the namespace's write
+// lock) is to be retried with backoff (DB4): as a 429 or a 409 by the HTTP
+// client, as failed entries of a folder batch by sending just those again;
+// when the attempts run out it is VendorThrottled, and the state machine's
+// throttle retry takes over. A 401 (a revoked or expired token) drops the
+// cached access token and the call is sent once more with a fresh one.
 import { VendorError } from '../errors.ts';
 import { retryAfterHeader, vendorHttp } from './http-client.ts';
-import type { RetryPolicy } from './retry.ts';
+import { AttemptFailed, withRetries, type RetryPolicy } from './retry.ts';
 import type { Storage } from './storage.ts';
 
 interface Settings {
@@ -48,6 +54,9 @@ export function dropboxStorage(settings: Settings, policy: RetryPolicy & { timeo
     policy,
     retryHint: (res, body) => retryAfterHeader(res) ?? retryAfterBody(body),
     errorCode: (body) => summaryCode(body),
+    isThrottle: (res, body) => res.status === 409 && isContention(body),
+    // Only a token we refresh ourselves can be replaced.
+    reauthenticate: settings.refreshToken ? () => (cached = undefined) : undefined,
   });
 
   const isFolderConflict = (failure: Tagged | undefined) => {
@@ -55,11 +64,9 @@ export function dropboxStorage(settings: Settings, policy: RetryPolicy & { timeo
     return path?.['.tag'] === 'conflict' && (path.conflict as Tagged | undefined)?.['.tag'] === 'folder';
   };
 
-  const refuse = (operation: string, code: string) =>
-    new VendorError('dropbox', `dropbox: ${operation} was refused (${code})`, { transient: false, operation, vendorCode: code });
+  const refuse = (operation: string, code: string) => VendorError.rejected('dropbox', operation, { vendorCode: code });
 
-  async function ensureFolders(paths: string[]) {
-    if (paths.length === 0) return;
+  async function createFolders(paths: string[]): Promise<Tagged[]> {
     let result = (
       await http<BatchResult>('create folders', { path: '/files/create_folder_batch', json: { paths, autorename: false, force_async: false } })
     ).body;
@@ -77,13 +84,29 @@ export function dropboxStorage(settings: Settings, policy: RetryPolicy & { timeo
     }
     if (result['.tag'] === 'failed') throw refuse('create folders', `failed/${result.failed['.tag']}`);
     if (result['.tag'] !== 'complete') throw refuse('create folders', `unexpected/${result['.tag']}`);
-    for (const [i, entry] of result.entries.entries()) {
-      if (entry['.tag'] === 'success') continue;
-      const failure = entry.failure as Tagged | undefined;
-      if (isFolderConflict(failure)) continue;
-      const reason = (failure?.path as Tagged | undefined)?.['.tag'] ?? failure?.['.tag'] ?? 'unknown';
-      throw refuse(`create folder ${paths[i]}`, `path/${reason}`);
-    }
+    return result.entries;
+  }
+
+  /** Creates what is missing; entries that met write contention go again, on their own, after a backoff. */
+  async function ensureFolders(paths: string[]) {
+    let pending = paths;
+    await withRetries('dropbox', 'create folders', policy, async () => {
+      if (pending.length === 0) return;
+      const entries = await createFolders(pending);
+      const contended: string[] = [];
+      for (const [i, entry] of entries.entries()) {
+        if (entry['.tag'] === 'success') continue;
+        const failure = entry.failure as Tagged | undefined;
+        if (isFolderConflict(failure)) continue;
+        const reason = (failure?.path as Tagged | undefined)?.['.tag'] ?? failure?.['.tag'] ?? 'unknown';
+        if (reason === 'too_many_write_operations') contended.push(pending[i]!);
+        else throw refuse(`create folder ${pending[i]}`, `path/${reason}`);
+      }
+      pending = contended;
+      if (contended.length) {
+        throw new AttemptFailed({ transient: true, throttled: true, reason: `met write contention on ${contended.length} folder(s)`, vendorCode: 'too_many_write_operations' });
+      }
+    });
   }
 
   async function sharedLink(path: string) {
@@ -129,6 +152,11 @@ export function headerSafeJson(value: unknown): string {
 function summaryCode(body: unknown): string | undefined {
   const summary = (body as { error_summary?: string } | undefined)?.error_summary;
   return summary?.replace(/\/\.*$/, '').replace(/\/+$/, '');
+}
+
+/** Dropbox's write-lock contention, inside a route's error (a 409's WriteError, or an upload's reason). */
+function isContention(body: unknown): boolean {
+  return /(^|\/)too_many_write_operations(\/|$)/.test((body as { error_summary?: string } | undefined)?.error_summary ?? '');
 }
 
 function retryAfterBody(body: unknown): number | undefined {

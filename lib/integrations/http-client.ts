@@ -6,6 +6,7 @@
 // lost after sending, 5xx): the vendor may have done it, so the error goes up
 // at once and the step, re-run by the state machine, looks before it creates.
 // A 429 or a connection that was never made are retried as usual: nothing was done.
+import { safeVendorCode, VendorError } from '../errors.ts';
 import { AttemptFailed, failedBeforeSending, networkReason, withRetries, type RetryPolicy, type Sleep } from './retry.ts';
 
 export interface VendorHttpConfig {
@@ -18,6 +19,18 @@ export interface VendorHttpConfig {
   retryHint?: (response: Response, body: unknown) => number | undefined;
   /** The vendor's own error code, if its error body has one. */
   errorCode?: (body: unknown) => string | undefined;
+  /**
+   * A refusal (4xx other than 429) the vendor says to retry later, e.g.
+   * Dropbox's write contention inside a 409: retried with backoff, and
+   * VendorThrottled when the attempts run out.
+   */
+  isThrottle?: (response: Response, body: unknown) => boolean;
+  /**
+   * Forget cached credentials after a 401 (a revoked or expired token): the
+   * call is then sent once more with fresh headers. Nothing was done on a
+   * 401, so even a call that must not be repeated may be.
+   */
+  reauthenticate?: () => void;
   sleep?: Sleep;
   fetch?: typeof fetch;
 }
@@ -53,31 +66,41 @@ export function vendorHttp(config: VendorHttpConfig): VendorHttp {
       operation,
       config.policy,
       async () => {
-        const headers: Record<string, string> = { accept: 'application/json', ...(await config.headers()), ...request.headers };
         let body: string | Uint8Array | undefined = request.body;
+        const contentType: Record<string, string> = {};
         if (request.json !== undefined) {
           body = JSON.stringify(request.json);
-          headers['content-type'] = 'application/json';
+          contentType['content-type'] = 'application/json';
         }
         const unsafe = request.repeatable === false;
-        let response: Response;
-        let parsed: unknown;
-        try {
-          response = await doFetch(`${request.baseUrl ?? config.baseUrl}${request.path}`, {
+        const send = async () => {
+          const headers = { accept: 'application/json', ...(await config.headers()), ...request.headers, ...contentType };
+          const response = await doFetch(`${request.baseUrl ?? config.baseUrl}${request.path}`, {
             method: request.method ?? (body === undefined ? 'GET' : 'POST'),
             headers,
             body: body as RequestInit['body'],
             redirect: 'manual',
             signal: AbortSignal.timeout(config.policy.timeoutMs),
           });
-          parsed = await readBody(response);
+          return { response, parsed: await readBody(response) };
+        };
+        let response: Response;
+        let parsed: unknown;
+        try {
+          ({ response, parsed } = await send());
+          if (response.status === 401 && config.reauthenticate) {
+            config.reauthenticate();
+            ({ response, parsed } = await send());
+          }
         } catch (error) {
+          // A nested vendor call (a token refresh) failed after its own retries.
+          if (error instanceof VendorError) throw error;
           throw new AttemptFailed({ transient: true, reason: networkReason(error), outcomeUnknown: unsafe && !failedBeforeSending(error) });
         }
         if (response.ok || request.accept?.includes(response.status)) {
           return { status: response.status, body: parsed as never, headers: response.headers };
         }
-        const vendorCode = safeCode(config.errorCode?.(parsed));
+        const vendorCode = safeVendorCode(config.errorCode?.(parsed));
         if (response.status === 429 || response.status >= 500) {
           throw new AttemptFailed({
             transient: true,
@@ -88,12 +111,17 @@ export function vendorHttp(config: VendorHttpConfig): VendorHttp {
             outcomeUnknown: unsafe && response.status !== 429,
           });
         }
-        throw new AttemptFailed({
-          transient: false,
-          reason: `was refused (${response.status}${vendorCode ? ` ${vendorCode}` : ''})`,
-          status: response.status,
-          vendorCode,
-        });
+        if (config.isThrottle?.(response, parsed)) {
+          throw new AttemptFailed({
+            transient: true,
+            throttled: true,
+            reason: `was told to slow down (${response.status}${vendorCode ? ` ${vendorCode}` : ''})`,
+            status: response.status,
+            vendorCode,
+            retryAfterMs: config.retryHint?.(response, parsed),
+          });
+        }
+        throw new AttemptFailed({ transient: false, reason: 'was refused', status: response.status, vendorCode });
       },
       config.sleep,
     );
@@ -109,10 +137,6 @@ async function readBody(response: Response): Promise<unknown> {
   }
 }
 
-/** Vendor codes are short identifiers; anything else (free text) is dropped. */
-function safeCode(code: unknown): string | undefined {
-  return typeof code === 'string' && /^[\w./:-]{1,80}$/.test(code) ? code : undefined;
-}
 
 /** Seconds in a Retry-After header (the common form) as ms. */
 export function retryAfterHeader(response: Response): number | undefined {

@@ -24,6 +24,8 @@ export interface AttemptFailure {
   status?: number;
   vendorCode?: string;
   retryAfterMs?: number;
+  /** A "later" that is not a 429 (e.g. Dropbox's write contention): when attempts run out, VendorThrottled. */
+  throttled?: boolean;
   /**
    * The vendor may have done the work but its answer is unknown (timeout,
    * connection lost after sending, 5xx), and the call is not safe to repeat:
@@ -65,13 +67,15 @@ export async function withRetries<T>(
       await sleep(delayBefore(n, policy, last.retryAfterMs));
     }
   }
+  if (!last.transient) throw VendorError.rejected(vendor, operation, { status: last.status, vendorCode: last.vendorCode });
   const attempts = Math.max(1, policy.maxAttempts);
-  throw new VendorError(vendor, `${vendor}: ${operation} ${last.reason}${last.transient ? ` (${whyStopped(last, attempts)})` : ''}`, {
-    transient: last.transient,
+  throw new VendorError(vendor, `${vendor}: ${operation} ${last.reason} (${whyStopped(last, attempts)})`, {
+    transient: true,
     operation,
     status: last.status,
     vendorCode: last.vendorCode,
     retryAfterMs: last.retryAfterMs,
+    ...(last.throttled ? { throttled: true } : {}),
     ...(last.outcomeUnknown ? { outcomeUnknown: true } : {}),
   });
 }

@@ -50,12 +50,7 @@ export function slackChat(settings: Settings, vendorPolicy: RetryPolicy & { time
         repeatable: false,
       });
       if (!res.body.ok) {
-        throw new VendorError('slack', `slack: post a notice was refused (${res.body.error ?? 'unknown'})`, {
-          transient: false,
-          operation: 'post a notice',
-          status: res.status,
-          vendorCode: res.body.error,
-        });
+        throw VendorError.rejected('slack', 'post a notice', { status: res.status, vendorCode: res.body.error });
       }
       return { ts: res.body.ts };
     },

@@ -4,7 +4,7 @@
 // ../shared/spec/vendor-contracts.md §6.
 import Stripe from 'stripe';
 import { ConfigError } from '../config.ts';
-import { InvalidInput, VendorError } from '../errors.ts';
+import { InvalidInput, safeVendorCode, VendorError } from '../errors.ts';
 import type { BillingEvent, BillingEventType, CheckoutRequest, PaymentEvent, Payments, SubscriptionStatus } from './payments.ts';
 import { isPaidPlan, planOfPrice, type Plan, type PlanPrices } from './plans.ts';
 
@@ -186,7 +186,7 @@ function invalidSignature(sdkMessage: string): InvalidInput {
 function vendorError(operation: string, error: unknown, policy: StripePolicy): unknown {
   if (!(error instanceof Stripe.errors.StripeError)) return error;
   const status = error.statusCode;
-  const vendorCode = safeCode(error.code ?? error.rawType);
+  const vendorCode = safeVendorCode(error.code ?? error.rawType);
   const attempts = policy.maxNetworkRetries + 1;
   const gaveUp = `(gave up after ${attempts} attempt${attempts === 1 ? '' : 's'})`;
   if (error instanceof Stripe.errors.StripeConnectionError) {
@@ -206,12 +206,7 @@ function vendorError(operation: string, error: unknown, policy: StripePolicy): u
       attempts,
     });
   }
-  return new VendorError('stripe', `stripe: ${operation} was refused (${status ?? 'no status'}${vendorCode ? ` ${vendorCode}` : ''})`, {
-    transient: false,
-    operation,
-    status,
-    vendorCode,
-  });
+  return VendorError.rejected('stripe', operation, { status, vendorCode });
 }
 
 const idOf = (value: unknown): string | undefined =>
@@ -232,9 +227,6 @@ function referenceIn(metadata: Json | null | undefined, clientReferenceId?: unkn
 }
 
 const str = (value: unknown) => (typeof value === 'string' && value ? value : undefined);
-
-/** Only the codes' own characters: a vendor's error text never reaches a message. */
-const safeCode = (code: unknown) => (typeof code === 'string' && /^[a-z0-9_.-]{1,64}$/i.test(code) ? code : undefined);
 
 function definedStrings<T extends Record<string, string | undefined>>(fields: T): Record<string, string> {
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => typeof v === 'string' && v !== '')) as Record<string, string>;

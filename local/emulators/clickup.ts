@@ -1,8 +1,13 @@
 // ClickUp API v2 as our task-tool adapter calls it (vendor-contracts §1):
 // personal token in Authorization (no "Bearer"), folders and lists whose names
 // must be unique under their parent (archived ones included), tasks paged by
-// 100, and 429s carrying X-RateLimit-Reset in Unix seconds.
+// 100, and 429s carrying X-RateLimit-Reset in Unix seconds. A task's
+// description is written as `markdown_content`, which takes precedence over
+// `description` (the request schemas of createTask and updateTask in
+// ../shared/vendor-apis/clickup.json), and read back as `description`, or as
+// `markdown_description` with include_markdown_description=true.
 import { Hono, type Context } from 'hono';
+import { declaredOnly, type Declaration, type Fields } from './declared.ts';
 import type { VendorEmulator } from './host.ts';
 import type { LocalVendor } from './index.ts';
 
@@ -27,7 +32,8 @@ interface Task {
   name: string;
   list_id: string;
   description?: string;
-  markdown_description?: string;
+  /** What markdown_content set; description holds the same text. */
+  markdown?: string;
   status: string;
   tags: string[];
   priority?: number | null;
@@ -46,6 +52,53 @@ interface State {
 const empty = (): State => ({ seq: 1000, folders: [], lists: [], tasks: [] });
 const err = (c: Context, status: 400 | 401 | 404, message: string, ecode: string) => c.json({ err: message, ECODE: ecode }, status);
 
+export const CLICKUP_DIFFERENCES = [
+  'Refuses (400, ECODE LOCAL_UNDECLARED) any route, query parameter or body field its published OpenAPI does not declare for the operations we call; the real API ignores unknown fields, so a misspelt one would silently do nothing there.',
+  'An unknown route is a JSON 404 (ECODE LOCAL_UNDECLARED); the real API may answer such a route with an HTML 404.',
+  'Keeps markdown_content as given and answers it as both description and markdown_description; the real API renders the markdown to plain text for description.',
+  'One workspace and one space; statuses are free text; tags need not exist in the space.',
+];
+
+// The operations our adapter calls, with what ClickUp's OpenAPI (clickup.json) declares for each.
+const TASK_QUERY = ['custom_task_ids', 'team_id'];
+const TASK_FIELDS: Fields = {
+  name: 'any', description: 'any', markdown_content: 'any', assignees: 'any', group_assignees: 'any', archived: 'any', tags: 'any',
+  status: 'any', priority: 'any', due_date: 'any', due_date_time: 'any', time_estimate: 'any', start_date: 'any', start_date_time: 'any',
+  points: 'any', notify_all: 'any', parent: 'any', links_to: 'any', check_required_custom_fields: 'any', custom_fields: 'any', custom_item_id: 'any',
+};
+const { notify_all: _n, links_to: _l, check_required_custom_fields: _r, custom_fields: _f, tags: _t, ...UPDATE_FIELDS } = TASK_FIELDS;
+const clickupApi = (refuse: Declaration['refuse']): Declaration => ({
+  base: '/clickup/api/v2',
+  refuse,
+  operations: [
+    { method: 'GET', path: '/space/:space/folder', query: ['archived'] },
+    { method: 'POST', path: '/space/:space/folder', body: { name: 'any' } },
+    { method: 'GET', path: '/folder/:folder/list', query: ['archived'] },
+    {
+      method: 'POST',
+      path: '/folder/:folder/list',
+      body: { name: 'any', content: 'any', markdown_content: 'any', due_date: 'any', due_date_time: 'any', priority: 'any', assignee: 'any', status: 'any' },
+    },
+    {
+      method: 'GET',
+      path: '/list/:list/task',
+      query: [
+        'archived', 'include_markdown_description', 'page', 'order_by', 'reverse', 'subtasks', 'statuses', 'include_closed', 'assignees', 'watchers',
+        'tags', 'due_date_gt', 'due_date_lt', 'date_created_gt', 'date_created_lt', 'date_updated_gt', 'date_updated_lt', 'date_done_gt',
+        'date_done_lt', 'custom_fields', 'custom_field', 'custom_items',
+      ],
+    },
+    { method: 'POST', path: '/list/:list/task', query: TASK_QUERY, body: TASK_FIELDS },
+    { method: 'PUT', path: '/task/:task', query: TASK_QUERY, body: { ...UPDATE_FIELDS, watchers: 'any' } },
+  ],
+});
+
+type TaskBody = { name?: string; description?: string; markdown_content?: string; status?: string; priority?: number | null; due_date?: number | null };
+
+/** markdown_content, when sent, wins over description. */
+const describedBy = (body: TaskBody): Pick<Task, 'description' | 'markdown'> =>
+  body.markdown_content !== undefined ? { description: body.markdown_content, markdown: body.markdown_content } : { description: body.description };
+
 export function clickupEmulator(): VendorEmulator {
   let state = empty();
   const nextId = () => String(++state.seq);
@@ -55,6 +108,16 @@ export function clickupEmulator(): VendorEmulator {
     if (c.req.header('authorization') !== CLICKUP_TOKEN) return err(c, 401, 'Token invalid', 'OAUTH_025');
     await next();
   });
+  app.use(
+    '*',
+    declaredOnly(
+      clickupApi((c, undeclared) =>
+        undeclared.kind === 'operation'
+          ? err(c, 404, 'Route not found', 'LOCAL_UNDECLARED')
+          : err(c, 400, `Undeclared ${undeclared.kind === 'query' ? `query parameter ${undeclared.name}` : `field ${undeclared.path.join('.')}`}`, 'LOCAL_UNDECLARED'),
+      ),
+    ),
+  );
 
   const listView = (l: List) => ({ id: l.id, name: l.name, archived: l.archived, folder: { id: l.folder_id } });
   const folderView = (f: Folder) => ({
@@ -64,10 +127,11 @@ export function clickupEmulator(): VendorEmulator {
     space: { id: f.space_id },
     lists: state.lists.filter((l) => l.folder_id === f.id && !l.archived).map(listView),
   });
-  const taskView = (t: Task) => ({
+  const taskView = (t: Task, withMarkdown = false) => ({
     id: t.id,
     name: t.name,
-    description: t.description ?? t.markdown_description ?? '',
+    description: t.description ?? '',
+    ...(withMarkdown ? { markdown_description: t.markdown ?? t.description ?? '' } : {}),
     status: { status: t.status },
     tags: t.tags.map((name) => ({ name })),
     priority: t.priority ?? null,
@@ -78,8 +142,6 @@ export function clickupEmulator(): VendorEmulator {
     date_updated: t.date_updated,
   });
   const archivedParam = (c: Context) => c.req.query('archived') === 'true';
-
-  app.get('/team', (c) => c.json({ teams: [{ id: '9000', name: 'Local agency' }] }));
 
   app.get('/space/:space/folder', (c) => {
     if (c.req.param('space') !== CLICKUP_SPACE) return err(c, 404, 'Space not found', 'ACCESS_001');
@@ -126,13 +188,14 @@ export function clickupEmulator(): VendorEmulator {
     const includeClosed = c.req.query('include_closed') === 'true';
     const all = state.tasks.filter((t) => t.list_id === list.id && (includeClosed || t.status !== 'closed'));
     const slice = all.slice(page * 100, page * 100 + 100);
-    return c.json({ tasks: slice.map(taskView), last_page: page * 100 + 100 >= all.length });
+    const withMarkdown = c.req.query('include_markdown_description') === 'true';
+    return c.json({ tasks: slice.map((t) => taskView(t, withMarkdown)), last_page: page * 100 + 100 >= all.length });
   });
 
   app.post('/list/:list/task', async (c) => {
     const list = state.lists.find((l) => l.id === c.req.param('list'));
     if (!list) return err(c, 404, 'List not found', 'SUBCAT_002');
-    const body = (await c.req.json().catch(() => ({}))) as Partial<Task> & { tags?: string[]; due_date?: number | null };
+    const body = (await c.req.json().catch(() => ({}))) as TaskBody & { tags?: string[] };
     if (!body.name?.trim()) return err(c, 400, 'Task name invalid', 'INPUT_005');
     const id = `86${nextId()}`;
     const at = String(Date.now());
@@ -140,8 +203,7 @@ export function clickupEmulator(): VendorEmulator {
       id,
       name: body.name.trim(),
       list_id: list.id,
-      description: body.description,
-      markdown_description: body.markdown_description,
+      ...describedBy(body),
       status: body.status ?? 'to do',
       tags: body.tags ?? [],
       priority: body.priority ?? null,
@@ -154,18 +216,12 @@ export function clickupEmulator(): VendorEmulator {
     return c.json(taskView(task));
   });
 
-  app.get('/task/:task', (c) => {
-    const task = state.tasks.find((t) => t.id === c.req.param('task'));
-    return task ? c.json(taskView(task)) : err(c, 404, 'Task not found', 'ITEM_013');
-  });
-
   app.put('/task/:task', async (c) => {
     const task = state.tasks.find((t) => t.id === c.req.param('task'));
     if (!task) return err(c, 404, 'Task not found', 'ITEM_013');
-    const body = (await c.req.json().catch(() => ({}))) as Partial<Task> & { due_date?: number | null };
+    const body = (await c.req.json().catch(() => ({}))) as TaskBody;
     if (body.name !== undefined) task.name = body.name;
-    if (body.description !== undefined) task.description = body.description;
-    if (body.markdown_description !== undefined) task.markdown_description = body.markdown_description;
+    if (body.markdown_content !== undefined || body.description !== undefined) Object.assign(task, { markdown: undefined }, describedBy(body));
     if (body.status !== undefined) task.status = body.status;
     if (body.due_date !== undefined) task.due_date = body.due_date === null ? null : String(body.due_date);
     task.date_updated = String(Date.now());
@@ -185,7 +241,7 @@ export function clickupEmulator(): VendorEmulator {
           archived: f.archived,
           lists: state.lists
             .filter((l) => l.folder_id === f.id)
-            .map((l) => ({ id: l.id, name: l.name, tasks: state.tasks.filter((t) => t.list_id === l.id).map(taskView) })),
+            .map((l) => ({ id: l.id, name: l.name, tasks: state.tasks.filter((t) => t.list_id === l.id).map((t) => taskView(t)) })),
         })),
     },
     failure: (c) => c.json({ err: 'Internal server error', ECODE: 'SHARD_001' }, 500),
@@ -196,6 +252,7 @@ export function clickupEmulator(): VendorEmulator {
         'x-ratelimit-reset': String(Math.ceil(Date.now() / 1000 + seconds)),
       }),
     reset: () => (state = empty()),
+    differences: CLICKUP_DIFFERENCES,
     dump: () => state,
     load: (saved) => (state = saved as State),
   };

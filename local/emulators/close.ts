@@ -1,8 +1,13 @@
 // Close CRM API v1 as our CRM adapter calls it (vendor-contracts §5): Basic
 // auth with the key as username, /data/search/ for leads by contact e-mail or
-// by website, PUT as a patch, and 429s whose body carries rate_reset.
+// by website, PUT as a patch, and 429s whose body carries rate_reset. Text
+// conditions match as Close documents them (advanced-filtering/search.md,
+// CL5): `exact_value` the whole value, `phrase` the words of the value in
+// order, case-insensitively (so "acme.com" is found in "https://www.acme.com/"
+// but not in "notacme.com").
 import { Hono, type Context } from 'hono';
 import { randomBytes } from 'node:crypto';
+import { declaredOnly, type Fields } from './declared.ts';
 import type { VendorEmulator } from './host.ts';
 import type { LocalVendor } from './index.ts';
 
@@ -36,6 +41,32 @@ const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('base64u
 
 type Query = { type: string; [k: string]: unknown };
 
+export const CLOSE_DIFFERENCES = [
+  'Search understands and, or, object_type, has_related and field_condition, with text conditions exact_value and phrase only; words are runs of letters and digits, as near as we can tell to how Close tokenises.',
+  'Refuses (400 field-errors) a body field outside what vendor-contracts §5 lists for the routes we call (Close publishes no machine-readable description here), and unknown routes (404).',
+  'No custom field definitions, statuses or activities; a lead\'s fields are kept as sent.',
+];
+
+const any = (...names: string[]): Fields => Object.fromEntries(names.map((name) => [name, 'any']));
+const CONTACT_FIELDS: Fields = { ...any('name', 'title', 'urls', 'custom.*'), emails: [any('type', 'email')], phones: [any('type', 'phone')] };
+const LEAD_FIELDS: Fields = { ...any('name', 'url', 'description', 'status_id', 'addresses', 'custom.*'), contacts: [CONTACT_FIELDS] };
+
+/** Words, as a text condition compares them. */
+const wordsOf = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+const containsPhrase = (text: string, phrase: string) => {
+  const words = wordsOf(text);
+  const wanted = wordsOf(phrase);
+  return wanted.length > 0 && words.some((_, i) => wanted.every((w, j) => words[i + j] === w));
+};
+
+/** The modes of every text condition in a query. */
+function textModes(q: Query): string[] {
+  const condition = q.condition as { type?: string; mode?: string } | undefined;
+  const own = q.type === 'field_condition' && condition?.type === 'text' ? [String(condition.mode)] : [];
+  const nested = [...((q.queries as Query[] | undefined) ?? []), ...(q.related_query ? [q.related_query as Query] : [])];
+  return [...own, ...nested.flatMap(textModes)];
+}
+
 export function closeEmulator(): VendorEmulator {
   let state = empty();
   const app = new Hono().basePath('/close/api/v1');
@@ -45,6 +76,23 @@ export function closeEmulator(): VendorEmulator {
     if (c.req.header('authorization') !== expected) return c.json({ error: 'Unauthorized' }, 401);
     await next();
   });
+  app.use(
+    '*',
+    declaredOnly({
+      base: '/close/api/v1',
+      operations: [
+        { method: 'POST', path: '/data/search/', body: { ...any('query', 'results_limit', 'cursor', 'sort', 'include_counts'), _fields: any('lead', 'contact') } },
+        { method: 'POST', path: '/lead/', body: LEAD_FIELDS },
+        { method: 'GET', path: '/lead/:id/', query: ['_fields'] },
+        { method: 'PUT', path: '/lead/:id/', body: LEAD_FIELDS },
+        { method: 'POST', path: '/contact/', body: { ...CONTACT_FIELDS, lead_id: 'any' } },
+      ],
+      refuse: (c, undeclared) =>
+        undeclared.kind === 'operation'
+          ? c.json({ error: 'Not found' }, 404)
+          : c.json({ errors: [], 'field-errors': { [undeclared.kind === 'query' ? undeclared.name : undeclared.path.join('.')]: 'Unknown field.' } }, 400),
+    }),
+  );
 
   const contactsOf = (lead: Lead) => state.contacts.filter((x) => x.lead_id === lead.id);
   const view = (lead: Lead) => ({ ...lead, contacts: contactsOf(lead) });
@@ -70,9 +118,9 @@ export function closeEmulator(): VendorEmulator {
         const field = q.field as { object_type: string; field_name: string };
         const condition = q.condition as { type: string; mode?: string; value: string };
         const source = field.object_type === 'lead' ? lead : item;
-        const actual = String((source as Record<string, unknown> | undefined)?.[field.field_name] ?? '').toLowerCase();
-        const wanted = String(condition.value ?? '').toLowerCase();
-        return condition.mode === 'exact_value' ? actual === wanted : actual.includes(wanted);
+        const actual = String((source as Record<string, unknown> | undefined)?.[field.field_name] ?? '');
+        const wanted = String(condition.value ?? '');
+        return condition.mode === 'exact_value' ? actual.toLowerCase() === wanted.toLowerCase() : containsPhrase(actual, wanted);
       }
       default:
         return false;
@@ -80,10 +128,13 @@ export function closeEmulator(): VendorEmulator {
   };
 
   app.post('/data/search/', async (c) => {
-    const body = (await c.req.json().catch(() => null)) as { query?: Query; results_limit?: number } | null;
+    const body = (await c.req.json().catch(() => null)) as { query?: Query; results_limit?: number; _fields?: { lead?: string[] } } | null;
     if (!body?.query) return bad(c, 'query is required');
+    const unsupported = textModes(body.query).find((mode) => mode !== 'exact_value' && mode !== 'phrase');
+    if (unsupported !== undefined) return bad(c, `This emulator matches text conditions in exact_value and phrase mode only, not ${unsupported}`);
     const found = state.leads.filter((lead) => matches(lead, body.query!)).slice(0, body.results_limit ?? 100);
-    return c.json({ data: found.map((l) => ({ __object_type: 'lead', id: l.id, display_name: l.display_name })), cursor: null });
+    const fields = body._fields?.lead ?? ['id', 'display_name'];
+    return c.json({ data: found.map((l) => ({ __object_type: 'lead', ...Object.fromEntries(fields.map((f) => [f, l[f] ?? null])) })), cursor: null });
   });
 
   app.post('/lead/', async (c) => {
@@ -130,6 +181,7 @@ export function closeEmulator(): VendorEmulator {
     failure: (c) => c.json({ error: 'Internal server error' }, 500),
     throttle: (c, seconds) => c.json({ error: { rate_reset: seconds, message: 'API call count exceeded for this period' } }, 429),
     reset: () => (state = empty()),
+    differences: CLOSE_DIFFERENCES,
     dump: () => state,
     load: (saved) => (state = saved as State),
   };

@@ -3,8 +3,19 @@
 // header + bytes) under /dropbox/content, the refresh-token flow, tagged-union
 // errors on 409, and 429s with Retry-After. Folder batches of ten or more
 // complete asynchronously, as large batches do on the real service.
+// Arguments are checked against the request structs of
+// ../shared/vendor-apis/dropbox.json (Stone structs are closed).
+// Its own faults (POST /_local/faults { vendor: 'dropbox', mode }):
+//   write-contention  Dropbox's namespace write lock is busy (too_many_write_operations,
+//                     which Dropbox says to retry with backoff, vendor-contracts §2 DB4):
+//                     in a folder batch, every other entry, from the first, fails so (the rest are made);
+//                     an upload is a 409 path/too_many_write_operations (WriteError);
+//                     any other call a 429 whose reason says so, with Retry-After.
+//   revoke-token      the access token the call presents is revoked first, as a user
+//                     unlinking the app does: the call gets 401 invalid_access_token.
 import { Hono, type Context } from 'hono';
 import { randomBytes } from 'node:crypto';
+import { declaredOnly, type Fields } from './declared.ts';
 import type { VendorEmulator } from './host.ts';
 import type { LocalVendor } from './index.ts';
 
@@ -56,14 +67,19 @@ const metadata = (e: Entry) =>
 
 const conflict = (c: Context, route: string, tag: string, inner: object) =>
   c.json({ error_summary: `${route}/${tag}/..`, error: { '.tag': route, [route]: inner } }, 409);
-const pathError = (c: Context, kind: 'conflict' | 'not_found' | 'malformed_path', conflictTag?: 'folder' | 'file') =>
-  c.json(
-    {
-      error_summary: `path/${kind}${conflictTag ? `/${conflictTag}` : ''}/..`,
-      error: { '.tag': 'path', path: conflictTag ? { '.tag': kind, [kind]: { '.tag': conflictTag } } : { '.tag': kind } },
-    },
-    409,
-  );
+const malformedPath = (c: Context) =>
+  c.json({ error_summary: 'path/malformed_path/..', error: { '.tag': 'path', path: { '.tag': 'malformed_path' } } }, 409);
+
+export const DROPBOX_DIFFERENCES = [
+  'Refuses any route, argument or OAuth parameter that the request structs of dropbox.json (or vendor-contracts §2, for the token endpoint) do not declare for the routes we call; an unknown route is a 404.',
+  'Batches of ten or more paths always complete asynchronously, on the second check; smaller ones at once.',
+  'Write contention and revoked tokens happen only when a fault asks for them (write-contention, revoke-token).',
+  'Shared links are public and never expire; content_hash is not computed.',
+];
+
+const any = (...names: string[]): Fields => Object.fromEntries(names.map((name) => [name, 'any']));
+const OAUTH_PARAMS = ['grant_type', 'refresh_token', 'client_id', 'client_secret'];
+const routeOf = (path: string) => path.replace(/^\/dropbox\/(api|content)\/2\//, '');
 
 const PATH = /^(\/[^/\\<>:"|?*\u0000-\u001f]+)+$/;
 const parentOf = (p: string) => p.slice(0, p.lastIndexOf('/')) || '/';
@@ -72,13 +88,18 @@ export function dropboxEmulator(): VendorEmulator {
   let state = empty();
   const app = new Hono().basePath('/dropbox');
 
-  const authorised = (c: Context) => {
-    const token = /^Bearer (.+)$/.exec(c.req.header('authorization') ?? '')?.[1];
+  const presentedToken = (c: Context) => /^Bearer (.+)$/.exec(c.req.header('authorization') ?? '')?.[1];
+  // A token that was issued and has expired says so; any other (revoked, never issued) is invalid.
+  const authorised = (c: Context): Response | undefined => {
+    const token = presentedToken(c);
     const expires = token ? state.tokens[token] : undefined;
-    return expires !== undefined && expires > Date.now();
+    if (expires !== undefined && expires > Date.now()) return undefined;
+    const tag = expires !== undefined ? 'expired_access_token' : 'invalid_access_token';
+    return c.json({ error_summary: `${tag}/..`, error: { '.tag': tag } }, 401);
   };
-  const unauthorised = (c: Context) =>
-    c.json({ error_summary: 'expired_access_token/..', error: { '.tag': 'expired_access_token' } }, 401);
+  /** Calls under write contention (a fault): their writes meet too_many_write_operations. */
+  const contended = new WeakSet<Request>();
+  const contention = { '.tag': 'too_many_write_operations' };
 
   /** Creates a folder and its missing parents, as create_folder_v2 does. */
   const mkdir = (path: string): Entry => {
@@ -119,21 +140,47 @@ export function dropboxEmulator(): VendorEmulator {
     return c.json({ access_token: token, token_type: 'bearer', expires_in: TOKEN_TTL_SECONDS });
   });
 
-  app.use('/api/2/*', async (c, next) => (authorised(c) ? next() : unauthorised(c)));
-  app.use('/content/2/*', async (c, next) => (authorised(c) ? next() : unauthorised(c)));
-
-  app.post('/api/2/files/create_folder_v2', async (c) => {
-    const { path } = (await c.req.json().catch(() => ({}))) as { path?: string };
-    const result = createFolder(path ?? '');
-    if ('malformed' in result) return pathError(c, 'malformed_path');
-    if ('conflict' in result) return pathError(c, 'conflict', result.conflict);
-    return c.json({ metadata: metadata(result.ok) });
-  });
+  app.use('/api/2/*', async (c, next) => authorised(c) ?? next());
+  app.use('/content/2/*', async (c, next) => authorised(c) ?? next());
+  app.use(
+    '*',
+    declaredOnly({
+      base: '/dropbox',
+      operations: [
+        { method: 'POST', path: '/api/oauth2/token', query: OAUTH_PARAMS, argsIn: 'form', body: any(...OAUTH_PARAMS) },
+        { method: 'POST', path: '/api/2/files/create_folder_batch', body: any('paths', 'autorename', 'force_async') },
+        { method: 'POST', path: '/api/2/files/create_folder_batch/check', body: any('async_job_id') },
+        {
+          method: 'POST',
+          path: '/api/2/sharing/create_shared_link_with_settings',
+          body: { path: 'any', settings: any('require_password', 'link_password', 'expires', 'audience', 'access', 'requested_visibility', 'allow_download') },
+        },
+        { method: 'POST', path: '/api/2/sharing/list_shared_links', body: any('path', 'cursor', 'direct_only') },
+        {
+          method: 'POST',
+          path: '/content/2/files/upload',
+          argsIn: { header: 'dropbox-api-arg' },
+          body: any('path', 'mode', 'autorename', 'client_modified', 'mute', 'property_groups', 'strict_conflict', 'content_hash'),
+        },
+      ],
+      refuse: (c, undeclared) => {
+        if (undeclared.kind === 'operation') return c.text(`Unknown API function: "${routeOf(undeclared.path)}"`, 404);
+        if (c.req.path.endsWith('/oauth2/token')) {
+          return c.json({ error: 'invalid_request', error_description: `Unknown parameter ${undeclared.kind === 'query' ? undeclared.name : undeclared.path.join('.')}` }, 400);
+        }
+        const where = c.req.path.startsWith('/dropbox/content/') ? 'HTTP header "Dropbox-API-Arg"' : 'request body';
+        const what = undeclared.kind === 'query' ? `unknown query parameter '${undeclared.name}'` : `unknown field '${undeclared.path.join('.')}'`;
+        return c.text(`Error in call to API function "${routeOf(c.req.path)}": ${where}: ${what}`, 400);
+      },
+    }),
+  );
 
   app.post('/api/2/files/create_folder_batch', async (c) => {
     const { paths, force_async } = (await c.req.json().catch(() => ({}))) as { paths?: string[]; force_async?: boolean };
     if (!Array.isArray(paths) || paths.length === 0 || paths.length > 10000) return c.text('Error in call to API function: invalid paths', 400);
-    const entries = paths.map((p) => {
+    const busy = contended.has(c.req.raw);
+    const entries = paths.map((p, i) => {
+      if (busy && i % 2 === 0) return { '.tag': 'failure', failure: { '.tag': 'path', path: contention } };
       const r = createFolder(p);
       if ('ok' in r) return { '.tag': 'success', metadata: metadata(r.ok) };
       const path = 'malformed' in r ? { '.tag': 'malformed_path' } : { '.tag': 'conflict', conflict: { '.tag': r.conflict } };
@@ -153,20 +200,6 @@ export function dropboxEmulator(): VendorEmulator {
     if (!job) return conflict(c, 'invalid_async_job_id', 'invalid_async_job_id', {});
     job.checks += 1;
     return c.json(job.checks === 1 ? { '.tag': 'in_progress' } : job.result);
-  });
-
-  app.post('/api/2/files/get_metadata', async (c) => {
-    const { path } = (await c.req.json().catch(() => ({}))) as { path?: string };
-    const entry = path ? state.entries[path.toLowerCase()] : undefined;
-    return entry ? c.json(metadata(entry)) : pathError(c, 'not_found');
-  });
-
-  app.post('/api/2/files/list_folder', async (c) => {
-    const { path } = (await c.req.json().catch(() => ({}))) as { path?: string };
-    const lower = (path ?? '').toLowerCase();
-    if (lower !== '' && !state.entries[lower]) return pathError(c, 'not_found');
-    const children = Object.values(state.entries).filter((e) => parentOf(e.path_lower) === (lower || '/'));
-    return c.json({ entries: children.map(metadata), cursor: 'local', has_more: false });
   });
 
   app.post('/api/2/sharing/create_shared_link_with_settings', async (c) => {
@@ -205,7 +238,11 @@ export function dropboxEmulator(): VendorEmulator {
       return c.text('Error in call to API function "files/upload": Bad HTTP "Dropbox-API-Arg" header', 400);
     }
     const path = arg.path ?? '';
-    if (!PATH.test(path)) return pathError(c, 'malformed_path');
+    if (!PATH.test(path)) return malformedPath(c);
+    if (contended.has(c.req.raw)) {
+      // UploadError.path is UploadWriteFailed: the WriteError under `reason`.
+      return c.json({ error_summary: 'path/too_many_write_operations/..', error: { '.tag': 'path', reason: contention, upload_session_id: '' } }, 409);
+    }
     const bytes = Buffer.from(await c.req.arrayBuffer());
     if (bytes.length > 150 * 1024 * 1024) return c.json({ error_summary: 'payload_too_large/..', error: { '.tag': 'payload_too_large' } }, 409);
     const mode = typeof arg.mode === 'string' ? arg.mode : (arg.mode?.['.tag'] ?? 'add');
@@ -260,6 +297,25 @@ export function dropboxEmulator(): VendorEmulator {
       const tokens = state.tokens; // issued tokens stay valid, as on the real service
       state = { ...empty(), tokens };
     },
+    faultModes: {
+      'write-contention': async (c, next, fault) => {
+        const route = routeOf(c.req.path);
+        if (route === 'files/create_folder_batch' || route === 'files/upload') {
+          contended.add(c.req.raw);
+          await next();
+          return c.res;
+        }
+        const seconds = fault.retryAfterSeconds;
+        return c.json({ error_summary: 'too_many_write_operations/..', error: { reason: contention, retry_after: seconds } }, 429, { 'retry-after': String(seconds) });
+      },
+      'revoke-token': async (c, next) => {
+        const token = presentedToken(c);
+        if (token) delete state.tokens[token];
+        await next();
+        return c.res;
+      },
+    },
+    differences: DROPBOX_DIFFERENCES,
     dump: () => state,
     load: (saved) => (state = saved as State),
   };

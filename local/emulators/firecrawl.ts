@@ -3,13 +3,15 @@
 // origin, breadth-first, robots.txt obeyed, up to `limit` pages), GET /v2/crawl/{id} answers
 // "scraping" on its first poll and then the documents, a few per response
 // with an absolute `next` link (so paging is exercised on small sites),
-// DELETE cancels. Bodies are checked strictly as Firecrawl's schemas are
-// (unknown keys → 400); errors are {success:false, error}; a throttle is a
+// DELETE cancels. Bodies are checked strictly as Firecrawl's zod schemas are
+// (unknown keys → 400 unrecognized_keys, ../shared/vendor-apis/firecrawl-v2.json);
+// errors are {success:false, error}; a throttle is a
 // 429 whose only hint is "retry after Ns" in the message, no Retry-After.
 // The local stack points the service here but leaves the key unset, so the
 // built-in crawler runs unless FIRECRAWL_API_KEY is set to the key below.
 import { Hono, type Context } from 'hono';
 import { randomUUID } from 'node:crypto';
+import { declaredOnly, type Fields } from './declared.ts';
 import { fetchSite } from './fetch-site.ts';
 import type { VendorEmulator } from './host.ts';
 import type { EmulatorContext, LocalVendor } from './index.ts';
@@ -18,8 +20,29 @@ export const FIRECRAWL_API_KEY = 'fc-local-firecrawl-key';
 /** Documents per status response: small, so `next` paging happens on a fixture site. */
 export const FIRECRAWL_PAGE_SIZE = 3;
 
-const CRAWL_KEYS = new Set(['url', 'limit', 'includePaths', 'excludePaths', 'maxDiscoveryDepth', 'crawlEntireDomain', 'allowSubdomains', 'sitemap', 'scrapeOptions', 'webhook', 'ignoreQueryParameters', 'delay', 'maxConcurrency', 'prompt']);
-const SCRAPE_KEYS = new Set(['formats', 'onlyMainContent', 'includeTags', 'excludeTags', 'waitFor', 'timeout', 'maxAge', 'headers', 'mobile', 'parsers', 'actions', 'location', 'removeBase64Images', 'blockAds', 'proxy', 'storeInCache', 'skipTlsVerification']);
+export const FIRECRAWL_DIFFERENCES = [
+  'Crawls with a plain breadth-first fetch of the origin (robots.txt obeyed, no JavaScript, no proxies); formats html and markdown only, the markdown a crude text dump.',
+  'Refuses undeclared query parameters (skip and limit are declared) and unknown routes with a 404; Firecrawl itself checks only bodies strictly.',
+  'The first status poll always answers scraping; pages come three per response, so `next` paging always happens.',
+];
+
+// The scrape options firecrawl-v2.json declares inside a crawl (strict: anything else is a 400).
+const SCRAPE_OPTIONS: Fields = Object.fromEntries(
+  [
+    'formats', 'headers', 'includeTags', 'excludeTags', 'onlyMainContent', 'timeout', 'waitFor', 'mobile', 'parsers', 'actions', 'location',
+    'skipTlsVerification', 'removeBase64Images', 'fastMode', 'useMock', 'blockAds', 'proxy', 'maxAge', 'storeInCache',
+  ].map((name) => [name, 'any']),
+);
+const CRAWL_FIELDS: Fields = {
+  ...Object.fromEntries(
+    [
+      'url', 'includePaths', 'excludePaths', 'maxDiscoveryDepth', 'limit', 'crawlEntireDomain', 'allowExternalLinks', 'allowSubdomains',
+      'ignoreRobotsTxt', 'sitemap', 'deduplicateSimilarURLs', 'ignoreQueryParameters', 'regexOnFullURL', 'delay', 'origin', 'integration',
+      'webhook', 'maxConcurrency', 'zeroDataRetention', 'prompt',
+    ].map((name) => [name, 'any']),
+  ),
+  scrapeOptions: SCRAPE_OPTIONS,
+};
 
 interface Document {
   html?: string;
@@ -48,17 +71,34 @@ export function firecrawlEmulator(ctx: EmulatorContext): VendorEmulator {
     if (c.req.header('authorization') !== `Bearer ${FIRECRAWL_API_KEY}`) return fail(c, 401, 'Unauthorized: Invalid token');
     await next();
   });
+  app.use(
+    '*',
+    declaredOnly({
+      base: '/firecrawl',
+      operations: [
+        { method: 'POST', path: '/v2/crawl', body: CRAWL_FIELDS },
+        { method: 'GET', path: '/v2/crawl/:id', query: ['skip', 'limit'] },
+        { method: 'DELETE', path: '/v2/crawl/:id' },
+      ],
+      refuse: (c, undeclared) => {
+        if (undeclared.kind === 'operation') return fail(c, 404, `Cannot ${undeclared.method} ${undeclared.path}`);
+        const path = undeclared.kind === 'query' ? [undeclared.name] : undeclared.path;
+        return fail(c, 400, 'Bad Request', [
+          {
+            code: 'unrecognized_keys',
+            keys: [path.at(-1)],
+            path: path.slice(0, -1),
+            message: 'Unrecognized key in body -- please review the v2 API documentation for request body changes',
+          },
+        ]);
+      },
+    }),
+  );
 
   app.post('/v2/crawl', async (c) => {
     const body = (await c.req.json().catch(() => null)) as Record<string, unknown> | null;
     if (!body || typeof body !== 'object') return fail(c, 400, 'Bad Request', [{ message: 'Invalid JSON body' }]);
     const scrapeOptions = (body.scrapeOptions ?? {}) as Record<string, unknown>;
-    const unknown = [...Object.keys(body).filter((k) => !CRAWL_KEYS.has(k)), ...Object.keys(scrapeOptions).filter((k) => !SCRAPE_KEYS.has(k)).map((k) => `scrapeOptions.${k}`)];
-    if (unknown.length) {
-      return fail(c, 400, 'Bad Request', [
-        { code: 'unrecognized_keys', keys: unknown, path: [], message: 'Unrecognized key in body -- please review the v2 API documentation for request body changes' },
-      ]);
-    }
     const url = typeof body.url === 'string' ? body.url : '';
     if (!/^https?:\/\//i.test(url)) return fail(c, 400, 'Bad Request', [{ code: 'invalid_string', path: ['url'], message: 'Invalid URL' }]);
     const limit = typeof body.limit === 'number' && body.limit > 0 ? Math.floor(body.limit) : 10000;
@@ -136,6 +176,7 @@ export function firecrawlEmulator(ctx: EmulatorContext): VendorEmulator {
       jobs = [];
       running.clear();
     },
+    differences: FIRECRAWL_DIFFERENCES,
     dump: () => jobs,
     load: (saved) => {
       jobs = (saved as Job[]).map((j) => (j.status === 'scraping' ? { ...j, status: 'failed' as const } : j));

@@ -5,6 +5,7 @@
 //   DELETE /_local          forget everything recorded, and every fault
 //   POST   /_local/faults   { vendor, mode: fail|throttle|hang|lose-answer, count, match?, retryAfterSeconds? }
 //                           lose-answer: the call is done, then its answer never comes (as a timeout after the vendor acted)
+//                           a vendor may add modes of its own (faultModes), e.g. Dropbox's write-contention
 //   DELETE /_local/faults   clear faults
 //   POST   /_local/latency  { vendor, ms }: a fixed delay on every call (for benchmarks)
 //   GET    /_local/requests?vendor=&match=   every vendor call, with the fault it met (newest last)
@@ -17,10 +18,13 @@ import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 
 export type FaultMode = 'fail' | 'throttle' | 'hang' | 'lose-answer';
+/** A fault only one vendor knows: what a call it hits gets (`next` runs the vendor's own handler). */
+export type VendorFault = (c: Context, next: () => Promise<void>, fault: Fault) => Promise<Response>;
 
 export interface Fault {
   vendor: string;
-  mode: FaultMode;
+  /** A FaultMode, or one of the vendor's faultModes. */
+  mode: FaultMode | (string & {});
   /** How many matching calls it affects. */
   remaining: number;
   /** Only calls whose path or body contains this string (lets parallel tests aim at their own data). */
@@ -41,6 +45,10 @@ export interface VendorEmulator {
   /** A 429 carrying the vendor's own retry header or body field. */
   throttle(c: Context, retryAfterSeconds: number): Response;
   reset(): void;
+  /** Faults of this vendor's own, by mode name. */
+  faultModes?: Record<string, VendorFault>;
+  /** Where this emulator knowingly answers otherwise than the real vendor, and why. */
+  differences?: readonly string[];
   /** Plain JSON state, persisted between runs of `npm start`. */
   dump(): unknown;
   load(state: unknown): void;
@@ -62,7 +70,7 @@ export interface LoggedRequest {
   path: string;
   at: number;
   /** The fault this call met, if one. */
-  fault?: FaultMode;
+  fault?: Fault['mode'];
   status?: number;
   /** Path, query and body, for matching. */
   text: string;
@@ -120,8 +128,9 @@ export async function startEmulatorHost(options: { port: number; stateFile?: str
   });
   app.post('/_local/faults', async (c) => {
     const body = (await c.req.json().catch(() => null)) as Partial<Fault> & { count?: number };
-    const modes: FaultMode[] = ['fail', 'throttle', 'hang', 'lose-answer'];
-    if (!body || !vendors.some((v) => v.vendor === body.vendor) || !modes.includes(body.mode as FaultMode)) {
+    const vendor = vendors.find((v) => v.vendor === body?.vendor);
+    const modes: string[] = ['fail', 'throttle', 'hang', 'lose-answer', ...Object.keys(vendor?.faultModes ?? {})];
+    if (!body || !vendor || !modes.includes(body.mode as string)) {
       return c.json(
         { error: { code: 'invalid_fault', message: `vendor one of ${vendors.map((v) => v.vendor).join(', ')}; mode one of ${modes.join(', ')}` } },
         400,
@@ -129,7 +138,7 @@ export async function startEmulatorHost(options: { port: number; stateFile?: str
     }
     const fault: Fault = {
       vendor: body.vendor!,
-      mode: body.mode as FaultMode,
+      mode: body.mode!,
       remaining: Number.isInteger(body.count) && body.count! > 0 ? body.count! : 1,
       match: typeof body.match === 'string' && body.match ? body.match : undefined,
       retryAfterSeconds: typeof body.retryAfterSeconds === 'number' ? body.retryAfterSeconds : 1,
@@ -171,6 +180,13 @@ export async function startEmulatorHost(options: { port: number; stateFile?: str
       fault.remaining -= 1;
       if (fault.remaining <= 0) faults = faults.filter((f) => f !== fault);
       logged.fault = fault.mode;
+      const own = vendor.faultModes?.[fault.mode];
+      if (own) {
+        const res = await own(c, next, fault);
+        logged.status = res.status;
+        save();
+        return res;
+      }
       if (fault.mode === 'fail') return vendor.failure(c);
       if (fault.mode === 'throttle') return vendor.throttle(c, fault.retryAfterSeconds);
       if (fault.mode === 'lose-answer') {
@@ -236,7 +252,8 @@ function indexPage(vendors: VendorEmulator[], faults: Fault[], latency: Map<stri
           return `<h3><a href="/_local/${kind}">${kind}</a> (${count})</h3><pre>${esc(JSON.stringify(items, null, 2).slice(0, 4000))}</pre>`;
         })
         .join('');
-      return `<section><h2>${v.vendor} <small>${v.prefixes.join(' ')}${latency.has(v.vendor) ? ` · +${latency.get(v.vendor)} ms` : ''}</small></h2>${recs}</section>`;
+      const differences = v.differences?.length ? `<details><summary>Differs from the real vendor</summary><ul>${v.differences.map((d) => `<li>${esc(d)}</li>`).join('')}</ul></details>` : '';
+      return `<section><h2>${v.vendor} <small>${v.prefixes.join(' ')}${latency.has(v.vendor) ? ` · +${latency.get(v.vendor)} ms` : ''}</small></h2>${differences}${recs}</section>`;
     })
     .join('');
   return `<!doctype html><html><head><meta charset="utf-8"><title>Local vendor emulators</title>

@@ -9,6 +9,7 @@
 // without Retry-After. The local stack points the service here but leaves
 // the key unset, so our own measurement runs unless PAGESPEED_API_KEY is set.
 import { Hono, type Context } from 'hono';
+import { declaredOnly } from './declared.ts';
 import { fetchSite } from './fetch-site.ts';
 import type { VendorEmulator } from './host.ts';
 import type { LocalVendor } from './index.ts';
@@ -23,12 +24,45 @@ interface Run {
   lighthouseResult: Record<string, unknown>;
 }
 
-const googleError = (c: Context, code: 400 | 429 | 500, message: string, reason: string, domain = 'global', status?: string) =>
+export const PAGESPEED_DIFFERENCES = [
+  'Lab figures are derived from the page size and script count, not measured by Lighthouse; no field data (loadingExperience is empty).',
+  'An unknown route is a JSON 404; Google answers those with an HTML page.',
+];
+
+const googleError = (c: Context, code: 400 | 404 | 429 | 500, message: string, reason: string, domain = 'global', status?: string) =>
   c.json({ error: { code, message, errors: [{ message, domain, reason }], ...(status ? { status } : {}) } }, code);
 
 export function pagespeedEmulator(): VendorEmulator {
   let runs: Run[] = [];
   const app = new Hono().basePath('/pagespeed');
+  app.use(
+    '*',
+    declaredOnly({
+      base: '/pagespeed',
+      operations: [
+        {
+          method: 'GET',
+          path: '/pagespeedonline/v5/runPagespeed',
+          // runPagespeed's own parameters and Google's standard ones, as pagespeed.json lists them.
+          query: [
+            'captchaToken', 'category', 'locale', 'strategy', 'url', 'utm_campaign', 'utm_source', '$.xgafv', 'access_token', 'alt', 'callback',
+            'fields', 'key', 'oauth_token', 'prettyPrint', 'quotaUser', 'uploadType', 'upload_protocol',
+          ],
+        },
+      ],
+      refuse: (c, undeclared) =>
+        undeclared.kind === 'query'
+          ? googleError(
+              c,
+              400,
+              `Invalid JSON payload received. Unknown name "${undeclared.name}": Cannot bind query parameter. Field '${undeclared.name}' could not be found in request message.`,
+              'badRequest',
+              'global',
+              'INVALID_ARGUMENT',
+            )
+          : googleError(c, 404, 'Method not found.', 'notFound', 'global', 'NOT_FOUND'),
+    }),
+  );
 
   app.get('/pagespeedonline/v5/runPagespeed', async (c) => {
     if (c.req.query('key') !== PAGESPEED_API_KEY) {
@@ -115,6 +149,7 @@ export function pagespeedEmulator(): VendorEmulator {
     throttle: (c) =>
       googleError(c, 429, "Quota exceeded for quota metric 'Queries' and limit 'Queries per minute' of service 'pagespeedonline.googleapis.com'.", 'rateLimitExceeded', 'global', 'RESOURCE_EXHAUSTED'),
     reset: () => (runs = []),
+    differences: PAGESPEED_DIFFERENCES,
     dump: () => runs,
     load: (saved) => (runs = saved as Run[]),
   };

@@ -3,6 +3,7 @@
 // different payload → 409). The mailbox is at /_local/emails, newest first.
 import { Hono } from 'hono';
 import { createHash } from 'node:crypto';
+import { declaredOnly } from './declared.ts';
 import type { VendorEmulator } from './host.ts';
 import type { LocalVendor } from './index.ts';
 
@@ -28,9 +29,35 @@ interface State {
 
 const error = (statusCode: number, name: string, message: string) => ({ statusCode, name, message });
 
+export const RESEND_DIFFERENCES = [
+  'Refuses (422 validation_error) a body field that POST /emails does not declare in resend.json, and any other route (404 not_found); the real API may ignore an unknown field.',
+  'Sends nothing: the mailbox is /_local/emails. No domain verification, no testing-only addresses, no quotas.',
+];
+
 export function resendEmulator(): VendorEmulator {
   let state: State = { emails: [], idempotency: {} };
   const app = new Hono().basePath('/resend');
+  app.use(
+    '*',
+    declaredOnly({
+      base: '/resend',
+      // The fields resend.json declares for POST /emails.
+      operations: [
+        {
+          method: 'POST',
+          path: '/emails',
+          body: {
+            from: 'any', to: 'any', subject: 'any', bcc: 'any', cc: 'any', reply_to: 'any', html: 'any', text: 'any', template: 'any',
+            headers: 'any', scheduled_at: 'any', attachments: 'any', tags: [{ name: 'any', value: 'any' }], topic_id: 'any',
+          },
+        },
+      ],
+      refuse: (c, undeclared) =>
+        undeclared.kind === 'operation'
+          ? c.json(error(404, 'not_found', 'The requested endpoint does not exist.'), 404)
+          : c.json(error(422, 'validation_error', `\`${undeclared.kind === 'query' ? undeclared.name : undeclared.path.join('.')}\` is not a parameter of this endpoint.`), 422),
+    }),
+  );
 
   app.post('/emails', async (c) => {
     const auth = c.req.header('authorization');
@@ -69,11 +96,6 @@ export function resendEmulator(): VendorEmulator {
     return c.json({ id: email.id });
   });
 
-  app.get('/emails/:id', (c) => {
-    const email = state.emails.find((e) => e.id === c.req.param('id'));
-    return email ? c.json({ object: 'email', ...email }) : c.json(error(404, 'not_found', 'Email not found'), 404);
-  });
-
   return {
     vendor: 'resend',
     prefixes: ['/resend'],
@@ -88,6 +110,7 @@ export function resendEmulator(): VendorEmulator {
         'ratelimit-reset': String(seconds),
       }),
     reset: () => (state = { emails: [], idempotency: {} }),
+    differences: RESEND_DIFFERENCES,
     dump: () => state,
     load: (saved) => (state = saved as State),
   };

@@ -2,6 +2,7 @@
 // webhook (plain-text "ok", plain-text errors) and chat.postMessage (HTTP 200
 // with ok:false on logical failure). Throttles carry Retry-After.
 import { Hono } from 'hono';
+import { declaredOnly } from './declared.ts';
 import type { VendorEmulator } from './host.ts';
 import type { LocalVendor } from './index.ts';
 
@@ -18,9 +19,38 @@ interface Message {
   thread_ts?: string;
 }
 
+export const SLACK_DIFFERENCES = [
+  'An incoming webhook takes only text and blocks here (vendor-contracts §4); the real one also takes legacy fields (attachments, thread_ts, mrkdwn) and ignores unknown ones. Anything else is refused with 400 invalid_payload.',
+  'chat.postMessage refuses an argument slack-web.json does not declare with ok:false invalid_arguments; the real method ignores unknown arguments.',
+  'One webhook and one channel; no workspace-wide rate limit, only the faults the host injects.',
+];
+
 export function slackEmulator(): VendorEmulator {
   let messages: Message[] = [];
   const app = new Hono().basePath('/slack');
+  app.use(
+    '*',
+    declaredOnly({
+      base: '/slack',
+      operations: [
+        { method: 'POST', path: '/services/:team/:bot/:token', body: { text: 'any', blocks: 'any' } },
+        {
+          method: 'POST',
+          path: '/api/chat.postMessage',
+          // The arguments slack-web.json declares for chat.postMessage.
+          body: {
+            channel: 'any', text: 'any', blocks: 'any', attachments: 'any', as_user: 'any', icon_emoji: 'any', icon_url: 'any', link_names: 'any',
+            mrkdwn: 'any', parse: 'any', reply_broadcast: 'any', thread_ts: 'any', unfurl_links: 'any', unfurl_media: 'any', username: 'any',
+          },
+        },
+      ],
+      refuse: (c, undeclared) => {
+        const webApi = c.req.path.startsWith('/slack/api/');
+        if (undeclared.kind === 'operation') return webApi ? c.json({ ok: false, error: 'unknown_method' }, 404) : c.text('no_service', 404);
+        return webApi ? c.json({ ok: false, error: 'invalid_arguments' }) : c.text('invalid_payload', 400);
+      },
+    }),
+  );
   const ts = () => `${Math.floor(Date.now() / 1000)}.${String(messages.length + 1).padStart(6, '0')}`;
 
   app.post('/services/:team/:bot/:token', async (c) => {
@@ -53,6 +83,7 @@ export function slackEmulator(): VendorEmulator {
     failure: (c) => c.text('rollup_error', 500),
     throttle: (c, seconds) => c.text('rate_limited', 429, { 'retry-after': String(seconds) }),
     reset: () => (messages = []),
+    differences: SLACK_DIFFERENCES,
     dump: () => messages,
     load: (saved) => (messages = saved as Message[]),
   };

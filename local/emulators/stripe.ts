@@ -10,9 +10,16 @@
 //
 // Each session's `url` is a stand-in hosted page on this host showing the plan
 // and a pay button. Paying completes the session (customer, subscription,
-// invoice), posts signed invoice.paid and checkout.session.completed events
-// (in that order: the one a naive integration gets wrong) to the service's
+// invoice), posts signed checkout.session.completed, invoice.paid and
+// customer.subscription.updated (incomplete → active) events to the service's
 // /webhooks/payments with the webhook secret, and redirects to the success URL.
+// Stripe guarantees no order of delivery and may deliver an event more than
+// once (docs.stripe.com/webhooks, "Event ordering", "Handle duplicate
+// events"): so the events go out in a random order from a seeded generator,
+// and now and then one of them twice. `delivery: 'fixed'` (an option) sends
+// them in the order above, once; a test can also name the order of one
+// payment in the pay form's `delivery` field, e.g.
+// "invoice.paid,checkout.session.completed,invoice.paid".
 // Invoices have the current shape: the subscription is under
 // parent.subscription_details, with no top-level `subscription`.
 //
@@ -32,6 +39,7 @@
 //        customer.subscription.updated, customer.subscription.deleted
 import { Hono, type Context } from 'hono';
 import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { declaredOnly, parseForm, type Fields } from './declared.ts';
 import type { VendorEmulator } from './host.ts';
 import type { LocalVendor } from './index.ts';
 
@@ -84,24 +92,6 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 // ---- Wire format ----
 
-/** Stripe's form encoding: a[b][0][c]=v → {a: {b: [{c: 'v'}]}}. */
-export function parseStripeForm(body: string): Json {
-  const root: Json = {};
-  for (const [rawKey, value] of new URLSearchParams(body)) {
-    const head = rawKey.split('[', 1)[0]!;
-    const path = [head, ...[...rawKey.slice(head.length).matchAll(/\[([^\]]*)\]/g)].map((m) => m[1]!)];
-    let node: any = root;
-    path.forEach((segment, i) => {
-      const last = i === path.length - 1;
-      const nextIsIndex = !last && /^\d*$/.test(path[i + 1]!);
-      const key = segment === '' && Array.isArray(node) ? node.length : segment;
-      if (last) node[key] = value;
-      else node = node[key] ??= nextIsIndex ? [] : {};
-    });
-  }
-  return root;
-}
-
 /** A canonical form of the parameters, for "same request" under one idempotency key. */
 const requestHash = (method: string, path: string, params: Json) =>
   createHash('sha256').update(JSON.stringify([method, path, canonical(params)])).digest('hex');
@@ -142,22 +132,36 @@ const missing = (kind: string, id: string, param: string) => invalid(`No such ${
 
 // ---- Checkout Session parameters ----
 
-// Every parameter the real endpoint takes; those this emulator acts on are validated below, the rest accepted as sent.
-const SESSION_PARAMS = new Set([
-  'adaptive_pricing', 'after_expiration', 'allow_promotion_codes', 'automatic_tax', 'billing_address_collection', 'branding_settings',
-  'cancel_url', 'client_reference_id', 'consent_collection', 'currency', 'custom_fields', 'custom_text', 'customer', 'customer_account',
-  'customer_creation', 'customer_email', 'customer_update', 'discounts', 'excluded_payment_method_types', 'expand', 'expires_at',
-  'integration_identifier', 'invoice_creation', 'line_items', 'locale', 'managed_payments', 'metadata', 'mode', 'name_collection',
-  'optional_items', 'origin_context', 'payment_intent_data', 'payment_method_collection', 'payment_method_configuration',
-  'payment_method_data', 'payment_method_options', 'payment_method_types', 'permissions', 'phone_number_collection',
-  'redirect_on_completion', 'return_url', 'saved_payment_method_options', 'setup_intent_data', 'shipping_address_collection',
-  'shipping_options', 'submit_type', 'subscription_data', 'success_url', 'tax_id_collection', 'ui_mode', 'wallet_options',
-]);
-const SUBSCRIPTION_DATA_PARAMS = new Set([
-  'application_fee_percent', 'billing_cycle_anchor', 'billing_mode', 'default_tax_rates', 'description', 'invoice_settings',
-  'metadata', 'on_behalf_of', 'pending_invoice_items_behavior', 'proration_behavior', 'transfer_data', 'trial_end',
-  'trial_period_days', 'trial_settings',
-]);
+// Every parameter the real endpoint takes at this API version; those this emulator acts on are validated
+// below, the rest accepted as sent. (stripe.json is of 2023-08-16 and lacks the newer ones, e.g. ui_mode.)
+const any = (...names: string[]): Fields => Object.fromEntries(names.map((name) => [name, 'any']));
+const SESSION_FIELDS: Fields = {
+  ...any(
+    'adaptive_pricing', 'after_expiration', 'allow_promotion_codes', 'automatic_tax', 'billing_address_collection', 'branding_settings',
+    'cancel_url', 'client_reference_id', 'consent_collection', 'currency', 'custom_fields', 'custom_text', 'customer', 'customer_account',
+    'customer_creation', 'customer_email', 'customer_update', 'discounts', 'excluded_payment_method_types', 'expand', 'expires_at',
+    'integration_identifier', 'invoice_creation', 'locale', 'managed_payments', 'metadata', 'mode', 'name_collection', 'optional_items',
+    'origin_context', 'payment_intent_data', 'payment_method_collection', 'payment_method_configuration', 'payment_method_data',
+    'payment_method_options', 'payment_method_types', 'permissions', 'phone_number_collection', 'redirect_on_completion', 'return_url',
+    'saved_payment_method_options', 'setup_intent_data', 'shipping_address_collection', 'shipping_options', 'submit_type', 'success_url',
+    'tax_id_collection', 'ui_mode', 'wallet_options',
+  ),
+  line_items: [any('adjustable_quantity', 'dynamic_tax_rates', 'metadata', 'price', 'price_data', 'quantity', 'tax_rates')],
+  subscription_data: any(
+    'application_fee_percent', 'billing_cycle_anchor', 'billing_mode', 'default_tax_rates', 'description', 'invoice_settings', 'metadata',
+    'on_behalf_of', 'pending_invoice_items_behavior', 'proration_behavior', 'transfer_data', 'trial_end', 'trial_period_days', 'trial_settings',
+  ),
+};
+
+/** Stripe names a nested parameter as a form key: line_items[0][price]. */
+const formName = (path: readonly (string | number)[]) => path.map((part, i) => (i === 0 ? String(part) : `[${part}]`)).join('');
+
+export const STRIPE_DIFFERENCES = [
+  'Subscription Checkout only (mode=subscription, the hosted page); the page is a stand-in with a pay button, and no card is charged.',
+  'A purchase delivers invoice.paid, checkout.session.completed and customer.subscription.updated in a seeded random order, now and then one of them twice (Stripe guarantees no order and may deliver an event more than once), all at once rather than over seconds; fixed order on request.',
+  'Answers the API routes our adapter and tests use (checkout sessions, and reading subscriptions and customers); any other is 404 Unrecognized request URL.',
+];
+
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 // What POST /v1/billing_portal/sessions takes (Stripe's API reference, billing_portal/sessions/create).
 const PORTAL_SESSION_PARAMS = new Set(['configuration', 'customer', 'customer_account', 'expand', 'flow_data', 'locale', 'on_behalf_of', 'return_url']);
@@ -193,11 +197,46 @@ export interface StripeEmulatorOptions {
   /** The service's origin: events go to {apiUrl}/webhooks/payments. */
   apiUrl: string;
   webhookSecret?: string;
+  /** How a purchase's events are delivered: shuffled by a generator seeded with `seed` (the default), or in a fixed order. */
+  delivery?: { order: 'random'; seed?: number; duplicateRate?: number } | { order: 'fixed' };
 }
+
+/** A small seeded generator (mulberry32): the same seed, the same orders. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+/** The order a purchase's events go out in: shuffled (Fisher–Yates), one of them now and then twice. */
+export function deliveryOrder<T>(events: readonly T[], random: () => number, duplicateRate: number): T[] {
+  const order = [...events];
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  if (random() < duplicateRate) {
+    const copy = order[Math.floor(random() * order.length)]!;
+    order.splice(1 + Math.floor(random() * order.length), 0, copy);
+  }
+  return order;
+}
+
+const DEFAULT_SEED = 20_260_101;
+const DEFAULT_DUPLICATE_RATE = 0.3;
 
 export function stripeEmulator(options: StripeEmulatorOptions): VendorEmulator {
   let state = emptyState();
   const secret = options.webhookSecret ?? STRIPE_WEBHOOK_SECRET;
+  const delivery = options.delivery ?? { order: 'random' };
+  const purchaseOrder: (events: Json[]) => Json[] =
+    delivery.order === 'random'
+      ? ((random) => (events) => deliveryOrder(events, random, delivery.duplicateRate ?? DEFAULT_DUPLICATE_RATE))(seededRandom(delivery.seed ?? DEFAULT_SEED))
+      : (events) => events;
   const endpoint = `${options.apiUrl}/webhooks/payments`;
   const app = new Hono();
   const api = new Hono();
@@ -236,10 +275,34 @@ export function stripeEmulator(options: StripeEmulatorOptions): VendorEmulator {
     }
     await next();
   });
+  api.use(
+    '*',
+    declaredOnly({
+      base: '/v1',
+      operations: [
+        { method: 'POST', path: '/checkout/sessions', argsIn: 'form', body: SESSION_FIELDS },
+        { method: 'GET', path: '/checkout/sessions/:id', query: ['expand'] },
+        { method: 'GET', path: '/subscriptions/:id', query: ['expand'] },
+        { method: 'GET', path: '/customers/:id', query: ['expand'] },
+        // PostBillingPortalSessions in ../shared/vendor-apis/stripe.json (spec3, 2023-08-16).
+        { method: 'POST', path: '/billing_portal/sessions', argsIn: 'form', body: any('configuration', 'customer', 'expand', 'flow_data', 'locale', 'on_behalf_of', 'return_url') },
+      ],
+      refuse: (c, undeclared) => {
+        if (undeclared.kind === 'operation') {
+          return stripeError(c, 404, {
+            type: 'invalid_request_error',
+            message: `Unrecognized request URL (${undeclared.method}: ${undeclared.path}). Please see https://stripe.com/docs or we can help at https://support.stripe.com/.`,
+          });
+        }
+        const param = undeclared.kind === 'query' ? undeclared.name : formName(undeclared.path);
+        return stripeError(c, 400, { type: 'invalid_request_error', code: 'parameter_unknown', param, message: `Received unknown parameter: ${param}` });
+      },
+    }),
+  );
 
   /** Runs a POST under Stripe's idempotency rules. */
   async function idempotent(c: Context, run: (params: Json) => Json): Promise<Response> {
-    const params = parseStripeForm(await c.req.text());
+    const params = parseForm(await c.req.text());
     const key = c.req.header('idempotency-key');
     const hash = requestHash(c.req.method, c.req.path, params);
     pruneIdempotency();
@@ -284,15 +347,8 @@ export function stripeEmulator(options: StripeEmulatorOptions): VendorEmulator {
     const customer = customerById(c.req.param('id'));
     return customer ? c.json(customer) : stripeError(c, 404, { type: 'invalid_request_error', code: 'resource_missing', param: 'id', message: `No such customer: '${c.req.param('id')}'` });
   });
-  api.all('*', (c) =>
-    stripeError(c, 404, {
-      type: 'invalid_request_error',
-      message: `Unrecognized request URL (${c.req.method}: ${c.req.path}). This emulator answers what the service's adapter calls.`,
-    }),
-  );
 
   function createSession(p: Json): Json {
-    for (const name of Object.keys(p)) if (!SESSION_PARAMS.has(name)) throw invalid(`Received unknown parameter: ${name}`, name, 'parameter_unknown');
     if (!p.mode) throw invalid('Missing required param: mode.', 'mode', 'parameter_missing');
     if (p.mode !== 'subscription') throw invalid(`This emulator supports mode=subscription only, not '${p.mode}'.`, 'mode', 'parameter_invalid_string');
     if (p.ui_mode !== undefined && p.ui_mode !== 'hosted_page') throw invalid('This emulator serves the hosted page only.', 'ui_mode');
@@ -317,9 +373,6 @@ export function stripeEmulator(options: StripeEmulatorOptions): VendorEmulator {
     });
     const metadata = checkMetadata(p.metadata, 'metadata');
     const subscriptionData = p.subscription_data ?? {};
-    for (const name of Object.keys(subscriptionData)) {
-      if (!SUBSCRIPTION_DATA_PARAMS.has(name)) throw invalid(`Received unknown parameter: subscription_data[${name}]`, `subscription_data[${name}]`, 'parameter_unknown');
-    }
     const subscriptionMetadata = checkMetadata(subscriptionData.metadata, 'subscription_data[metadata]');
     const successUrl = checkUrl(p.success_url, 'success_url');
     const cancelUrl = checkUrl(p.cancel_url, 'cancel_url');
@@ -429,7 +482,12 @@ export function stripeEmulator(options: StripeEmulatorOptions): VendorEmulator {
       subscription: subscription.id,
       invoice: invoice.id,
     });
-    return [event('invoice.paid', invoice, created), event('checkout.session.completed', publicSession(session), created)];
+    const activated = { ...subscription, status: 'active' };
+    return [
+      event('checkout.session.completed', publicSession(session), created),
+      event('invoice.paid', invoice, created),
+      event('customer.subscription.updated', activated, created, { status: 'incomplete' }),
+    ];
   }
 
   function newInvoice(subscription: Json, billingReason: string, status: 'paid' | 'open', created: number): Json {
@@ -544,7 +602,9 @@ export function stripeEmulator(options: StripeEmulatorOptions): VendorEmulator {
     const email = session.customer ? customerById(session.customer)?.email : (session.customer_email ?? String(form.email ?? '').trim());
     if (!email || !EMAIL.test(email)) return c.html(checkoutPage(publicSession(session), session._line_items, 'Enter a valid e-mail address.'), 400);
     const events = complete(session, email);
-    for (const evt of events) await deliver(evt, { session: session.id, subscription: session.subscription });
+    const named = typeof form.delivery === 'string' && form.delivery ? form.delivery.split(',') : undefined;
+    const order = named ? named.map((type) => events.find((e) => e.type === type)).filter((e): e is Json => e !== undefined) : purchaseOrder(events);
+    for (const evt of order) await deliver(evt, { session: session.id, subscription: session.subscription });
     if (!session.success_url) return c.html(page('Thank you', '<p>Your payment is complete.</p>'));
     return c.redirect(String(session.success_url).replaceAll('{CHECKOUT_SESSION_ID}', session.id), 303);
   });
@@ -653,6 +713,7 @@ export function stripeEmulator(options: StripeEmulatorOptions): VendorEmulator {
     // Stripe documents no retry header for 429; the error type is what stripe-node and people go by.
     throttle: (c) => stripeError(c, 429, { type: 'rate_limit_error', code: 'rate_limit', message: 'Request rate limit exceeded. Try again later.' }),
     reset: () => (state = emptyState()),
+    differences: STRIPE_DIFFERENCES,
     dump: () => state,
     load: (saved) => (state = { ...emptyState(), ...(saved as Partial<State>) }),
   };

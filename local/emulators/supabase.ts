@@ -1,16 +1,30 @@
 // Supabase Auth (GoTrue) as supabase-js calls it, under /auth/v1, answering
-// the way the real service does (../shared/spec/vendor-contracts.md §7):
-//   - e-mail confirmation is required: signUp answers a bare user, no session;
-//     an address that is already taken, confirmed or not, gets an obfuscated
-//     user (fresh id, no identities, not confirmed); an unconfirmed one also
-//     gets its confirmation re-sent (at most once a minute, else 429
-//     over_email_send_rate_limit), its user and password left as they were;
+// the way the real service does (../shared/spec/vendor-contracts.md §7, and
+// supabase/auth's own source at commit bc32168, the one
+// ../shared/vendor-apis/supabase-auth.json was taken from):
+//   - e-mail confirmation is required: signUp answers a bare user, no session
+//     (internal/api/signup.go). A repeated signUp changes neither the user nor
+//     its password: a confirmed address gets an obfuscated user (fresh id, no
+//     identities, not confirmed: sanitizeUser); an unconfirmed one gets its
+//     confirmation e-mailed again and the REAL user back (its id, its one
+//     identity, its old metadata), or, within the mailer's max frequency of
+//     60 s since the last one, 429 over_email_send_rate_limit (mail.go,
+//     validateSentWithinFrequencyLimit);
+//   - POST /admin/users creates a user without sending anything, and answers
+//     422 email_exists for any address already taken (admin.go, adminUserCreate);
+//   - an address outside `authorizedAddresses` (Supabase's default SMTP only
+//     mails the project's team) is refused with 400 email_address_not_authorized
+//     whenever an e-mail would go to it, and nothing is created (mail.go, sendEmail);
 //   - a wrong password and an unknown address both give 400 invalid_credentials;
 //   - access tokens are HS256 JWTs (sub, email, session_id, exp, role, aal,
 //     amr): amr names how the session began, `password` for a password
-//     login, and for an e-mailed link its type as current GoTrue does
-//     (`recovery`, `magiclink`, `email/signup`, `invite`);
+//     login and `otp` for a session an e-mailed link (confirmation, recovery,
+//     magic link) opened, as verify.go's implicit flow issues them;
 //     logout deletes sessions, so their tokens stop working at once;
+//   - `redirect_to` (query, else the Referer) is honoured only for the Site
+//     URL's host or a match of the URI allow list (globs, `*` within a host
+//     label or path segment, `**` across them), else it silently becomes the
+//     Site URL (internal/utilities/request.go, GetReferrer and IsRedirectURLValid);
 //   - e-mail links (confirmation, recovery) are valid one hour and single use;
 //   - passwords are compared on their first 72 bytes, as bcrypt does;
 //   - errors are {code, message} with X-Supabase-Api-Version 2024-01-01 (which
@@ -20,11 +34,13 @@
 // POST /_local/supabase/recovery { email, issuedSecondsAgo } mints a recovery
 // link and a recovery session as if issued that long ago, so tests can show an
 // expired link being refused without waiting an hour.
-// POST /_local/supabase/backdate { email, seconds } moves the times the
-// user's e-mails were sent back, as if that much time had passed for them
-// (the once-a-minute limit, the links' hour).
+// POST /_local/supabase/backdate { email, seconds } moves the user's times
+// (created, updated, e-mails sent) back, as if that much time had passed for
+// them (the once-a-minute limit, the links' hour).
 import { Hono, type Context } from 'hono';
 import { createHash, createHmac, randomBytes, randomInt, randomUUID, scryptSync, timingSafeEqual } from 'node:crypto';
+import { isIP } from 'node:net';
+import { declaredOnly, type Fields } from './declared.ts';
 import type { VendorEmulator } from './host.ts';
 import type { LocalVendor } from './index.ts';
 
@@ -38,7 +54,13 @@ const EMAIL_FREQUENCY_SECONDS = 60;
 const MIN_PASSWORD_LENGTH = 6;
 const BCRYPT_MAX_BYTES = 72;
 const ADMIN_ROLES = new Set(['service_role', 'supabase_admin']);
-const SITE_URL = 'http://localhost:3001';
+/**
+ * The local project's URL configuration: the dashboard as Site URL, the
+ * client portal (PORTAL_URL in local/stack.ts) on the allow list, as a
+ * deployment sets them (docs/deploying.md).
+ */
+export const LOCAL_SITE_URL = 'http://localhost:3000';
+export const LOCAL_REDIRECT_ALLOW_LIST = ['http://localhost:3001/**'];
 
 // ---- JWTs (HS256, as GoTrue signs them with its JWT secret) ----
 
@@ -212,7 +234,7 @@ function userJson(u: StoredUser) {
   };
 }
 
-/** What signUp answers for an address that is already taken: nothing about the real account. */
+/** What signUp answers for a confirmed address (sanitizeUser): nothing about the real account. */
 function obfuscatedUserJson(email: string, data: Record<string, unknown>) {
   const at = iso();
   return {
@@ -232,12 +254,50 @@ function obfuscatedUserJson(email: string, data: Record<string, unknown>) {
 }
 
 /**
- * The amr method of a session opened by an e-mailed link, as current GoTrue
- * names it (ParseAuthenticationMethod); older GoTrue said `otp` for all of them.
+ * The amr method of a session an e-mailed link opened: verify.go issues its
+ * implicit-flow sessions as models.OTP, whatever the link's type.
  */
-function authMethodOf(verificationType: string): string {
-  if (verificationType.endsWith('signup')) return 'email/signup';
-  return verificationType;
+const EMAIL_LINK_METHOD = 'otp';
+
+/**
+ * GoTrue's IsRedirectURLValid: the Site URL's scheme and host (any port on a
+ * loopback host), a loopback IP, or a match of an allow-list glob (compiled
+ * with '.' and '/' as separators) against the URL without its fragment.
+ */
+export function redirectAllowed(candidate: string, siteUrl: string, allowList: readonly string[]): boolean {
+  let url: URL;
+  let site: URL;
+  try {
+    url = new URL(candidate);
+    site = new URL(siteUrl);
+  } catch {
+    return false;
+  }
+  // The host as written: WHATWG URL would turn a decimal IP (2130706433) into a dotted one; Go's url.Parse does not.
+  const host = (/^[a-z][a-z0-9+.-]*:\/\/(?:[^@/?#]*@)?(\[[^\]]*\]|[^:/?#]*)/i.exec(candidate)?.[1] ?? url.hostname).replace(/^\[|\]$/g, '').toLowerCase();
+  if (host === site.hostname && url.protocol === site.protocol && (url.port === site.port || LOOPBACK_NAMES.has(host))) return true;
+  if (/^[0-9]+$/.test(host)) return false;
+  if (isIP(host)) return host === '::1' || host.startsWith('127.');
+  if (/^https?:$/.test(url.protocol) && !/^[a-zA-Z0-9]([a-zA-Z0-9.-]*[a-zA-Z0-9])?$/.test(host)) return false;
+  const withoutFragment = candidate.split('#', 1)[0]!;
+  return allowList.some((pattern) => globRegExp(pattern).test(withoutFragment));
+}
+
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '::1', '0.0.0.0', '::']);
+
+/** A gobwas/glob pattern with separators '.' and '/': `*` stays within them, `**` crosses them, `?` is one character. */
+function globRegExp(pattern: string): RegExp {
+  let source = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i]!;
+    if (ch === '*' && pattern[i + 1] === '*') {
+      source += '.*';
+      i++;
+    } else if (ch === '*') source += '[^./]*';
+    else if (ch === '?') source += '[^./]';
+    else source += ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${source}$`);
 }
 
 async function jsonBody(c: Context): Promise<Record<string, any>> {
@@ -245,9 +305,71 @@ async function jsonBody(c: Context): Promise<Record<string, any>> {
   return body && typeof body === 'object' && !Array.isArray(body) ? body : {};
 }
 
-export function supabaseEmulator(options: { hostUrl: string }): VendorEmulator {
+export const SUPABASE_DIFFERENCES = [
+  'Refuses (400 validation_failed) a body field or query parameter supabase-auth.json (or, where it falls short, the server\'s own params structs) does not declare, and unknown routes (404); GoTrue decodes JSON leniently and ignores unknown fields. It accepts the redirectTo key supabase-js puts in generate_link bodies, which GoTrue ignores.',
+  'E-mail only: no phone, OAuth, SSO, MFA, PKCE or anonymous users; sessions come from password logins and e-mailed links (implicit flow).',
+  'Sends no e-mail: what GoTrue would send is recorded at /_local/auth-emails; passwords are hashed with scrypt, not bcrypt (the 72-byte limit is kept).',
+];
+
+const any = (...names: string[]): Fields => Object.fromEntries(names.map((name) => [name, 'any']));
+/** The server's AdminUserParams (admin.go): the published PUT body is the response shape, and POST /admin/users is not published. */
+const ADMIN_USER_FIELDS = any('id', 'aud', 'role', 'email', 'phone', 'password', 'password_hash', 'email_confirm', 'phone_confirm', 'user_metadata', 'app_metadata', 'ban_duration');
+/** redirect_to travels in the query (GetReferrer reads the form, which includes it). */
+const GOTRUE_OPERATIONS = [
+  { method: 'GET', path: '/health' },
+  {
+    method: 'POST',
+    path: '/signup',
+    query: ['redirect_to'],
+    body: any('email', 'phone', 'channel', 'password', 'data', 'code_challenge', 'code_challenge_method', 'gotrue_meta_security'),
+  },
+  {
+    method: 'POST',
+    path: '/token',
+    query: ['grant_type'],
+    body: any(
+      'refresh_token', 'password', 'email', 'phone', 'id_token', 'access_token', 'nonce', 'provider', 'client_id', 'issuer',
+      'gotrue_meta_security', 'auth_code', 'code_verifier', 'message', 'signature', 'chain',
+    ),
+  },
+  { method: 'GET', path: '/user' },
+  { method: 'PUT', path: '/user', body: any('email', 'phone', 'password', 'nonce', 'data', 'app_metadata', 'channel', 'code_challenge', 'code_challenge_method') },
+  { method: 'POST', path: '/logout', query: ['scope'] },
+  { method: 'POST', path: '/recover', query: ['redirect_to'], body: any('email', 'code_challenge', 'code_challenge_method', 'gotrue_meta_security') },
+  { method: 'GET', path: '/verify', query: ['token', 'type', 'redirect_to'] },
+  { method: 'POST', path: '/verify', body: any('type', 'token', 'token_hash', 'email', 'phone', 'redirect_to') },
+  {
+    method: 'POST',
+    path: '/admin/generate_link',
+    query: ['redirect_to'],
+    body: any('type', 'email', 'new_email', 'password', 'data', 'redirect_to', 'redirectTo'),
+  },
+  { method: 'POST', path: '/admin/users', body: ADMIN_USER_FIELDS },
+  // GET /admin/users in ../shared/vendor-apis/supabase-auth.json: paged by page and per_page.
+  { method: 'GET', path: '/admin/users', query: ['page', 'per_page'] },
+  { method: 'GET', path: '/admin/users/:id' },
+  { method: 'PUT', path: '/admin/users/:id', body: ADMIN_USER_FIELDS },
+  { method: 'DELETE', path: '/admin/users/:id', body: any('should_soft_delete') },
+] as const;
+
+export interface SupabaseEmulatorOptions {
+  hostUrl: string;
+  /** The project's Site URL: where e-mailed links land when `redirect_to` is not allowed. */
+  siteUrl?: string;
+  /** The project's redirect URL allow list (Authentication → URL Configuration), as globs. */
+  redirectAllowList?: readonly string[];
+  /**
+   * The addresses the project's mailer may write to (Supabase's default SMTP:
+   * the team's); absent, any address (a custom SMTP or Send Email hook).
+   */
+  authorizedAddresses?: readonly string[];
+}
+
+export function supabaseEmulator(options: SupabaseEmulatorOptions): VendorEmulator {
   let state = emptyState();
   const externalUrl = `${options.hostUrl}/auth/v1`;
+  const siteUrl = options.siteUrl ?? LOCAL_SITE_URL;
+  const allowList = options.redirectAllowList ?? LOCAL_REDIRECT_ALLOW_LIST;
 
   const userByEmail = (email: string) => state.users.find((u) => u.email === email.toLowerCase());
   const userById = (id: string) => state.users.find((u) => u.id === id);
@@ -340,13 +462,16 @@ export function supabaseEmulator(options: { hostUrl: string }): VendorEmulator {
     return authError(c, 429, 'over_email_send_rate_limit', `For security purposes, you can only request this after ${left} seconds.`);
   };
   const linkExpired = (sentAt: string | null) => sentAt === null || Date.parse(sentAt) / 1000 + EMAIL_LINK_SECONDS <= nowSeconds();
-  const redirectTarget = (candidate: string | undefined) => {
-    try {
-      return candidate && /^https?:$/.test(new URL(candidate).protocol) ? candidate : SITE_URL;
-    } catch {
-      return SITE_URL;
-    }
-  };
+  /** GetReferrer: `redirect_to`, else the Referer, when allowed; else, silently, the Site URL. */
+  const redirectTarget = (c: Context, candidate = c.req.query('redirect_to')) =>
+    [candidate, c.req.header('referer')].find((url) => url && redirectAllowed(url, siteUrl, allowList)) ?? siteUrl;
+
+  /** checkEmailAddressAuthorization: a label (+tag) does not matter; case does not either. */
+  const mayMail = (address: string) =>
+    !options.authorizedAddresses ||
+    options.authorizedAddresses.some((allowed) => allowed.toLowerCase() === address.replace(/\+[^@]+@/, '@').toLowerCase());
+  const notAuthorized = (c: Context, address: string) =>
+    authError(c, 400, 'email_address_not_authorized', `Email address "${address}" cannot be used as it is not authorized`);
 
   /** GoTrue's requireAuthentication: a valid user JWT whose user and session still exist. */
   function authenticate(c: Context): { user: StoredUser; session?: StoredSession } | Response {
@@ -397,6 +522,17 @@ export function supabaseEmulator(options: { hostUrl: string }): VendorEmulator {
     }
     return next();
   });
+  auth.use(
+    '*',
+    declaredOnly({
+      base: '/auth/v1',
+      operations: GOTRUE_OPERATIONS,
+      refuse: (c, undeclared) =>
+        undeclared.kind === 'operation'
+          ? authError(c, 404, 'not_found', 'Path not found')
+          : authError(c, 400, 'validation_failed', `Undeclared ${undeclared.kind === 'query' ? `query parameter ${undeclared.name}` : `field ${undeclared.path.join('.')}`}`),
+    }),
+  );
 
   auth.get('/health', (c) => c.json({ version: 'local-emulator', name: 'GoTrue', description: 'GoTrue is a user registration and authentication API' }));
 
@@ -409,19 +545,17 @@ export function supabaseEmulator(options: { hostUrl: string }): VendorEmulator {
     const weak = passwordProblem(c, body.password);
     if (weak) return weak;
     const data = body.data && typeof body.data === 'object' ? (body.data as Record<string, unknown>) : {};
-    const redirectTo = redirectTarget(c.req.query('redirect_to'));
+    const redirectTo = redirectTarget(c);
 
     const existing = userByEmail(email);
+    // A confirmed address: nothing is sent, and nothing of the real user is shown.
     if (existing?.email_confirmed_at) return c.json(obfuscatedUserJson(email, data));
-    if (existing) {
-      // Unconfirmed: GoTrue re-sends the confirmation and leaves the user (and its password) as it was,
-      // and answers a stand-in all the same: the real user would tell the caller whose address it is.
-      if (sentWithinFrequency(existing.confirmation_sent_at)) return frequencyError(c, existing.confirmation_sent_at!);
-      const { link, otp } = startEmailToken(existing, 'signup', redirectTo);
-      recordEmail(email, 'signup', link, otp);
-      return c.json(obfuscatedUserJson(email, data));
-    }
-    const user = createUser(email, body.password, data);
+    // Unconfirmed: "we can't be sure of their claimed identity", so the user, its metadata and its
+    // password stay as they were; the confirmation goes out again and the real user is answered.
+    if (existing && sentWithinFrequency(existing.confirmation_sent_at)) return frequencyError(c, existing.confirmation_sent_at!);
+    // The e-mail is sent inside GoTrue's transaction: when it cannot go, no user is created.
+    if (!mayMail(email)) return notAuthorized(c, email);
+    const user = existing ?? createUser(email, body.password, data);
     const { link, otp } = startEmailToken(user, 'signup', redirectTo);
     recordEmail(email, 'signup', link, otp);
     return c.json(userJson(user));
@@ -499,7 +633,8 @@ export function supabaseEmulator(options: { hostUrl: string }): VendorEmulator {
     // An unknown address gets the same empty answer: recovery never reveals who has an account.
     if (!user) return c.json({});
     if (sentWithinFrequency(user.recovery_sent_at)) return frequencyError(c, user.recovery_sent_at!);
-    const { link, otp } = startEmailToken(user, 'recovery', redirectTarget(c.req.query('redirect_to')));
+    if (!mayMail(email)) return notAuthorized(c, email);
+    const { link, otp } = startEmailToken(user, 'recovery', redirectTarget(c));
     recordEmail(email, 'recovery', link, otp);
     return c.json({});
   });
@@ -524,7 +659,7 @@ export function supabaseEmulator(options: { hostUrl: string }): VendorEmulator {
   auth.get('/verify', (c) => {
     const type = c.req.query('type') ?? '';
     const token = c.req.query('token') ?? '';
-    const redirectTo = redirectTarget(c.req.query('redirect_to'));
+    const redirectTo = redirectTarget(c);
     if (!type || !token) return authError(c, 400, 'validation_failed', 'Verify requires a verification type and a token');
     const outcome = consumeEmailToken(type, token);
     const target = new URL(redirectTo);
@@ -533,7 +668,7 @@ export function supabaseEmulator(options: { hostUrl: string }): VendorEmulator {
       target.hash = hash.toString();
       return c.redirect(target.toString(), 303);
     }
-    const tokens = issueSession(outcome, authMethodOf(type));
+    const tokens = issueSession(outcome, EMAIL_LINK_METHOD);
     target.hash = new URLSearchParams({
       access_token: tokens.access_token,
       expires_at: String(tokens.expires_at),
@@ -554,7 +689,7 @@ export function supabaseEmulator(options: { hostUrl: string }): VendorEmulator {
     if (!hashed) return authError(c, 400, 'validation_failed', 'Verify requires either a token or a token hash');
     const outcome = consumeEmailToken(type, hashed);
     if (!('id' in outcome)) return authError(c, outcome.status, outcome.code, outcome.message);
-    return c.json(issueSession(outcome, authMethodOf(type)));
+    return c.json(issueSession(outcome, EMAIL_LINK_METHOD));
   });
 
   auth.post('/admin/generate_link', async (c) => {
@@ -564,7 +699,7 @@ export function supabaseEmulator(options: { hostUrl: string }): VendorEmulator {
     const email = typeof body.email === 'string' ? body.email.trim().toLowerCase() : '';
     if (!EMAIL.test(email)) return authError(c, 400, 'validation_failed', 'Unable to validate email address: invalid format');
     // supabase-js puts redirectTo in the query; GoTrue reads redirect_to from there or the body.
-    const redirectTo = redirectTarget(c.req.query('redirect_to') ?? body.redirect_to);
+    const redirectTo = redirectTarget(c, c.req.query('redirect_to') ?? body.redirect_to);
     const data = body.data && typeof body.data === 'object' ? (body.data as Record<string, unknown>) : undefined;
     let user = userByEmail(email);
     let type = String(body.type ?? '');
@@ -585,6 +720,24 @@ export function supabaseEmulator(options: { hostUrl: string }): VendorEmulator {
     const { otp, hashed, link } = startEmailToken(user!, type as 'signup' | 'recovery' | 'magiclink', redirectTo);
     // Generating a link sends nothing: the caller sends its own e-mail.
     return c.json({ ...userJson(user!), action_link: link, email_otp: otp, hashed_token: hashed, verification_type: type, redirect_to: redirectTo });
+  });
+
+  // adminUserCreate: no e-mail, no password rule (only bcrypt's 72 bytes), email_exists for any taken address.
+  auth.post('/admin/users', async (c) => {
+    const denied = requireAdmin(c);
+    if (denied) return denied;
+    const body = await jsonBody(c);
+    const email = typeof body.email === 'string' ? body.email.trim().toLowerCase() : '';
+    if (!email) return authError(c, 400, 'validation_failed', 'Cannot create a user without either an email or phone');
+    if (!EMAIL.test(email)) return authError(c, 400, 'validation_failed', 'Unable to validate email address: invalid format');
+    if (userByEmail(email)) return authError(c, 422, 'email_exists', 'A user with this email address has already been registered');
+    const password = typeof body.password === 'string' && body.password ? body.password : randomBytes(48).toString('base64url');
+    if (Buffer.byteLength(password, 'utf8') > BCRYPT_MAX_BYTES) return authError(c, 400, 'validation_failed', 'bcrypt: password length exceeds 72 bytes');
+    const metadata = body.user_metadata && typeof body.user_metadata === 'object' ? (body.user_metadata as Record<string, unknown>) : {};
+    const user = createUser(email, password, metadata);
+    if (body.app_metadata && typeof body.app_metadata === 'object') user.app_metadata = { ...body.app_metadata };
+    if (body.email_confirm === true) user.email_confirmed_at = iso();
+    return c.json(userJson(user));
   });
 
   // Listed oldest first, page by page, as GoTrue's adminUsers does (internal/api/admin.go), with its
@@ -644,21 +797,23 @@ export function supabaseEmulator(options: { hostUrl: string }): VendorEmulator {
     if (!user) return c.json({ error: { code: 'user_not_found', message: 'No user with this email' } }, 404);
     const ago = Number.isInteger(body.issuedSecondsAgo) && body.issuedSecondsAgo >= 0 ? (body.issuedSecondsAgo as number) : 0;
     const issuedAt = nowSeconds() - ago;
-    const { link } = startEmailToken(user, 'recovery', redirectTarget(body.redirectTo), issuedAt);
-    const session = issueSession(user, authMethodOf('recovery'), issuedAt);
+    const { link } = startEmailToken(user, 'recovery', redirectTarget(c, body.redirectTo), issuedAt);
+    const session = issueSession(user, EMAIL_LINK_METHOD, issuedAt);
     return c.json({ action_link: link, access_token: session.access_token, expires_at: session.expires_at });
   });
 
-  // Local only: the user's e-mails as if sent `seconds` earlier than they were.
+  // Local only: the user as if `seconds` had passed since it was made and mailed.
   app.post('/_local/supabase/backdate', async (c) => {
     const body = await jsonBody(c);
     const user = typeof body.email === 'string' ? userByEmail(body.email) : undefined;
     if (!user) return c.json({ error: { code: 'user_not_found', message: 'No user with this email' } }, 404);
     const seconds = Number.isInteger(body.seconds) && body.seconds >= 0 ? (body.seconds as number) : 0;
-    const earlier = (at: string | null) => (at === null ? null : iso(Math.floor(Date.parse(at) / 1000) - seconds));
+    const earlier = <T extends string | null>(at: T): T => (at === null ? at : (iso(Math.floor(Date.parse(at) / 1000) - seconds) as T));
+    user.created_at = earlier(user.created_at);
+    user.updated_at = earlier(user.updated_at);
     user.confirmation_sent_at = earlier(user.confirmation_sent_at);
     user.recovery_sent_at = earlier(user.recovery_sent_at);
-    return c.json({ confirmation_sent_at: user.confirmation_sent_at, recovery_sent_at: user.recovery_sent_at });
+    return c.json({ created_at: user.created_at, confirmation_sent_at: user.confirmation_sent_at, recovery_sent_at: user.recovery_sent_at });
   });
 
   return {
@@ -673,16 +828,22 @@ export function supabaseEmulator(options: { hostUrl: string }): VendorEmulator {
     throttle: (c, seconds) =>
       authError(c, 429, 'over_request_rate_limit', 'Request rate limit reached', {}, { 'retry-after': String(seconds) }),
     reset: () => (state = emptyState()),
+    differences: SUPABASE_DIFFERENCES,
     dump: () => state,
     load: (saved) => (state = { ...emptyState(), ...(saved as Partial<State>) }),
   };
 }
 
-export const supabaseVendor: LocalVendor = {
-  create: (ctx) => supabaseEmulator({ hostUrl: ctx.hostUrl }),
-  env: (ctx) => ({
-    SUPABASE_URL: ctx.hostUrl,
-    SUPABASE_ANON_KEY,
-    SUPABASE_SERVICE_ROLE_KEY,
-  }),
-};
+/** The emulator with other project settings (Site URL, allow list, authorized addresses), e.g. for tests. */
+export function supabaseVendorWith(settings: Omit<SupabaseEmulatorOptions, 'hostUrl'>): LocalVendor {
+  return {
+    create: (ctx) => supabaseEmulator({ ...settings, hostUrl: ctx.hostUrl }),
+    env: (ctx) => ({
+      SUPABASE_URL: ctx.hostUrl,
+      SUPABASE_ANON_KEY,
+      SUPABASE_SERVICE_ROLE_KEY,
+    }),
+  };
+}
+
+export const supabaseVendor: LocalVendor = supabaseVendorWith({});

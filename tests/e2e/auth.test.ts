@@ -135,18 +135,43 @@ describe('signup errors', () => {
     expect((await mailTo(email)).length).toBe(mailsBefore);
   });
 
-  it('409 for an address registered but not yet verified, once the provider would send its confirmation again', async () => {
+  it('409 for a repeated signup of an unverified address inside and past the resend interval, changing nothing', async () => {
     const c = client();
     const email = newEmail();
     expect((await c.post('/api/auth/signup', { email, password: PASSWORD })).status).toBe(201);
+    const [user] = await providerUsers(email);
+    const firstToken = await verificationToken(email);
+
+    const inside = await c.post('/api/auth/signup', { email, password: 'Another123' });
+    expect(inside.status).toBe(409);
+    expect(errorCode(inside)).toBe('email_already_registered');
     await backdateProviderEmails(email, 61);
-    const again = await c.post('/api/auth/signup', { email, password: 'Another123' });
-    expect(again.status).toBe(409);
-    expect(errorCode(again)).toBe('email_already_registered');
-    const users = await providerUsers(email);
-    expect(users).toHaveLength(1);
-    expect(again.text).not.toContain(users[0]!.id);
+    const past = await c.post('/api/auth/signup', { email, password: 'Another123' });
+    expect(past.status).toBe(409);
+    expect(errorCode(past)).toBe('email_already_registered');
+    expect(past.text).not.toContain(user!.id);
     expect(await mailTo(email)).toHaveLength(1);
+    expect(await providerUsers(email)).toEqual([expect.objectContaining({ id: user!.id })]);
+
+    // The first link still works; the first password logs in, the second does not.
+    expect((await c.post('/api/verify-email', { token: firstToken })).status).toBe(200);
+    expect((await logIn(c, email)).status).toBe(200);
+    expect((await logIn(c, email, 'Another123')).status).toBe(401);
+    // A verified address's repeat is the test above (a fourth signup of one address would meet RATE_LIMIT_PER_EMAIL).
+  });
+
+  it('deletes nobody when the e-mail of a repeated signup would fail', async () => {
+    const c = client();
+    const email = newEmail();
+    expect((await c.post('/api/auth/signup', { email, password: PASSWORD })).status).toBe(201);
+    const [user] = await providerUsers(email);
+    await backdateProviderEmails(email, 61);
+    await injectFault({ vendor: 'resend', mode: 'fail', count: 3, match: email });
+    const again = await c.post('/api/auth/signup', { email, password: 'Another123' });
+    expect(await providerUsers(email)).toEqual([expect.objectContaining({ id: user!.id })]);
+    expect(again.status).toBe(409);
+    expect((await c.post('/api/verify-email', { token: await verificationToken(email) })).status).toBe(200);
+    expect((await logIn(c, email)).status).toBe(200);
   });
 
   it('500 when the verification e-mail cannot be sent, leaving no user behind: signing up again works', async () => {
@@ -162,16 +187,6 @@ describe('signup errors', () => {
     expect(again.status).toBe(201);
     expect(await mailTo(email)).toHaveLength(1);
     expect(await providerUsers(email)).toHaveLength(1);
-  });
-
-  it('429 when the provider says a repeated signup of an unverified address is too soon', async () => {
-    const c = client();
-    const email = newEmail();
-    expect((await c.post('/api/auth/signup', { email, password: PASSWORD })).status).toBe(201);
-    const again = await c.post('/api/auth/signup', { email, password: PASSWORD });
-    expect(again.status).toBe(429);
-    expect(errorCode(again)).toBe('rate_limited');
-    expect(Number(again.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 });
 
@@ -248,7 +263,8 @@ describe('forgot-password → reset link → reset-password', () => {
     const link = await followResetLink(email);
     expect(link.landing).toBe(`${portal()}/reset-password`);
     expect(link.type).toBe('recovery');
-    expect(link.token).toBeTruthy();
+    // As current GoTrue issues it (verify.go): the session of an e-mailed link says `otp`, not `recovery`.
+    expect(JSON.parse(Buffer.from(link.token!.split('.')[1]!, 'base64url').toString()).amr).toEqual([{ method: 'otp', timestamp: expect.any(Number) }]);
 
     const reset = await c.post('/api/auth/reset-password', { token: link.token, password: 'NewSecret456' });
     expect(reset.status).toBe(200);

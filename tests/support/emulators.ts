@@ -7,7 +7,8 @@ export interface TestEmulators {
   url: string;
   env: Record<string, string>;
   get<T = any>(kind: string): Promise<T>;
-  fault(f: { vendor: string; mode: 'fail' | 'throttle' | 'hang'; count?: number; match?: string; retryAfterSeconds?: number }): Promise<void>;
+  /** A generic mode (fail, throttle, hang, lose-answer) or one of the vendor's own. */
+  fault(f: { vendor: string; mode: string; count?: number; match?: string; retryAfterSeconds?: number }): Promise<void>;
   reset(): Promise<void>;
 }
 

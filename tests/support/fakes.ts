@@ -265,7 +265,9 @@ export function fakeCrm(): Crm & { leads: Map<string, LeadDetails & { contacts: 
   return {
     leads,
     findLeadByEmail: async (email) => [...leads.entries()].find(([, l]) => l.contacts.includes(email.toLowerCase()))?.[0],
-    findLeadByDomain: async (domain) => [...leads.entries()].find(([, l]) => l.website?.includes(domain))?.[0],
+    // The host itself, as the Close adapter confirms it: acme.com is not notacme.com.
+    findLeadByDomain: async (domain) =>
+      [...leads.entries()].find(([, l]) => l.website && new URL(l.website).hostname.replace(/^www\./, '') === domain.toLowerCase())?.[0],
     async createLead(details) {
       const id = `lead_${leads.size + 1}`;
       leads.set(id, { ...details, contacts: [details.contact.email.toLowerCase()] });

@@ -79,7 +79,8 @@ export async function vendorRequests(vendor: string, since: number) {
   return ((await res.json()) as { at: number; method: string; fault?: string; status?: number; path: string; text: string }[]).filter((r) => r.at >= since);
 }
 
-export async function setFault(fault: { vendor: string; mode: 'fail' | 'throttle' | 'hang' | 'lose-answer'; count: number; match?: string; retryAfterSeconds?: number }) {
+/** A generic mode (fail, throttle, hang, lose-answer) or one of the vendor's own (e.g. Dropbox's write-contention). */
+export async function setFault(fault: { vendor: string; mode: string; count: number; match?: string; retryAfterSeconds?: number }) {
   const res = await fetch(`${stack().urls.emulators}/_local/faults`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -12,8 +12,12 @@ export const accountRow = async (id: string) => (await row('accounts', { id }))!
 /** The payment webhook's delivery row of a Stripe event (webhook_events, the delivery log every webhook shares). */
 export const paymentEventRow = (id: string) => row('webhook_events', { event_key: `stripe#${id}` });
 
-/** Pays on the emulator's hosted page as a browser does: load the page, submit its form. */
-export async function payOnHostedPage(url: string): Promise<Response> {
+/**
+ * Pays on the emulator's hosted page as a browser does: load the page, submit its form.
+ * `delivery` names the order of the purchase's events (the emulator's local form field), e.g.
+ * 'invoice.paid,checkout.session.completed,invoice.paid'; by default they come in a random order.
+ */
+export async function payOnHostedPage(url: string, delivery?: string): Promise<Response> {
   const html = await (await fetch(url)).text();
   expect(html).toMatch(/<button type="submit" id="pay">Pay /);
   const action = /<form method="post" action="([^"]+)"/.exec(html)![1]!;
@@ -21,17 +25,17 @@ export async function payOnHostedPage(url: string): Promise<Response> {
   return fetch(new URL(action, url), {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ card }),
+    body: new URLSearchParams({ card, ...(delivery ? { delivery } : {}) }),
     redirect: 'manual',
   });
 }
 
 /** A signed-in user who bought a plan through the whole flow; answers their account and its Stripe ids. */
-export async function purchase(plan = 'pro') {
+export async function purchase(plan = 'pro', delivery?: string) {
   const user = await signedInUser();
   const start = await user.client.get(`/api/checkout?plan=${plan}`, bearer(user.accessToken));
   expect(start.status).toBe(303);
-  const paid = await payOnHostedPage(start.headers.get('location')!);
+  const paid = await payOnHostedPage(start.headers.get('location')!, delivery);
   expect(paid.status).toBe(303);
   const accountId = (await memberOf(user.email))!.account_id as string;
   const account = await accountRow(accountId);

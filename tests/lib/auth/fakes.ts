@@ -57,7 +57,7 @@ export class FakeIdentity implements IdentityProvider {
   /** What the next direct (in-session) password update answers instead of doing it. */
   directUpdateAnswer: PasswordChange | undefined;
   /** Makes registrations fail the provider's own rules. */
-  refuseRegistration: 'weak-password' | 'invalid-email' | undefined;
+  refuseRegistration: 'weak-password' | 'invalid-email' | 'address-not-authorized' | undefined;
   throttleNext = false;
   failNext = false;
   endSessionsFails = false;
@@ -97,7 +97,7 @@ export class FakeIdentity implements IdentityProvider {
 
   /** The token of the session a recovery link opens. */
   recoverySessionFor(user: FakeUser, ageSeconds = 0): string {
-    return this.sessionFor(user, ageSeconds, 'recovery');
+    return this.sessionFor(user, ageSeconds, 'otp');
   }
 
   private live(token: string): FakeUser | undefined {

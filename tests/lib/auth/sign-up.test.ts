@@ -97,6 +97,16 @@ describe('signing up', () => {
     expect(deps.mailer.sent).toHaveLength(0);
   });
 
+  it("answers 400 email_address_not_authorized when the provider's mailer may not write to the address, and warns the operator", async () => {
+    const deps = setup();
+    deps.identity.refuseRegistration = 'address-not-authorized';
+    await expect(signUp(deps, request())).rejects.toMatchObject({ code: 'email_address_not_authorized', details: [{ path: '/body/email' }] });
+    expect(deps.log.entries).toContainEqual(expect.objectContaining({ level: 'warn', fields: { emailDomain: 'example.com' } }));
+    expect(JSON.stringify(deps.log.entries)).not.toContain('new.person');
+    expect(deps.tokens.rows.size).toBe(0);
+    expect(deps.mailer.sent).toHaveLength(0);
+  });
+
   it('passes on the provider saying too many', async () => {
     const deps = setup();
     deps.identity.throttleNext = true;

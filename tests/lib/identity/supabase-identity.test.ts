@@ -5,10 +5,13 @@ import { ConfigError } from '../../../lib/config.ts';
 import { RateLimited, VendorError } from '../../../lib/errors.ts';
 import type { IdentityProvider } from '../../../lib/identity/identity.ts';
 import { supabaseIdentity } from '../../../lib/identity/supabase-identity.ts';
-import { supabaseVendor } from '../../../local/emulators/supabase.ts';
+import { supabaseVendorWith } from '../../../local/emulators/supabase.ts';
 import { quickPolicy, useEmulators } from '../../support/emulators.ts';
 
-const emu = useEmulators(supabaseVendor);
+const SITE_URL = 'http://dashboard.test';
+const emu = useEmulators(supabaseVendorWith({ siteUrl: SITE_URL, redirectAllowList: ['http://portal.test/**'] }));
+// A project still on Supabase's built-in mailer, which writes to its team only.
+const teamOnly = useEmulators(supabaseVendorWith({ authorizedAddresses: ['team@agency.test'] }));
 const settings = () => ({ url: emu.env.SUPABASE_URL!, anonKey: emu.env.SUPABASE_ANON_KEY!, serviceRoleKey: emu.env.SUPABASE_SERVICE_ROLE_KEY! });
 const identity = (): IdentityProvider => supabaseIdentity(settings(), quickPolicy);
 const withoutAdmin = (): IdentityProvider => supabaseIdentity({ ...settings(), serviceRoleKey: undefined }, quickPolicy);
@@ -55,16 +58,29 @@ describe('the Supabase identity adapter', () => {
     expect(user.id).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('reads the obfuscated user of a taken address as already registered', async () => {
-    const { email } = await confirmed();
+  it('creates users through the admin API with the service-role key: Supabase sends nothing, and any taken address is already registered', async () => {
+    const { email, user } = await registered();
+    expect((await emu.get<{ to: string }[]>('auth-emails')).filter((m) => m.to === email)).toEqual([]);
     expect(await identity().register({ email, password: 'Another123', metadata: {} })).toEqual({ outcome: 'already-registered' });
+    await identity().confirmEmail(user.id);
+    expect(await identity().register({ email, password: 'Another123', metadata: {} })).toEqual({ outcome: 'already-registered' });
+    expect(await identity().signIn(email, 'Secret123')).toMatchObject({ outcome: 'signed-in', user: { id: user.id } });
   });
 
-  it('reads a repeated signup of an unconfirmed address as already registered, once the provider would send again', async () => {
-    const { email, user } = await registered();
+  it('without the key, reads every repeated signup as already registered: within the resend interval, past it, and confirmed', async () => {
+    const provider = withoutAdmin();
+    const email = newEmail();
+    const first = await provider.register({ email, password: 'Secret123', metadata: {} });
+    expect(first).toMatchObject({ outcome: 'registered' });
+    expect((await emu.get<{ to: string }[]>('auth-emails')).filter((m) => m.to === email)).toHaveLength(1);
+
+    expect(await provider.register({ email, password: 'Another123', metadata: {} })).toEqual({ outcome: 'already-registered' });
     await fetch(`${emu.url}/_local/supabase/backdate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, seconds: 61 }) });
-    expect(await identity().register({ email, password: 'Another123', metadata: {} })).toEqual({ outcome: 'already-registered' });
-    expect(await identity().confirmEmail(user.id)).toMatchObject({ id: user.id });
+    expect(await provider.register({ email, password: 'Another123', metadata: {} })).toEqual({ outcome: 'already-registered' });
+    if (first.outcome !== 'registered') return;
+    await identity().confirmEmail(first.user.id);
+    expect(await provider.register({ email, password: 'Another123', metadata: {} })).toEqual({ outcome: 'already-registered' });
+    expect(await provider.signIn(email, 'Secret123')).toMatchObject({ outcome: 'signed-in', user: { id: first.user.id } });
   });
 
   it('deletes a user through the admin interface, freeing the address; false for one that does not exist', async () => {
@@ -76,17 +92,27 @@ describe('the Supabase identity adapter', () => {
     await expect(withoutAdmin().deleteUser(user.id)).rejects.toBeInstanceOf(ConfigError);
   });
 
-  it('passes the provider throttling a repeated signup on as 429 with its wait', async () => {
-    const { email } = await registered();
-    const error = await identity().register({ email, password: 'Secret123', metadata: {} }).catch((e) => e);
-    expect(error).toBeInstanceOf(RateLimited);
-    expect(error.retryAfterSeconds).toBeGreaterThan(0);
-    expect(error.retryAfterSeconds).toBeLessThanOrEqual(60);
+  it('passes the provider throttling a signup on as 429 with its wait', async () => {
+    for (const provider of [identity(), withoutAdmin()]) {
+      const email = newEmail();
+      await emu.fault({ vendor: 'supabase', mode: 'throttle', count: 1, match: email, retryAfterSeconds: 7 });
+      const error = await provider.register({ email, password: 'Secret123', metadata: {} }).catch((e) => e);
+      expect(error).toBeInstanceOf(RateLimited);
+      expect(error.retryAfterSeconds).toBeGreaterThan(0);
+    }
   });
 
   it("answers the provider's own refusals of a password or an address", async () => {
-    expect(await identity().register({ email: newEmail(), password: 'abc', metadata: {} })).toEqual({ outcome: 'weak-password' });
-    expect(await identity().register({ email: 'not an address', password: 'Secret123', metadata: {} })).toEqual({ outcome: 'invalid-email' });
+    expect(await withoutAdmin().register({ email: newEmail(), password: 'abc', metadata: {} })).toEqual({ outcome: 'weak-password' });
+    for (const provider of [identity(), withoutAdmin()]) {
+      expect(await provider.register({ email: 'not an address', password: 'Secret123', metadata: {} })).toEqual({ outcome: 'invalid-email' });
+    }
+  });
+
+  it('says when the provider may not e-mail the address (built-in mailer), and that needs no e-mail with the admin API', async () => {
+    const on = (key?: string) => supabaseIdentity({ url: teamOnly.env.SUPABASE_URL!, anonKey: teamOnly.env.SUPABASE_ANON_KEY!, serviceRoleKey: key }, quickPolicy);
+    expect(await on().register({ email: newEmail(), password: 'Secret123', metadata: {} })).toEqual({ outcome: 'address-not-authorized' });
+    expect(await on(teamOnly.env.SUPABASE_SERVICE_ROLE_KEY).register({ email: newEmail(), password: 'Secret123', metadata: {} })).toMatchObject({ outcome: 'registered' });
   });
 
   it('tells a wrong password, an unknown address and an unconfirmed address apart only as the provider does', async () => {
@@ -142,6 +168,23 @@ describe('the Supabase identity adapter', () => {
     expect(await identity().signIn(email, 'NewSecret456')).toMatchObject({ outcome: 'signed-in' });
     expect(await identity().signIn(email, 'Secret123')).toEqual({ outcome: 'invalid-credentials' });
     expect((await followRecoveryLink(link!)).token).toBeNull();
+  });
+
+  it('lands a recovery link whose redirect is outside the allow list on the Site URL, silently', async () => {
+    const { email } = await confirmed();
+    const link = await identity().createRecoveryLink(email, 'https://evil.example/reset-password');
+    const { landing, token } = await followRecoveryLink(link!);
+    expect(landing).toBe(`${SITE_URL}/`);
+    expect(token).toBeTruthy();
+  });
+
+  it("opens a recovery session whose amr is 'otp', as current GoTrue issues it, and resets through it", async () => {
+    const { email } = await confirmed();
+    const token = await recoveryToken(email);
+    expect(JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).amr).toEqual([{ method: 'otp', timestamp: expect.any(Number) }]);
+    const session = await identity().openRecoverySession(token);
+    expect(await session!.updatePassword('NewSecret456')).toBe('changed');
+    expect(await identity().signIn(email, 'NewSecret456')).toMatchObject({ outcome: 'signed-in' });
   });
 
   it('creates no recovery link for an unknown address', async () => {

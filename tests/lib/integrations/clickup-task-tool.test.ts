@@ -55,12 +55,24 @@ describe('the ClickUp task tool', () => {
     expect(error.context).toMatchObject({ status: 401, vendorCode: 'OAUTH_025' });
   });
 
-  it('updates a task', async () => {
+  it('updates a task, its description included (as markdown_content, which ClickUp declares)', async () => {
     const t = tool();
     const folder = await t.ensureFolder('Upd');
     const list = await t.ensureList(folder.id, 'L');
     const task = await t.createTask(list.id, { name: 'Call', description: 'x' });
-    const updated = await t.updateTask(task.id, { status: 'closed', name: 'Call (cancelled)' });
+    const updated = await t.updateTask(task.id, { status: 'closed', name: 'Call (cancelled)', description: '- Reason: **clash**' });
     expect(updated).toMatchObject({ id: task.id, name: 'Call (cancelled)', status: 'closed' });
+    const [stored] = (await emu.get('tasks'))[0].lists[0].tasks;
+    expect(stored).toMatchObject({ name: 'Call (cancelled)', description: '- Reason: **clash**' });
+  });
+
+  it('is refused, in ClickUp\'s error shape, a body field the API does not declare', async () => {
+    const res = await fetch(`${emu.env.CLICKUP_API_BASE}/list/1/task`, {
+      method: 'POST',
+      headers: { authorization: emu.env.CLICKUP_API_TOKEN!, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'x', markdown_description: 'never read by ClickUp' }),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ err: 'Undeclared field markdown_description', ECODE: 'LOCAL_UNDECLARED' });
   });
 });

@@ -21,6 +21,44 @@ describe('the Close CRM', () => {
     expect(lead.contacts[0].emails[0].email).toBe('Ann@Acme.example');
   });
 
+  it('finds a lead by its website\'s domain only: not notacme.com for acme.com, nor acme.com.evil.example', async () => {
+    const c = crm();
+    const near = [
+      await c.createLead({ ...details, companyName: 'Not Acme', website: 'https://notacme.com', contact: { email: 'a@notacme.com' } }),
+      await c.createLead({ ...details, companyName: 'Evil', website: 'https://acme.com.evil.example/', contact: { email: 'b@evil.example' } }),
+    ];
+    expect(await c.findLeadByDomain('acme.com')).toBeUndefined();
+    const acme = await c.createLead({ ...details, companyName: 'Acme', website: 'https://www.Acme.com/about', contact: { email: 'c@acme.com' } });
+    expect(await c.findLeadByDomain('acme.com')).toBe(acme);
+    expect(near).not.toContain(acme);
+  });
+
+  it('searches a website as a phrase of words, as Close documents, not as a substring', async () => {
+    const c = crm();
+    await c.createLead({ ...details, website: 'https://notacme.com', contact: { email: 'a@notacme.com' } });
+    const search = (value: string) =>
+      fetch(`${emu.env.CLOSE_API_BASE}/data/search/`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${Buffer.from(`${emu.env.CLOSE_API_KEY}:`).toString('base64')}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          query: { type: 'field_condition', field: { type: 'regular_field', object_type: 'lead', field_name: 'url' }, condition: { type: 'text', mode: 'phrase', value } },
+          _fields: { lead: ['id', 'url'] },
+        }),
+      }).then(async (r) => ((await r.json()) as { data: { url: string }[] }).data);
+    expect(await search('acme.com')).toEqual([]);
+    expect(await search('NOTACME.com')).toEqual([expect.objectContaining({ url: 'https://notacme.com' })]);
+  });
+
+  it('is refused, in Close\'s error shape, a field it does not declare', async () => {
+    const res = await fetch(`${emu.env.CLOSE_API_BASE}/lead/`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`${emu.env.CLOSE_API_KEY}:`).toString('base64')}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'x', contacts: [{ name: 'y', email: 'y@example.com' }] }),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ errors: [], 'field-errors': { 'contacts.0.email': 'Unknown field.' } });
+  });
+
   it('updates a lead as a patch and adds a missing contact once', async () => {
     const c = crm();
     const id = await c.createLead({ companyName: 'Old name', contact: { email: 'x@acme.example' } });

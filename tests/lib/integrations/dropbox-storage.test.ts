@@ -61,6 +61,72 @@ describe('the Dropbox storage', () => {
     expect(error.context.vendorCode).toBe('path/conflict');
   });
 
+  const calls = async (route: string) => (await emu.get<{ path: string; fault?: string; status?: number }[]>('requests?vendor=dropbox')).filter((r) => r.path.endsWith(route));
+
+  it('sends again, after a backoff, only the entries of a folder batch that met write contention', async () => {
+    await emu.fault({ vendor: 'dropbox', mode: 'write-contention', count: 1, match: 'create_folder_batch' });
+    await fetch(`${emu.url}/_local/requests`, { method: 'DELETE' });
+    await storage().ensureFolders(tree);
+    expect((await emu.get('storage')).map((e: { path: string }) => e.path)).toEqual(['/Clients', '/Clients/acme', ...tree]);
+    const batches = await calls('/files/create_folder_batch');
+    expect(batches.map((b) => b.fault)).toEqual(['write-contention', undefined]);
+    const [, again] = (await emu.get<{ path: string; text: string }[]>('requests?vendor=dropbox&match=create_folder_batch%20')).filter((r) => r.path.endsWith('create_folder_batch'));
+    expect(JSON.parse(again!.text.slice(again!.text.indexOf(' ') + 1)).paths).toEqual(tree.filter((_, i) => i % 2 === 0));
+  });
+
+  it('retries an upload that met write contention (a 409 whose WriteError says so), and a call that met it as a 429', async () => {
+    await emu.fault({ vendor: 'dropbox', mode: 'write-contention', count: 1, match: 'files/upload' });
+    await emu.fault({ vendor: 'dropbox', mode: 'write-contention', count: 1, match: 'list_shared_links' });
+    await fetch(`${emu.url}/_local/requests`, { method: 'DELETE' });
+    await storage().writeFile('/Clients/busy/pages.csv', 'a\n');
+    expect((await calls('/files/upload')).map((c) => c.status)).toEqual([409, 200]);
+    expect((await emu.get('storage')).find((e: { path: string }) => e.path === '/Clients/busy/pages.csv')).toMatchObject({ content: 'a\n' });
+  });
+
+  it('gives up on lasting write contention as VendorThrottled, for the state machine to retry later', async () => {
+    await emu.fault({ vendor: 'dropbox', mode: 'write-contention', count: 100, match: 'create_folder_batch' });
+    const error = await storage().ensureFolders(['/Clients/locked/a', '/Clients/locked/b']).catch((e) => e);
+    expect(error).toMatchObject({ name: 'VendorThrottled', vendor: 'dropbox', context: { transient: true, throttled: true, vendorCode: 'too_many_write_operations' } });
+    await emu.reset();
+  });
+
+  it('drops a revoked access token and refreshes it once', async () => {
+    const s = storage();
+    await s.ensureFolders(['/Clients/warm']);
+    await emu.fault({ vendor: 'dropbox', mode: 'revoke-token', count: 1, match: 'create_folder_batch' });
+    await fetch(`${emu.url}/_local/requests`, { method: 'DELETE' });
+    await s.ensureFolders(['/Clients/after-revocation']);
+    expect((await calls('/files/create_folder_batch')).map((c) => c.status)).toEqual([401, 200]);
+    expect(await calls('/oauth2/token')).toHaveLength(1);
+    expect((await emu.get('storage')).map((e: { path: string }) => e.path)).toContain('/Clients/after-revocation');
+  });
+
+  it('cannot replace a fixed access token: a 401 for it is a refusal', async () => {
+    const refreshed = await fetch(`${emu.env.DROPBOX_API_BASE}/oauth2/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: emu.env.DROPBOX_REFRESH_TOKEN!, client_id: emu.env.DROPBOX_APP_KEY!, client_secret: emu.env.DROPBOX_APP_SECRET! }),
+    }).then((r) => r.json() as Promise<{ access_token: string }>);
+    const fixed = storage({ refreshToken: undefined, accessToken: refreshed.access_token });
+    await fixed.ensureFolders(['/Clients/fixed']);
+    await emu.fault({ vendor: 'dropbox', mode: 'revoke-token', count: 1 });
+    const error = await fixed.ensureFolders(['/Clients/fixed-2']).catch((e) => e);
+    expect(error).toMatchObject({ name: 'VendorRejected', context: { status: 401, vendorCode: 'invalid_access_token' } });
+  });
+
+  it('is refused, in Dropbox\'s error shape, an argument the route does not declare', async () => {
+    const token = await fetch(`${emu.env.DROPBOX_API_BASE}/oauth2/token?grant_type=refresh_token&refresh_token=${emu.env.DROPBOX_REFRESH_TOKEN}&client_id=${emu.env.DROPBOX_APP_KEY}&client_secret=${emu.env.DROPBOX_APP_SECRET}`, {
+      method: 'POST',
+    }).then((r) => r.json() as Promise<{ access_token: string }>);
+    const res = await fetch(`${emu.env.DROPBOX_API_BASE}/2/files/create_folder_batch`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token.access_token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ paths: ['/x'], autorename: false, recursive: true }),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toBe('Error in call to API function "files/create_folder_batch": request body: unknown field \'recursive\'');
+  });
+
   it('is refused with a bad refresh token', async () => {
     const error = await storage({ refreshToken: 'nope' }).ensureFolders(['/a']).catch((e) => e);
     expect(error).toMatchObject({ name: 'VendorRejected' });

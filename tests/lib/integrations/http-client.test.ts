@@ -98,6 +98,49 @@ describe('the vendor HTTP client', () => {
     expect(seen).toHaveLength(1);
   });
 
+  it('names an unexpected refusal VendorRejected, with the vendor, status and code, and does not retry it', async () => {
+    plan = [{ status: 403, body: { code: 'plan_limit' } }];
+    const error = await client()('create thing', { path: '/things', json: {} }).catch((e) => e);
+    expect(error).toMatchObject({ name: 'VendorRejected', vendor: 'acme', message: 'acme: create thing was refused (403 plan_limit)', context: { transient: false, status: 403, vendorCode: 'plan_limit' } });
+    expect(seen).toHaveLength(1);
+    const unsafe = VendorError.rejected('acme', 'read', { status: 400, vendorCode: 'free text with spaces' });
+    expect(unsafe.message).toBe('acme: read was refused (400)');
+    expect(unsafe.context.vendorCode).toBeUndefined();
+  });
+
+  it('retries a refusal the vendor marks as "later" with backoff, then gives up as VendorThrottled', async () => {
+    plan = [409, 409, 409].map((status) => ({ status, body: { code: 'busy' } }));
+    const busy = vendorHttp({
+      vendor: 'acme',
+      baseUrl: base,
+      headers: () => ({}),
+      policy: { timeoutMs: 300, maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2, maxRetryWaitMs: 5000 },
+      errorCode: (body) => (body as { code?: string }).code,
+      isThrottle: (_res, body) => (body as { code?: string }).code === 'busy',
+      sleep: async () => {},
+    });
+    const error = await busy('write', { path: '/w', json: {}, repeatable: false }).catch((e) => e);
+    expect(error).toMatchObject({ name: 'VendorThrottled', context: { transient: true, throttled: true, status: 409, vendorCode: 'busy' } });
+    expect(seen).toHaveLength(3);
+  });
+
+  it('after a 401, lets the caller drop its credentials and sends once more, even a call that must not repeat', async () => {
+    let token = 'old';
+    const reauthenticating = vendorHttp({
+      vendor: 'acme',
+      baseUrl: base,
+      headers: () => ({ authorization: `Bearer ${token}` }),
+      policy: { timeoutMs: 300, maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 2, maxRetryWaitMs: 5000 },
+      reauthenticate: () => (token = 'new'),
+    });
+    plan = [{ status: 401 }, { status: 200, body: { id: 1 } }];
+    expect((await reauthenticating('create', { path: '/c', json: {}, repeatable: false })).body).toEqual({ id: 1 });
+    expect(seen.map((r) => r.auth)).toEqual(['Bearer old', 'Bearer new']);
+    plan = [{ status: 401 }, { status: 401 }];
+    await expect(reauthenticating('create', { path: '/c', json: {} })).rejects.toMatchObject({ name: 'VendorRejected', context: { status: 401 } });
+    expect(seen).toHaveLength(4);
+  });
+
   it('returns statuses the caller accepts', async () => {
     plan = [{ status: 409, body: { error_summary: 'path/conflict/folder/' } }];
     expect((await client()('create', { path: '/x', accept: [409] })).status).toBe(409);

@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulatorHost, type EmulatorHost } from '../../../local/emulators/host.ts';
-import { parseStripeForm, STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET, stripeVendor } from '../../../local/emulators/stripe.ts';
+import { parseForm } from '../../../local/emulators/declared.ts';
+import { deliveryOrder, seededRandom, STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET, stripeVendor } from '../../../local/emulators/stripe.ts';
 
 let host: EmulatorHost;
 let receiver: Server;
@@ -41,6 +42,8 @@ const sdk = (key = STRIPE_SECRET_KEY) => {
 };
 const local = async (path: string, init?: RequestInit) => fetch(`${host.url}${path}`, init);
 const email = () => `${crypto.randomUUID()}@example.com`;
+/** A payment's events in a named order (the pay form's local `delivery` field). */
+const FIXED = 'invoice.paid,checkout.session.completed,customer.subscription.updated';
 
 const sessionParams = (overrides: Partial<Stripe.Checkout.SessionCreateParams> = {}): Stripe.Checkout.SessionCreateParams => ({
   mode: 'subscription',
@@ -80,7 +83,7 @@ const errorOf = async (promise: Promise<unknown>) => {
 
 describe('the Stripe emulator', () => {
   it('parses Stripe form encoding into nested objects and arrays', () => {
-    expect(parseStripeForm('mode=subscription&line_items[0][price]=p&line_items[0][quantity]=1&metadata[a]=b&expand[]=x&expand[]=y')).toEqual({
+    expect(parseForm('mode=subscription&line_items[0][price]=p&line_items[0][quantity]=1&metadata[a]=b&expand[]=x&expand[]=y')).toEqual({
       mode: 'subscription',
       line_items: [{ price: 'p', quantity: '1' }],
       metadata: { a: 'b' },
@@ -158,13 +161,13 @@ describe('the Stripe emulator', () => {
     expect(html).toContain('$99.00');
     expect(html).toMatch(/<button type="submit" id="pay">Pay \$99\.00<\/button>/);
 
-    const paid = await pay(session.url!);
+    const paid = await pay(session.url!, { delivery: FIXED });
     expect(paid.status).toBe(303);
     expect(paid.headers.get('location')).toBe(`http://dashboard.test/?checkout=success&session_id=${session.id}`);
 
     // Signed with the webhook secret over the exact bytes sent; the SDK's own verification accepts them.
-    expect(received.map((r) => JSON.parse(r.body).type)).toEqual(['invoice.paid', 'checkout.session.completed']);
-    const [invoicePaid, completed] = received.map((r) => Stripe.webhooks.constructEvent(r.body, r.signature, STRIPE_WEBHOOK_SECRET));
+    expect(received.map((r) => JSON.parse(r.body).type)).toEqual(FIXED.split(','));
+    const [invoicePaid, completed, activated] = received.map((r) => Stripe.webhooks.constructEvent(r.body, r.signature, STRIPE_WEBHOOK_SECRET));
     expect(() => Stripe.webhooks.constructEvent(received[0]!.body, received[0]!.signature, 'whsec_other')).toThrow(Stripe.errors.StripeSignatureVerificationError);
 
     const done = await sdk().checkout.sessions.retrieve(session.id);
@@ -178,21 +181,47 @@ describe('the Stripe emulator', () => {
     expect(invoice).toMatchObject({ status: 'paid', amount_paid: 9900, customer: done.customer, billing_reason: 'subscription_create' });
     expect(invoice.lines.data[0]?.pricing?.price_details?.price).toBe('price_local_pro');
 
+    expect(activated!.data).toMatchObject({ object: { id: done.subscription, status: 'active' }, previous_attributes: { status: 'incomplete' } });
+
     const subscription = await sdk().subscriptions.retrieve(done.subscription as string);
     expect(subscription).toMatchObject({ status: 'active', metadata: { account_id: 'acct-1', plan: 'pro' }, customer: done.customer });
 
     const recorded = (await (await local('/_local/payments')).json()) as any[];
     const mine = recorded.find((s) => s.id === session.id);
     expect(mine.status).toBe('complete');
-    expect(mine.deliveries.map((d: any) => [d.event.type, d.status, d.answer])).toEqual([
-      ['invoice.paid', 200, { received: true }],
-      ['checkout.session.completed', 200, { received: true }],
-    ]);
+    expect(mine.deliveries.map((d: any) => [d.event.type, d.status, d.answer])).toEqual(FIXED.split(',').map((type) => [type, 200, { received: true }]));
 
     // Paid once: the page no longer takes payment.
     expect(await (await fetch(session.url!)).text()).not.toContain('id="pay"');
     expect((await fetch(session.url!, { method: 'POST', redirect: 'manual' })).status).toBe(400);
-    expect(received).toHaveLength(2);
+    expect(received).toHaveLength(3);
+  });
+
+  it("delivers a purchase's events in a seeded random order, now and then one twice, as Stripe promises no order and may repeat", async () => {
+    const orders: string[][] = [];
+    for (let i = 0; i < 12; i++) {
+      const session = await sdk().checkout.sessions.create(sessionParams());
+      received.length = 0;
+      await pay(session.url!);
+      orders.push(received.map((r) => JSON.parse(r.body).type));
+      const ids = received.map((r) => JSON.parse(r.body).id);
+      // A repeat is the same event (same id), not a new one.
+      expect(new Set(ids).size).toBe(3);
+      expect(new Set(orders.at(-1))).toEqual(new Set(['checkout.session.completed', 'invoice.paid', 'customer.subscription.updated']));
+    }
+    expect(new Set(orders.map((o) => o.slice(0, 3).join())).size).toBeGreaterThan(1);
+    expect(orders.some((o) => o.length === 4)).toBe(true);
+  });
+
+  it('draws the same orders from the same seed', () => {
+    const events = ['a', 'b', 'c'];
+    const draw = (seed: number) => {
+      const random = seededRandom(seed);
+      return Array.from({ length: 20 }, () => deliveryOrder(events, random, 0.3).join(''));
+    };
+    expect(draw(7)).toEqual(draw(7));
+    expect(draw(7)).not.toEqual(draw(8));
+    expect(new Set(draw(7).map((o) => o.length))).toEqual(new Set([3, 4]));
   });
 
   it('asks for the e-mail on the page when the session has none, and reuses a known customer', async () => {
@@ -212,7 +241,7 @@ describe('the Stripe emulator', () => {
   it('records a delivery the API refused, with its answer', async () => {
     const session = await sdk().checkout.sessions.create(sessionParams());
     answerStatus = 500;
-    expect((await pay(session.url!)).status).toBe(303);
+    expect((await pay(session.url!, { delivery: 'invoice.paid,checkout.session.completed' })).status).toBe(303);
     const events = (await (await local('/_local/payment-events')).json()) as any[];
     expect(events.slice(0, 2).map((e) => [e.event.type, e.status])).toEqual([
       ['checkout.session.completed', 500],

@@ -1,12 +1,14 @@
 // The GoTrue emulator over raw HTTP: the wire details supabase-js relies on
 // (error shapes per API version, x-sb-error-code, the gateway's key check,
-// admin-only endpoints, link expiry), and that its users survive a restart.
+// admin-only endpoints, link expiry), what supabase/auth's signup.go,
+// verify.go, admin.go and request.go say the server does, and that its users
+// survive a restart.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulatorHost, type EmulatorHost } from '../../../local/emulators/host.ts';
-import { SUPABASE_ANON_KEY, SUPABASE_SERVICE_ROLE_KEY, signJwt, supabaseVendor } from '../../../local/emulators/supabase.ts';
+import { SUPABASE_ANON_KEY, SUPABASE_SERVICE_ROLE_KEY, redirectAllowed, signJwt, supabaseVendorWith } from '../../../local/emulators/supabase.ts';
 
 let host: EmulatorHost;
 const dir = mkdtempSync(join(tmpdir(), 'gotrue-'));
@@ -14,7 +16,12 @@ const stateFile = join(dir, 'state.json');
 
 async function startHost() {
   host = await startEmulatorHost({ port: 0, stateFile });
-  host.register(supabaseVendor.create({ hostUrl: host.url, apiUrl: 'http://127.0.0.1:9' }));
+  host.register(
+    supabaseVendorWith({ siteUrl: SITE_URL, redirectAllowList: ['http://portal.test/**'], authorizedAddresses: undefined }).create({
+      hostUrl: host.url,
+      apiUrl: 'http://127.0.0.1:9',
+    }),
+  );
 }
 beforeAll(startHost);
 afterAll(async () => {
@@ -22,6 +29,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+const SITE_URL = 'http://dashboard.test';
 const V2024 = { 'x-supabase-api-version': '2024-01-01' };
 const email = () => `${crypto.randomUUID()}@example.com`;
 
@@ -97,26 +105,52 @@ describe('the GoTrue emulator', () => {
     expect(again.body.email_confirmed_at).toBeUndefined();
   });
 
-  it('re-sends an unconfirmed address its confirmation at most once a minute, answering an obfuscated user, not the real one', async () => {
+  it('re-sends an unconfirmed address its confirmation at most once a minute, answering the real user and keeping its password and metadata', async () => {
     const address = email();
-    const first = await call('POST', '/signup', { body: { email: address, password: 'Secret123' } });
+    const first = await call('POST', '/signup', { body: { email: address, password: 'Secret123', data: { name: 'First' } } });
     const second = await call('POST', '/signup', { body: { email: address, password: 'Secret123' } });
     expect(second.status).toBe(429);
     expect(second.body.code).toBe('over_email_send_rate_limit');
-    expect(second.body.message).toMatch(/after \d+ seconds/);
+    expect(second.body.message).toMatch(/^For security purposes, you can only request this after \d+ seconds\.$/);
     expect(first.body.identities).toHaveLength(1);
 
     expect((await backdate(address, 61)).status).toBe(200);
-    const third = await call('POST', '/signup', { body: { email: address, password: 'Other1234' } });
+    const third = await call('POST', '/signup', { body: { email: address, password: 'Other1234', data: { name: 'Third' } } });
     expect(third.status).toBe(200);
-    expect(third.body.id).not.toBe(first.body.id);
-    expect(third.body.identities).toEqual([]);
+    expect(third.body).toMatchObject({ id: first.body.id, user_metadata: { name: 'First' } });
+    expect(third.body.identities).toEqual([expect.objectContaining({ id: first.body.id, user_id: first.body.id })]);
     expect(third.body.email_confirmed_at).toBeUndefined();
+    expect(Date.parse(third.body.confirmation_sent_at) - Date.parse(third.body.created_at)).toBeGreaterThanOrEqual(60_000);
     const confirmations = (await records('auth-emails')).filter((m: any) => m.to === address && m.kind === 'signup');
     expect(confirmations).toHaveLength(2);
-    // The user and its password are as the first signup left them.
-    const users = (await records('auth-users')).filter((u: any) => u.email === address);
-    expect(users).toEqual([expect.objectContaining({ id: first.body.id })]);
+    expect((await records('auth-users')).filter((u: any) => u.email === address)).toEqual([expect.objectContaining({ id: first.body.id })]);
+    // The password is the first signup's.
+    await call('PUT', `/admin/users/${first.body.id}`, { body: { email_confirm: true }, ...asAdmin });
+    expect((await call('POST', '/token?grant_type=password', { body: { email: address, password: 'Secret123' } })).status).toBe(200);
+    expect((await call('POST', '/token?grant_type=password', { body: { email: address, password: 'Other1234' } })).status).toBe(400);
+  });
+
+  it('creates users through the admin API without e-mailing them, and answers email_exists for any taken address', async () => {
+    const address = email();
+    const created = await call('POST', '/admin/users', { body: { email: address, password: 'Secret123', user_metadata: { name: 'Ada' } }, ...asAdmin });
+    expect(created.status).toBe(200);
+    expect(created.body).toMatchObject({ email: address, user_metadata: { name: 'Ada' }, identities: [expect.objectContaining({ user_id: created.body.id })] });
+    expect(created.body.email_confirmed_at).toBeUndefined();
+    expect((await records('auth-emails')).filter((m: any) => m.to === address)).toEqual([]);
+    expect(await call('POST', '/token?grant_type=password', { body: { email: address, password: 'Secret123' } })).toMatchObject({ body: { code: 'email_not_confirmed' } });
+
+    const confirmed = await confirmedUser();
+    for (const taken of [address, confirmed.email]) {
+      expect(await call('POST', '/admin/users', { body: { email: taken.toUpperCase(), password: 'Other1234' }, ...asAdmin })).toMatchObject({
+        status: 422,
+        body: { code: 'email_exists', message: 'A user with this email address has already been registered' },
+      });
+    }
+    expect(await call('POST', '/admin/users', { body: { email: email(), password: 'Secret123' } })).toMatchObject({ status: 401 });
+    expect(await call('POST', '/admin/users', { body: { email: email(), password: `${'x'.repeat(73)}` }, ...asAdmin })).toMatchObject({
+      status: 400,
+      body: { code: 'validation_failed' },
+    });
   });
 
   it('refuses a wrong password and an unknown address alike, and an unconfirmed one as such', async () => {
@@ -140,17 +174,67 @@ describe('the GoTrue emulator', () => {
     expect(payload.amr).toEqual([{ method: 'password', timestamp: payload.iat }]);
   });
 
-  it("says in amr how a session began: 'recovery' for a recovery link, 'email/signup' for a confirmation", async () => {
+  it("says amr 'otp' for every session an e-mailed link opens, recovery and confirmation alike", async () => {
     const user = await confirmedUser();
     const generated = await call('POST', '/admin/generate_link', { body: { type: 'recovery', email: user.email }, ...asAdmin });
     const landing = new URL((await fetch(generated.body.action_link, { redirect: 'manual' })).headers.get('location')!);
     const recovery = claimsOf(new URLSearchParams(landing.hash.slice(1)).get('access_token')!);
-    expect(recovery.amr).toEqual([{ method: 'recovery', timestamp: recovery.iat }]);
+    expect(recovery.amr).toEqual([{ method: 'otp', timestamp: recovery.iat }]);
 
     const address = email();
     const link = await call('POST', '/admin/generate_link', { body: { type: 'signup', email: address, password: 'Secret123' }, ...asAdmin });
     const verified = await call('POST', '/verify', { body: { type: 'signup', token_hash: link.body.hashed_token } });
-    expect(claimsOf(verified.body.access_token).amr).toEqual([{ method: 'email/signup', timestamp: expect.any(Number) }]);
+    expect(claimsOf(verified.body.access_token).amr).toEqual([{ method: 'otp', timestamp: expect.any(Number) }]);
+  });
+
+  it('honours redirect_to only for the Site URL or the allow list, and lands anything else silently on the Site URL', async () => {
+    const user = await confirmedUser();
+    const landingOf = async (redirectTo: string) => {
+      const generated = await call('POST', `/admin/generate_link?redirect_to=${encodeURIComponent(redirectTo)}`, { body: { type: 'recovery', email: user.email }, ...asAdmin });
+      expect(generated.status).toBe(200);
+      const location = new URL((await fetch(generated.body.action_link, { redirect: 'manual' })).headers.get('location')!);
+      return `${location.origin}${location.pathname}`;
+    };
+    expect(await landingOf('http://portal.test/reset-password')).toBe('http://portal.test/reset-password');
+    expect(await landingOf('http://dashboard.test/welcome')).toBe('http://dashboard.test/welcome');
+    for (const outside of ['https://evil.example/steal', 'http://portal.test.evil.example/reset', 'https://portal.test/reset-password']) {
+      expect(await landingOf(outside), outside).toBe(`${SITE_URL}/`);
+    }
+    // The Referer stands in for a missing redirect_to, on the same terms.
+    const address = email();
+    await call('POST', '/signup', { body: { email: address, password: 'Secret123' }, headers: { referer: 'http://portal.test/signup' } });
+    const [mail] = (await records('auth-emails')).filter((m: any) => m.to === address);
+    expect(new URL(mail.link).searchParams.get('redirect_to')).toBe('http://portal.test/signup');
+  });
+
+  it('matches allow-list globs as GoTrue does: * within a label or segment, ** across them', () => {
+    const site = 'https://app.example.com';
+    const list = ['https://*.preview.example.com/**', 'http://localhost:3001/**', 'myapp://callback'];
+    expect(redirectAllowed('https://app.example.com/anything', site, [])).toBe(true);
+    expect(redirectAllowed('https://pr-1.preview.example.com/reset', site, list)).toBe(true);
+    expect(redirectAllowed('https://a.b.preview.example.com/reset', site, list)).toBe(false);
+    expect(redirectAllowed('myapp://callback', site, list)).toBe(true);
+    expect(redirectAllowed('http://127.0.0.1:9999/x', site, [])).toBe(true);
+    expect(redirectAllowed('http://10.0.0.1/x', site, [])).toBe(false);
+    expect(redirectAllowed('http://2130706433/x', site, list)).toBe(false);
+    expect(redirectAllowed('http://localhost:3001/reset#access_token=x', site, list)).toBe(true);
+    expect(redirectAllowed('not a url', site, list)).toBe(false);
+  });
+
+  it('refuses, creating nothing, to e-mail an address outside the authorized ones (default SMTP)', async () => {
+    const restricted = await startEmulatorHost({ port: 0 });
+    try {
+      restricted.register(supabaseVendorWith({ authorizedAddresses: ['team@agency.test'] }).create({ hostUrl: restricted.url, apiUrl: 'http://127.0.0.1:9' }));
+      const post = (path: string, body: unknown) =>
+        fetch(`${restricted.url}/auth/v1${path}`, { method: 'POST', headers: { ...V2024, apikey: SUPABASE_ANON_KEY, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const refused = await post('/signup', { email: 'someone@client.test', password: 'Secret123' });
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toEqual({ code: 'email_address_not_authorized', message: 'Email address "someone@client.test" cannot be used as it is not authorized' });
+      expect(await (await fetch(`${restricted.url}/_local/auth-users`)).json()).toEqual([]);
+      expect((await post('/signup', { email: 'Team+x@agency.test', password: 'Secret123' })).status).toBe(200);
+    } finally {
+      await restricted.stop();
+    }
   });
 
   it('deletes a user through the admin interface: its sessions end and its address is free again', async () => {

@@ -1,0 +1,97 @@
+// A repeated signup of a registered address, through the signup use case and
+// the real Supabase adapter (supabase-js) against the GoTrue emulator, which
+// answers as supabase/auth's signup.go does: within 60 s of the last
+// confirmation e-mail a 429, past it the REAL user (and the old password
+// kept), for a confirmed address an obfuscated user. Whatever the provider
+// answers, the signup must say 409 and change nothing: no token, no e-mail,
+// no password, and above all no deletion of the user who already exists.
+// With and without the service-role key: the adapter tells the cases apart
+// differently in each.
+import { describe, expect, it } from 'vitest';
+import { signUp } from '../../../lib/auth/sign-up.ts';
+import { verifyEmail } from '../../../lib/auth/verify-email.ts';
+import { Conflict } from '../../../lib/errors.ts';
+import type { IdentityProvider } from '../../../lib/identity/identity.ts';
+import { supabaseIdentity } from '../../../lib/identity/supabase-identity.ts';
+import { supabaseVendor } from '../../../local/emulators/supabase.ts';
+import { fakeMemberships } from '../../support/account-fakes.ts';
+import { quickPolicy, useEmulators } from '../../support/emulators.ts';
+import { FakeMailer, MemoryAccounts, MemoryRateLimiter, MemoryTokens, recordingLogger, settings } from './fakes.ts';
+
+const emu = useEmulators(supabaseVendor);
+const withKey = (): IdentityProvider =>
+  supabaseIdentity({ url: emu.env.SUPABASE_URL!, anonKey: emu.env.SUPABASE_ANON_KEY!, serviceRoleKey: emu.env.SUPABASE_SERVICE_ROLE_KEY! }, quickPolicy);
+const withoutKey = (): IdentityProvider => supabaseIdentity({ url: emu.env.SUPABASE_URL!, anonKey: emu.env.SUPABASE_ANON_KEY! }, quickPolicy);
+
+const FIRST = 'Secret123';
+const SECOND = 'Another456';
+
+function service(identity: IdentityProvider) {
+  const deps = { identity, tokens: new MemoryTokens(), mailer: new FakeMailer(), limiter: new MemoryRateLimiter(), settings, log: recordingLogger() };
+  const signUpAs = (email: string, password: string) => signUp(deps, { email, password, metadata: { companyName: 'Acme' }, clientIp: '203.0.113.9' });
+  return { deps, signUpAs };
+}
+
+const providerUsers = async (email: string) => (await emu.get<{ id: string; email: string }[]>('auth-users')).filter((u) => u.email === email);
+const backdate = (email: string, seconds: number) =>
+  fetch(`${emu.url}/_local/supabase/backdate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, seconds }) });
+const tokenIn = (text: string) => /verify\?token=([A-Za-z0-9_-]+)/.exec(text)![1]!;
+
+describe.each([
+  ['with the service-role key', withKey],
+  ['without the service-role key', withoutKey],
+])('a repeated signup %s', (_, provider) => {
+  it('answers 409 within the 60 s resend interval (where the provider says 429)', async () => {
+    const { deps, signUpAs } = service(provider());
+    const email = `${crypto.randomUUID()}@example.com`;
+    await signUpAs(email, FIRST);
+    const inside = await signUpAs(email, SECOND).catch((e) => e);
+    expect(inside).toBeInstanceOf(Conflict);
+    expect(inside.code).toBe('email_already_registered');
+    expect(deps.mailer.sent).toHaveLength(1);
+  });
+
+  it('answers 409 past the interval (where the provider answers the real user), storing no token, sending nothing, keeping the first password', async () => {
+    const { deps, signUpAs } = service(provider());
+    const email = `${crypto.randomUUID()}@example.com`;
+    await signUpAs(email, FIRST);
+    const [user] = await providerUsers(email);
+    await backdate(email, 61);
+
+    const past = await signUpAs(email, SECOND).catch((e) => e);
+    // Nothing changed: one token, one e-mail, the same user.
+    expect(deps.mailer.sent).toHaveLength(1);
+    expect(deps.tokens.rows.size).toBe(1);
+    expect(await providerUsers(email)).toEqual([expect.objectContaining({ id: user!.id })]);
+    expect(past).toBeInstanceOf(Conflict);
+    expect(past.code).toBe('email_already_registered');
+
+    // The first verification link still works, and the first password is the one that logs in.
+    const accounts = new MemoryAccounts();
+    const verified = await verifyEmail({ identity: withKey(), tokens: deps.tokens, accounts, slugs: accounts, memberships: fakeMemberships(), settings }, tokenIn(deps.mailer.sent[0]!.text));
+    expect(verified).toMatchObject({ success: true, email });
+    expect(await withKey().signIn(email, FIRST)).toMatchObject({ outcome: 'signed-in', user: { id: user!.id } });
+    expect(await withKey().signIn(email, SECOND)).toEqual({ outcome: 'invalid-credentials' });
+
+    // Confirmed now: a repeat is still 409, and still changes nothing.
+    const confirmed = await signUpAs(email, SECOND).catch((e) => e);
+    expect(confirmed).toBeInstanceOf(Conflict);
+    expect(deps.mailer.sent).toHaveLength(1);
+    expect(await withKey().signIn(email, FIRST)).toMatchObject({ outcome: 'signed-in' });
+  });
+
+  it('deletes nobody when our e-mail send fails during a repeated signup', async () => {
+    const { deps, signUpAs } = service(provider());
+    const email = `${crypto.randomUUID()}@example.com`;
+    await signUpAs(email, FIRST);
+    const [user] = await providerUsers(email);
+    await backdate(email, 61);
+
+    deps.mailer.failing = true;
+    const repeated = await signUpAs(email, SECOND).catch((e) => e);
+    expect(await providerUsers(email)).toEqual([expect.objectContaining({ id: user!.id })]);
+    expect(repeated).toBeInstanceOf(Conflict);
+    await withKey().confirmEmail(user!.id);
+    expect(await withKey().signIn(email, FIRST)).toMatchObject({ outcome: 'signed-in' });
+  });
+});

@@ -1,6 +1,6 @@
 import { catalog } from '../../lib/api/catalog.ts';
 import { methodsAt } from '../../lib/api/match.ts';
-import { route } from '../../lib/api/route.ts';
+import { route } from '../../lib/http/route.ts';
 import { MethodNotAllowed, NotFound } from '../../lib/errors.ts';
 import { httpEndpoint } from '../../lib/http/endpoint.ts';
 

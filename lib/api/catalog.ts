@@ -8,7 +8,7 @@ import { crawlerRoutes } from '../crawler/routes.ts';
 import { healthRoutes } from '../health/routes.ts';
 import { onboardingRoutes } from '../onboarding/routes.ts';
 import { paymentRoutes } from '../payments/routes.ts';
-import type { RouteSpec } from './route.ts';
+import type { RouteSpec } from '../http/route.ts';
 import { docsRoutes } from './routes.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
 

@@ -1,4 +1,4 @@
-import type { Access, JSONSchema, RouteSpec } from './route.ts';
+import type { Access, JSONSchema, RouteSpec } from '../http/route.ts';
 
 const errorBody = {
   type: 'object',

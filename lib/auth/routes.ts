@@ -1,4 +1,4 @@
-import { route } from '../api/route.ts';
+import { route } from '../http/route.ts';
 import { PASSWORD_RULE } from './password-policy.ts';
 
 const email = { type: 'string', format: 'email', maxLength: 254 } as const;

@@ -1,5 +1,5 @@
 // The routes of enhanced onboarding and crawler intelligence.
-import { idParam, route } from '../api/route.ts';
+import { idParam, route } from '../http/route.ts';
 import { onboardingBody } from '../onboarding/intake.ts';
 import { integrationErrors, outcome, submissionAnswers } from '../onboarding/routes.ts';
 

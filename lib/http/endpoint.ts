@@ -10,7 +10,7 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import validator from '@middy/validator';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type { BodyOf, QueryOf, RouteSpec } from '../api/route.ts';
+import type { BodyOf, QueryOf, RouteSpec } from './route.ts';
 import { config } from '../config.ts';
 import { logger as rootLogger, takeColdStart, type Logger } from '../log.ts';
 import { toErrorAnswer } from './errors.ts';

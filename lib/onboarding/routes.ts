@@ -1,4 +1,4 @@
-import { idParam, route, type JSONSchema } from '../api/route.ts';
+import { idParam, route, type JSONSchema } from '../http/route.ts';
 import { onboardingBody } from './intake.ts';
 
 // The pieces of a run's answer, shared with enhanced onboarding (lib/crawler/routes.ts).

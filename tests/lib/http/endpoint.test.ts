@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { route } from '../../../lib/api/route.ts';
+import { route } from '../../../lib/http/route.ts';
 import { Conflict, InvalidInput, RateLimited, VendorError } from '../../../lib/errors.ts';
 import { httpEndpoint, json } from '../../../lib/http/endpoint.ts';
 import { httpEvent, lambdaContext } from '../../support/events.ts';

@@ -5,7 +5,7 @@
 // The input says which: only an onboarding run passes a runId.
 import type { Integration, StepAnswer, StepResult } from '../onboarding/outcomes.ts';
 import type { RunStore } from '../onboarding/runs.ts';
-import { integrationStep, type StepInput } from '../onboarding/steps/integration-step.ts';
+import { integrationStep, type StepInput } from '../provisioning/integration-step.ts';
 import type { CrawlStepInput } from './crawl-job.ts';
 
 export type CrawlStepEvent = CrawlStepInput & Partial<StepInput>;

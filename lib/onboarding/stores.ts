@@ -4,8 +4,8 @@ import { dynamodbIntegrations } from '../accounts/integrations.ts';
 import { config } from '../config.ts';
 import { policyFrom } from '../integrations/http-client.ts';
 import { db, tables } from '../store/dynamodb.ts';
-import { dynamodbFollowUps } from './follow-ups.ts';
-import { dynamodbLedger } from './ledger.ts';
+import { dynamodbFollowUps } from '../provisioning/follow-ups.ts';
+import { dynamodbLedger } from '../provisioning/ledger.ts';
 import { dynamodbRuns } from './runs.ts';
 
 export const stores = {

@@ -7,8 +7,8 @@ import type { Crm, LeadDetails } from '../../lib/integrations/crm.ts';
 import type { Mailer, OutgoingEmail } from '../../lib/integrations/mailer.ts';
 import type { Storage } from '../../lib/integrations/storage.ts';
 import type { NewTask, TaskPatch, TaskRef, TaskTool } from '../../lib/integrations/task-tool.ts';
-import type { FollowUp, FollowUps } from '../../lib/onboarding/follow-ups.ts';
-import type { Ledger } from '../../lib/onboarding/ledger.ts';
+import type { FollowUp, FollowUps } from '../../lib/provisioning/follow-ups.ts';
+import type { Ledger } from '../../lib/provisioning/ledger.ts';
 import type { StepReport } from '../../lib/onboarding/outcomes.ts';
 import type { RunRecord, RunStore } from '../../lib/onboarding/runs.ts';
 

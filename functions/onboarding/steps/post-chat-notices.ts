@@ -1,6 +1,6 @@
 import { config } from '../../../lib/config.ts';
 import { slackChat } from '../../../lib/integrations/slack-chat.ts';
-import { integrationStep } from '../../../lib/onboarding/steps/integration-step.ts';
+import { integrationStep } from '../../../lib/provisioning/integration-step.ts';
 import { postChatNotices } from '../../../lib/onboarding/steps/post-chat-notices.ts';
 import { stores, vendorPolicy } from '../../../lib/onboarding/stores.ts';
 

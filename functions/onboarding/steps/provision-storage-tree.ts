@@ -1,6 +1,6 @@
 import { config } from '../../../lib/config.ts';
 import { dropboxStorage } from '../../../lib/integrations/dropbox-storage.ts';
-import { integrationStep } from '../../../lib/onboarding/steps/integration-step.ts';
+import { integrationStep } from '../../../lib/provisioning/integration-step.ts';
 import { provisionStorageTree } from '../../../lib/onboarding/steps/provision-storage-tree.ts';
 import { stores, vendorPolicy } from '../../../lib/onboarding/stores.ts';
 

@@ -1,6 +1,6 @@
 import { config } from '../../../lib/config.ts';
 import { clickupTaskTool } from '../../../lib/integrations/clickup-task-tool.ts';
-import { integrationStep } from '../../../lib/onboarding/steps/integration-step.ts';
+import { integrationStep } from '../../../lib/provisioning/integration-step.ts';
 import { provisionTaskTool } from '../../../lib/onboarding/steps/provision-task-tool.ts';
 import { stores, vendorPolicy } from '../../../lib/onboarding/stores.ts';
 

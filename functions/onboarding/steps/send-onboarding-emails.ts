@@ -1,6 +1,6 @@
 import { config } from '../../../lib/config.ts';
 import { resendMailer } from '../../../lib/integrations/resend-mailer.ts';
-import { integrationStep } from '../../../lib/onboarding/steps/integration-step.ts';
+import { integrationStep } from '../../../lib/provisioning/integration-step.ts';
 import { sendOnboardingEmails } from '../../../lib/onboarding/steps/send-onboarding-emails.ts';
 import { stores, vendorPolicy } from '../../../lib/onboarding/stores.ts';
 

@@ -1,6 +1,6 @@
 import { config } from '../../../lib/config.ts';
 import { closeCrm } from '../../../lib/integrations/close-crm.ts';
-import { integrationStep } from '../../../lib/onboarding/steps/integration-step.ts';
+import { integrationStep } from '../../../lib/provisioning/integration-step.ts';
 import { syncCrmLead } from '../../../lib/onboarding/steps/sync-crm-lead.ts';
 import { stores, vendorPolicy } from '../../../lib/onboarding/stores.ts';
 

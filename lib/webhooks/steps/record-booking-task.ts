@@ -5,7 +5,7 @@
 // changes nothing, and a retry after a crash between creating and recording
 // adopts the task by its name (which carries the booking's short reference).
 import type { TaskTool } from '../../integrations/task-tool.ts';
-import type { Ledger } from '../../onboarding/ledger.ts';
+import type { Ledger } from '../../provisioning/ledger.ts';
 import type { BookingJob } from '../booking-queue.ts';
 import type { BookingTaskRecord, BookingTasks } from '../booking-tasks.ts';
 import { bookingRef, newTaskFor, taskPatchFor } from '../booking-text.ts';

@@ -1,7 +1,7 @@
 // The onboarding stores against dynalite.
 import { describe, expect, it } from 'vitest';
-import { dynamodbFollowUps } from '../../../lib/onboarding/follow-ups.ts';
-import { dynamodbLedger, remembered } from '../../../lib/onboarding/ledger.ts';
+import { dynamodbFollowUps } from '../../../lib/provisioning/follow-ups.ts';
+import { dynamodbLedger, remembered } from '../../../lib/provisioning/ledger.ts';
 import type { OnboardingResult } from '../../../lib/onboarding/outcomes.ts';
 import { dynamodbRuns } from '../../../lib/onboarding/runs.ts';
 import { useDynamo } from '../../support/dynamo.ts';

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { VendorError } from '../../../lib/errors.ts';
 import { ENHANCED_WORKFLOW } from '../../../lib/onboarding/outcomes.ts';
-import { integrationStep, type StepInput } from '../../../lib/onboarding/steps/integration-step.ts';
+import { integrationStep, type StepInput } from '../../../lib/provisioning/integration-step.ts';
 import { postChatNotices } from '../../../lib/onboarding/steps/post-chat-notices.ts';
 import { PROJECT_TEMPLATE, provisionTaskTool } from '../../../lib/onboarding/steps/provision-task-tool.ts';
 import { provisionStorageTree, STORAGE_FOLDERS } from '../../../lib/onboarding/steps/provision-storage-tree.ts';

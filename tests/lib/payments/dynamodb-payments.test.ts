@@ -5,11 +5,11 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
 import { dynamodbAccounts } from '../../../lib/accounts/dynamodb-accounts.ts';
-import { dynamodbFollowUps } from '../../../lib/onboarding/follow-ups.ts';
+import { dynamodbFollowUps } from '../../../lib/provisioning/follow-ups.ts';
 import { dynamodbBilling } from '../../../lib/payments/dynamodb-billing.ts';
 import { receivePaymentEvent } from '../../../lib/payments/receive-payment-event.ts';
 import { stripePayments } from '../../../lib/payments/stripe-payments.ts';
-import { dynamodbDeliveries } from '../../../lib/webhooks/dynamodb-deliveries.ts';
+import { dynamodbDeliveries } from '../../../lib/deliveries/dynamodb-deliveries.ts';
 import { useDynamo } from '../../support/dynamo.ts';
 import { recordingLogger } from '../auth/fakes.ts';
 

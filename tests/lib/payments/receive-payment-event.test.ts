@@ -4,7 +4,7 @@ import { InvalidInput } from '../../../lib/errors.ts';
 import { applyBillingEvent, chooseFreePlan, REMEMBERED_EVENTS, type Billing } from '../../../lib/payments/billing.ts';
 import type { BillingEvent } from '../../../lib/payments/payments.ts';
 import { receivePaymentEvent } from '../../../lib/payments/receive-payment-event.ts';
-import { DeliveryInProgress } from '../../../lib/webhooks/deliveries.ts';
+import { DeliveryInProgress } from '../../../lib/deliveries/deliveries.ts';
 import { fakeAccounts, fakeFollowUps } from '../../support/fakes.ts';
 import { recordingLogger } from '../auth/fakes.ts';
 import { fakeDeliveries } from '../webhooks/fakes.ts';

@@ -3,12 +3,12 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { dynamodbIntegrations, hashSecret } from '../../../lib/accounts/integrations.ts';
 import { dynamodbBookingTasks } from '../../../lib/webhooks/dynamodb-booking-tasks.ts';
-import { dynamodbDeliveries } from '../../../lib/webhooks/dynamodb-deliveries.ts';
+import { dynamodbDeliveries } from '../../../lib/deliveries/dynamodb-deliveries.ts';
 import { dynamodbMembershipMembers } from '../../../lib/webhooks/dynamodb-membership-members.ts';
 import { dynamodbWebhookIntegrations } from '../../../lib/webhooks/dynamodb-webhook-integrations.ts';
 import { accountForPathSecret } from '../../../lib/webhooks/webhook-integrations.ts';
 import type { MembershipMember } from '../../../lib/webhooks/membership-state.ts';
-import { dynamodbLedger } from '../../../lib/onboarding/ledger.ts';
+import { dynamodbLedger } from '../../../lib/provisioning/ledger.ts';
 import { useDynamo } from '../../support/dynamo.ts';
 
 const d = useDynamo();

@@ -5,7 +5,7 @@ import { hashSecret, newWebhookSecret } from '../../../lib/accounts/integrations
 import type { OnboardingWorkflow } from '../../../lib/onboarding/workflow.ts';
 import type { BookingJob, BookingQueue } from '../../../lib/webhooks/booking-queue.ts';
 import type { BookingTaskRecord, BookingTasks } from '../../../lib/webhooks/booking-tasks.ts';
-import type { Claim, DeliveryLog } from '../../../lib/webhooks/deliveries.ts';
+import type { Claim, DeliveryLog } from '../../../lib/deliveries/deliveries.ts';
 import type { MembershipMembers } from '../../../lib/webhooks/membership-members.ts';
 import type { MembershipMember } from '../../../lib/webhooks/membership-state.ts';
 import type { WebhookIntegration, WebhookIntegrations } from '../../../lib/webhooks/webhook-integrations.ts';

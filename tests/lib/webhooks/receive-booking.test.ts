@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { bookingJobName } from '../../../lib/webhooks/booking-queue.ts';
-import { DeliveryInProgress, takeEffectOnce } from '../../../lib/webhooks/deliveries.ts';
+import { DeliveryInProgress, takeEffectOnce } from '../../../lib/deliveries/deliveries.ts';
 import { receiveBookingDelivery, type BookingDeps } from '../../../lib/webhooks/receive-booking.ts';
 import { fakeBookingQueue, fakeDeliveries, fakeWebhookIntegrations } from './fakes.ts';
 

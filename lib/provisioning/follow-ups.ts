@@ -3,7 +3,7 @@
 // the list an operator works through.
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { applied, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
-import type { Integration } from './outcomes.ts';
+import type { Integration } from '../onboarding/outcomes.ts';
 
 /** What is waiting: an onboarding integration, or the account's billing (payments/billing.ts). */
 export type FollowUpSubject = Integration | 'billing';

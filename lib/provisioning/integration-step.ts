@@ -6,10 +6,10 @@
 //   execution's redrive count: on the first pass (count 0) it fails with
 //   AwaitingRedrive, leaving the execution FAILED at that task for an
 //   operator; a redrive runs it for real.
-import { DomainError, VendorError } from '../../errors.ts';
-import { logger } from '../../log.ts';
-import type { Integration, StepAnswer, StepResult } from '../outcomes.ts';
-import type { RunStore } from '../runs.ts';
+import { DomainError, VendorError } from '../errors.ts';
+import { logger } from '../log.ts';
+import type { Integration, StepAnswer, StepResult } from '../onboarding/outcomes.ts';
+import type { RunStore } from '../onboarding/runs.ts';
 
 export interface StepInput {
   accountId: string;

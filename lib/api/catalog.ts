@@ -5,6 +5,7 @@
 import { authRoutes } from '../auth/routes.ts';
 import { checkoutRoutes } from '../checkout/routes.ts';
 import { crawlerRoutes } from '../crawler/routes.ts';
+import { enhancedOnboardingRoutes } from '../enhanced-onboarding/routes.ts';
 import { healthRoutes } from '../health/routes.ts';
 import { onboardingRoutes } from '../onboarding/routes.ts';
 import { paymentRoutes } from '../payments/routes.ts';
@@ -20,5 +21,6 @@ export const catalog: readonly RouteSpec[] = [
   ...Object.values(checkoutRoutes),
   ...Object.values(paymentRoutes),
   ...Object.values(webhookRoutes),
+  ...Object.values(enhancedOnboardingRoutes),
   ...Object.values(crawlerRoutes),
 ];

@@ -11,7 +11,7 @@ import type { CrawlStepInput } from './crawl-job.ts';
 export type CrawlStepEvent = CrawlStepInput & Partial<StepInput>;
 
 export function crawlStep(integration: Integration, runs: RunStore, work: (input: CrawlStepInput) => Promise<StepResult>) {
-  const asIntegration = integrationStep<StepInput & CrawlStepInput>(integration, runs, work);
+  const asIntegration = integrationStep<Integration, StepInput & CrawlStepInput>(integration, runs, work);
   return async (input: CrawlStepEvent): Promise<StepAnswer> => {
     if (input.runId) return asIntegration(input as StepInput & CrawlStepInput);
     const result = await work(input);

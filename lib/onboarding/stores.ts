@@ -5,7 +5,7 @@ import { config } from '../config.ts';
 import { policyFrom } from '../integrations/http-client.ts';
 import { db, tables } from '../store/dynamodb.ts';
 import { dynamodbFollowUps } from '../provisioning/follow-ups.ts';
-import { dynamodbLedger } from '../provisioning/ledger.ts';
+import { dynamodbLedger } from '../provisioning/dynamodb-ledger.ts';
 import { dynamodbRuns } from './runs.ts';
 
 export const stores = {

@@ -31,10 +31,10 @@ const SOURCE = 'stripe';
  * 2. An event type the service does not act on is acknowledged and logged, and not recorded.
  * 3. Once per event id (`stripe#<id>`, the delivery log in webhook_events,
  *    as the other webhooks): the first delivery claims it and does 4 and 5;
- *    a copy arriving meanwhile waits for it and is 'already-processed', or,
- *    if it is still at work after the wait, 409 delivery_in_progress, which
- *    Stripe retries. A delivery that fails gives the claim back, and one that
- *    crashed is taken over by a retry once its lease has run out.
+ *    a copy arriving meanwhile is answered at once with 409
+ *    delivery_in_progress, which Stripe retries, and a copy once it is done
+ *    is 'already-processed'. A delivery that fails gives the claim back, and
+ *    one that crashed is taken over by a retry once its lease has run out.
  * 4. Finds the account: the account id our checkout wrote into the metadata,
  *    else the account of the provider's customer, else the member with the
  *    checkout's e-mail; a subscription our public checkout started for an

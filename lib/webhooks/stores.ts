@@ -1,7 +1,7 @@
 // The DynamoDB-backed ports of the webhooks, created once per Lambda instance.
 import { dynamodbAccounts } from '../accounts/dynamodb-accounts.ts';
 import { config, ConfigError } from '../config.ts';
-import { dynamodbLedger } from '../provisioning/ledger.ts';
+import { dynamodbLedger } from '../provisioning/dynamodb-ledger.ts';
 import { db, tables } from '../store/dynamodb.ts';
 import { dynamodbBookingTasks } from './dynamodb-booking-tasks.ts';
 import { dynamodbDeliveries } from '../deliveries/dynamodb-deliveries.ts';

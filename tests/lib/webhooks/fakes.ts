@@ -4,58 +4,9 @@ import type { Member } from '../../../lib/accounts/accounts.ts';
 import { hashSecret, newWebhookSecret } from '../../../lib/accounts/integrations.ts';
 import type { OnboardingWorkflow } from '../../../lib/onboarding/workflow.ts';
 import type { BookingJob, BookingQueue } from '../../../lib/webhooks/booking-queue.ts';
-import type { BookingTaskRecord, BookingTasks } from '../../../lib/webhooks/booking-tasks.ts';
-import type { Claim, DeliveryLog } from '../../../lib/deliveries/deliveries.ts';
 import type { MembershipMembers } from '../../../lib/webhooks/membership-members.ts';
 import type { MembershipMember } from '../../../lib/webhooks/membership-state.ts';
 import type { WebhookIntegration, WebhookIntegrations } from '../../../lib/webhooks/webhook-integrations.ts';
-
-export interface FakeDeliveryRow {
-  status: 'processing' | 'done';
-  token: string;
-  source: string;
-  accountId?: string;
-  outcome?: string;
-  /** While processing: when the claim's lease runs out (epoch ms). */
-  leaseUntil?: number;
-}
-
-/**
- * The delivery log, with leases as dynamodbDeliveries keeps them: a claim
- * still processing when its lease has run out (by `now`) is taken over.
- */
-export function fakeDeliveries(options: { now?: () => Date; leaseMs?: number } = {}): DeliveryLog & { rows: Map<string, FakeDeliveryRow> } {
-  const now = options.now ?? (() => new Date());
-  const leaseMs = options.leaseMs ?? 60_000;
-  const rows = new Map<string, FakeDeliveryRow>();
-  return {
-    rows,
-    async claim(key, about): Promise<Claim> {
-      const row = rows.get(key);
-      if (row?.status === 'done') return { state: 'done', outcome: row.outcome };
-      if (row && row.leaseUntil! >= now().getTime()) return { state: 'in-progress' };
-      const token = crypto.randomUUID();
-      rows.set(key, { status: 'processing', token, source: about.source, ...(about.accountId ? { accountId: about.accountId } : {}), leaseUntil: now().getTime() + leaseMs });
-      return { state: 'claimed', token };
-    },
-    async complete(key, token, outcome, accountId) {
-      const row = rows.get(key);
-      if (row?.token !== token) return;
-      const { leaseUntil: _lease, ...held } = row;
-      rows.set(key, { ...held, status: 'done', outcome, ...(accountId ? { accountId } : {}) });
-    },
-    async release(key, token) {
-      const row = rows.get(key);
-      if (row?.token === token && row.status === 'processing') rows.delete(key);
-    },
-    async peek(key) {
-      const row = rows.get(key);
-      if (!row) return { state: 'free' };
-      if (row.status === 'done') return { state: 'done', outcome: row.outcome };
-      return row.leaseUntil! >= now().getTime() ? { state: 'in-progress' } : { state: 'free' };
-    },
-  };
-}
 
 export function fakeWebhookIntegrations(): WebhookIntegrations & { rows: Map<string, WebhookIntegration>; index: Map<string, { accountId: string; active: boolean }> } {
   const rows = new Map<string, WebhookIntegration>();
@@ -150,28 +101,4 @@ export function fakeBookingQueue(): BookingQueue & { jobs: Map<string, BookingJo
     },
   };
   return queue;
-}
-
-export function fakeBookingTasks(): BookingTasks & { records: Map<string, BookingTaskRecord>; leases: Map<string, string> } {
-  const records = new Map<string, BookingTaskRecord>();
-  const leases = new Map<string, string>();
-  const k = (accountId: string, ref: string) => `${accountId}|${ref}`;
-  return {
-    records,
-    leases,
-    get: async (accountId, ref) => records.get(k(accountId, ref)),
-    async claim(accountId, ref, holder) {
-      const held = leases.get(k(accountId, ref));
-      if (held && held !== holder) return false;
-      leases.set(k(accountId, ref), holder);
-      return true;
-    },
-    async save(accountId, ref, record) {
-      records.set(k(accountId, ref), { ...record });
-      leases.delete(k(accountId, ref));
-    },
-    async release(accountId, ref, holder) {
-      if (leases.get(k(accountId, ref)) === holder) leases.delete(k(accountId, ref));
-    },
-  };
 }

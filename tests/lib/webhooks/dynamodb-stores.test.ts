@@ -33,6 +33,18 @@ describe('webhook integrations', () => {
     expect((await store.get(accountId))!.secret).toBe(rotated.secret);
   });
 
+  it('finds the account and its signing keys from the path secret in one read', async () => {
+    const calls: string[] = [];
+    const db = { send: (command: { constructor: { name: string } }) => (calls.push(command.constructor.name), d.db.send(command as never)) } as unknown as typeof d.db;
+    const store = dynamodbWebhookIntegrations({ ...d, db });
+    const accountId = id();
+    const { secret } = await store.ensure(accountId);
+    await store.setSigningKeys(accountId, { calendly: 'k1' });
+    calls.length = 0;
+    expect(await accountForPathSecret(store, secret)).toMatchObject({ accountId, signingKeys: { calendly: 'k1' } });
+    expect(calls).toEqual(['GetCommand']);
+  });
+
   it('answers the same 404 for unknown, truncated, padded and wrong secrets of the right length', async () => {
     const store = dynamodbWebhookIntegrations(d);
     const { secret } = await store.ensure(id());
@@ -42,15 +54,68 @@ describe('webhook integrations', () => {
     }
   });
 
-  it('refuses an index entry whose account has moved on to another secret (an interrupted rotation)', async () => {
+  it('leaves no stray way in when a rotation is interrupted: the old secret works until the next settings read finishes the rotation', async () => {
+    const accountId = id();
+    const store = dynamodbWebhookIntegrations(d);
+    const first = await store.ensure(accountId);
+    await store.setSigningKeys(accountId, { calendly: 'k1' });
+    // The Lambda dies right after the row names the next secret, before the old one is revoked.
+    const puts: string[] = [];
+    const dying = {
+      send: (command: { constructor: { name: string }; input: { TableName?: string; Item?: { secret_hash?: string }; ReturnValues?: string } }) => {
+        if (command.input.Item?.secret_hash) puts.push(command.input.Item.secret_hash);
+        if (command.input.TableName === d.tables.webhook_secrets && command.input.ReturnValues === 'ALL_NEW') return Promise.reject(new Error('Task timed out'));
+        return d.db.send(command as never);
+      },
+    } as unknown as typeof d.db;
+    await expect(dynamodbWebhookIntegrations({ ...d, db: dying }).rotate(accountId)).rejects.toThrow('Task timed out');
+    const row = (await d.db.send(new GetCommand({ TableName: d.tables.integrations, Key: { account_id: accountId } }))).Item!;
+    expect(hashSecret(row.next_secret)).toBe(puts[0]);
+    // The new entry opens nothing yet; the old secret still does, with its keys.
+    await expect(accountForPathSecret(store, row.next_secret)).rejects.toMatchObject({ code: 'not_found' });
+    expect(await accountForPathSecret(store, first.secret)).toEqual({ accountId, signingKeys: { calendly: 'k1' } });
+
+    // Reading the settings finishes the rotation: the owner is shown the new secret, which now works, with the keys.
+    const settled = (await store.get(accountId))!;
+    expect(settled.secret).toBe(row.next_secret);
+    expect(await accountForPathSecret(store, settled.secret)).toEqual({ accountId, signingKeys: { calendly: 'k1' } });
+    await expect(accountForPathSecret(store, first.secret)).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('never opens the entry of a rotation that lost to another', async () => {
+    const accountId = id();
+    const store = dynamodbWebhookIntegrations(d);
+    await store.ensure(accountId);
+    const puts: string[] = [];
+    const recording = {
+      send: (command: { input: { Item?: { secret_hash?: string } } }) => {
+        if (command.input.Item?.secret_hash) puts.push(command.input.Item.secret_hash);
+        return d.db.send(command as never);
+      },
+    } as unknown as typeof d.db;
+    const racing = dynamodbWebhookIntegrations({ ...d, db: recording });
+    await Promise.allSettled(Array.from({ length: 4 }, () => racing.rotate(accountId)));
+    const current = hashSecret((await store.get(accountId))!.secret);
+    expect(puts).toContain(current);
+    for (const hash of puts.filter((h) => h !== current)) expect(await store.inboundFor(hash)).toBeUndefined();
+  });
+
+  it('keeps every signing key set while rotations run, on whichever secret is current', async () => {
     const store = dynamodbWebhookIntegrations(d);
     const accountId = id();
     await store.ensure(accountId);
-    const stray = 'S'.repeat(43);
-    await d.db.send(
-      new (await import('@aws-sdk/lib-dynamodb')).PutCommand({ TableName: d.tables.webhook_secrets, Item: { secret_hash: hashSecret(stray), account_id: accountId, status: 'active' } }),
-    );
-    await expect(accountForPathSecret(store, stray)).rejects.toMatchObject({ code: 'not_found' });
+    const results = await Promise.allSettled([
+      store.rotate(accountId),
+      store.setSigningKeys(accountId, { calendly: 'k1' }),
+      store.rotate(accountId),
+      store.setSigningKeys(accountId, { calcom: 'k2' }),
+      store.rotate(accountId),
+    ]);
+    for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'rotation_in_progress' });
+    const expected = { ...(results[1]!.status === 'fulfilled' ? { calendly: 'k1' } : {}), ...(results[3]!.status === 'fulfilled' ? { calcom: 'k2' } : {}) };
+    const current = (await store.get(accountId))!;
+    expect(current.signingKeys).toEqual(expected);
+    expect((await accountForPathSecret(store, current.secret)).signingKeys).toEqual(expected);
   });
 
   it('gives concurrent rotations one winner each time, and every secret but the last stops working', async () => {

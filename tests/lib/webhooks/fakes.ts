@@ -6,41 +6,55 @@ import type { OnboardingWorkflow } from '../../../lib/onboarding/workflow.ts';
 import type { BookingJob, BookingQueue } from '../../../lib/webhooks/booking-queue.ts';
 import type { MembershipMembers } from '../../../lib/webhooks/membership-members.ts';
 import type { MembershipMember } from '../../../lib/webhooks/membership-state.ts';
-import type { WebhookIntegration, WebhookIntegrations } from '../../../lib/webhooks/webhook-integrations.ts';
+import type { SigningKeyName, SigningKeys, WebhookIntegration, WebhookIntegrations } from '../../../lib/webhooks/webhook-integrations.ts';
 
-export function fakeWebhookIntegrations(): WebhookIntegrations & { rows: Map<string, WebhookIntegration>; index: Map<string, { accountId: string; active: boolean }> } {
-  const rows = new Map<string, WebhookIntegration>();
-  const index = new Map<string, { accountId: string; active: boolean }>();
-  const store = {
+/**
+ * Webhook settings as dynamodbWebhookIntegrations keeps them: the account's
+ * row (its current secret) and, per secret hash, an index entry holding the
+ * account, whether it is active, and the signing keys, which a rotation
+ * carries over to the new secret's entry.
+ */
+export function fakeWebhookIntegrations() {
+  const rows = new Map<string, Omit<WebhookIntegration, 'signingKeys'>>();
+  const index = new Map<string, { accountId: string; active: boolean; signingKeys: SigningKeys }>();
+  const view = (accountId: string): WebhookIntegration | undefined => {
+    const row = rows.get(accountId);
+    return row && structuredClone({ ...row, signingKeys: index.get(hashSecret(row.secret))!.signingKeys });
+  };
+  const store: WebhookIntegrations & { rows: typeof rows; index: typeof index } = {
     rows,
     index,
-    accountForSecretHash: async (hash: string) => (index.get(hash)?.active ? index.get(hash)!.accountId : undefined),
-    get: async (accountId: string) => rows.get(accountId) && structuredClone(rows.get(accountId)!),
-    async ensure(accountId: string) {
+    async inboundFor(hash) {
+      const entry = index.get(hash);
+      return entry?.active ? { accountId: entry.accountId, signingKeys: { ...entry.signingKeys } } : undefined;
+    },
+    get: async (accountId) => view(accountId),
+    async ensure(accountId) {
       if (!rows.has(accountId)) {
         const secret = newWebhookSecret();
-        rows.set(accountId, { accountId, secret, signingKeys: {}, createdAt: new Date().toISOString() });
-        index.set(hashSecret(secret), { accountId, active: true });
+        rows.set(accountId, { accountId, secret, createdAt: new Date().toISOString() });
+        index.set(hashSecret(secret), { accountId, active: true, signingKeys: {} });
       }
-      return structuredClone(rows.get(accountId)!);
+      return view(accountId)!;
     },
-    async rotate(accountId: string) {
+    async rotate(accountId) {
       const row = rows.get(accountId)!;
+      const old = index.get(hashSecret(row.secret))!;
       const secret = newWebhookSecret();
-      index.set(hashSecret(secret), { accountId, active: true });
-      index.set(hashSecret(row.secret), { accountId, active: false });
+      index.set(hashSecret(secret), { accountId, active: true, signingKeys: old.signingKeys });
+      index.set(hashSecret(row.secret), { ...old, active: false });
       rows.set(accountId, { ...row, secret, rotatedAt: new Date().toISOString() });
-      return structuredClone(rows.get(accountId)!);
+      return view(accountId)!;
     },
-    async setSigningKeys(accountId: string, changes: Record<string, string | null | undefined>) {
-      const row = rows.get(accountId)!;
-      const keys: Record<string, string> = { ...row.signingKeys };
-      for (const [k, v] of Object.entries(changes)) {
+    async setSigningKeys(accountId, changes) {
+      const entry = index.get(hashSecret(rows.get(accountId)!.secret))!;
+      const keys: SigningKeys = { ...entry.signingKeys };
+      for (const [k, v] of Object.entries(changes) as [SigningKeyName, string | null | undefined][]) {
         if (v === null) delete keys[k];
         else if (v !== undefined) keys[k] = v;
       }
-      rows.set(accountId, { ...row, signingKeys: keys });
-      return structuredClone(rows.get(accountId)!);
+      entry.signingKeys = keys;
+      return view(accountId)!;
     },
   };
   return store;

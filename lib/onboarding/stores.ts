@@ -3,9 +3,9 @@ import { dynamodbAccounts, dynamodbSlugs } from '../accounts/dynamodb-accounts.t
 import { dynamodbIntegrations } from '../accounts/integrations.ts';
 import { config } from '../config.ts';
 import { policyFrom } from '../integrations/http-client.ts';
-import { db, tables } from '../store/dynamodb.ts';
-import { dynamodbFollowUps } from '../provisioning/follow-ups.ts';
 import { dynamodbLedger } from '../provisioning/dynamodb-ledger.ts';
+import { dynamodbFollowUps } from '../provisioning/follow-ups.ts';
+import { db, tables } from '../store/dynamodb.ts';
 import { dynamodbRuns } from './runs.ts';
 
 export const stores = {

@@ -1,8 +1,8 @@
 import type { AccountStore } from '../accounts/accounts.ts';
 import { ensureAccountFor } from '../accounts/ensure-account.ts';
+import { takeEffectOnce, type OnceDeps } from '../deliveries/deliveries.ts';
 import type { Logger } from '../log.ts';
 import type { FollowUps } from '../provisioning/follow-ups.ts';
-import { takeEffectOnce, type OnceDeps } from '../deliveries/deliveries.ts';
 import { applyBillingEvent, updateBilling, type Billing, type BillingOutcome, type BillingStore } from './billing.ts';
 import type { BillingEvent, Payments } from './payments.ts';
 

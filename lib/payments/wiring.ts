@@ -3,10 +3,10 @@
 // included), reused by warm invocations.
 import { dynamodbAccounts } from '../accounts/dynamodb-accounts.ts';
 import { config, ConfigError } from '../config.ts';
+import { dynamodbDeliveries } from '../deliveries/dynamodb-deliveries.ts';
 import { interactivePolicyFrom } from '../integrations/http-client.ts';
 import { dynamodbFollowUps } from '../provisioning/follow-ups.ts';
 import { db, tables } from '../store/dynamodb.ts';
-import { dynamodbDeliveries } from '../deliveries/dynamodb-deliveries.ts';
 import { dynamodbBilling } from './dynamodb-billing.ts';
 import type { Payments } from './payments.ts';
 import { stripePayments } from './stripe-payments.ts';

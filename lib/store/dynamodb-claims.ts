@@ -9,8 +9,8 @@
 // Acquiring is one UpdateItem that cannot fail: every attribute it sets is
 // if_not_exists, so on a free row it makes the caller the holder, and on any
 // other it changes nothing; ReturnValues ALL_NEW then tells every caller, the
-// winner and the losers alike, where the claim stands, in that same call (the
-// conditional put it replaces made a loser read the row again). Only the rare
+// winner and the losers alike, where the claim stands, in that same call: a
+// loser needs no second request to learn it. Only the rare
 // cases write a second time: a lapsed or forgotten claim is taken over, and a
 // holder that retakes its own claim renews its lease, each by a
 // compare-and-set on what the first call returned.
@@ -45,7 +45,9 @@ export function dynamodbClaims<K, V>(deps: {
   const { db, tableName: TableName, policy } = deps;
   const now = deps.now ?? (() => new Date());
   const once = policy.kind === 'once';
-  const expiry = (ms: number): Record<string, number> => (policy.retentionMs === undefined ? {} : { ':expires': Math.floor((ms + policy.retentionMs) / 1000) });
+  const retained = policy.retentionMs !== undefined;
+  /** The row's expiry counted from `ms`, as an expression value, under a retention. */
+  const expiry = (ms: number): Record<string, number> => (retained ? { ':expires': Math.floor((ms + policy.retentionMs!) / 1000) } : {});
   const forgotten = (row: Row, at: number) => row.expires_at !== undefined && row.expires_at < Math.floor(at / 1000);
   const aboutNames = (about: About | undefined) => Object.keys(about ?? {}).map((_, i) => `#a${i}`);
 
@@ -78,7 +80,7 @@ export function dynamodbClaims<K, V>(deps: {
             set: [
               '#holder = if_not_exists(#holder, :holder)',
               '#until = if_not_exists(#until, :until)',
-              ...(':expires' in mine ? ['#expires = if_not_exists(#expires, :expires)'] : []),
+              ...(retained ? ['#expires = if_not_exists(#expires, :expires)'] : []),
               ...aboutNames(about).map((name, i) => `${name} = if_not_exists(${name}, :a${i})`),
             ],
             values: mine,
@@ -96,7 +98,7 @@ export function dynamodbClaims<K, V>(deps: {
         // Either only if the row is still as read, so that of two callers doing so, one wins.
         const taken = await applied(
           change(key, {
-            set: ['#holder = :holder', '#until = :until', ...(':expires' in mine ? ['#expires = :expires'] : [])],
+            set: ['#holder = :holder', '#until = :until', ...(retained ? ['#expires = :expires'] : [])],
             remove: stale ? ['#value', '#finished'] : [],
             condition: '#holder = :seenHolder AND #until = :seenUntil',
             values: { ...mine, ':seenHolder': row.holder, ':seenUntil': row.lease_until },
@@ -109,14 +111,13 @@ export function dynamodbClaims<K, V>(deps: {
 
     async finish(key, holder, value, about) {
       const at = now();
-      const expires = expiry(at.getTime());
       return applied(
         change(key, {
-          set: ['#value = :value', '#finished = :at', ...(':expires' in expires ? ['#expires = :expires'] : []), ...aboutNames(about).map((name, i) => `${name} = :a${i}`)],
+          set: ['#value = :value', '#finished = :at', ...(retained ? ['#expires = :expires'] : []), ...aboutNames(about).map((name, i) => `${name} = :a${i}`)],
           // A 'once' claim keeps its holder and lease, so that acquiring it again changes nothing; a turn ends here.
           remove: once ? [] : ['#holder', '#until'],
           condition: once ? '#holder = :holder AND attribute_not_exists(#finished)' : '#holder = :holder',
-          values: { ':value': value, ':at': at.toISOString(), ':holder': holder, ...expires },
+          values: { ':value': value, ':at': at.toISOString(), ':holder': holder, ...expiry(at.getTime()) },
           about,
         }),
       );
@@ -141,10 +142,9 @@ export function dynamodbClaims<K, V>(deps: {
 
     async record(key, value) {
       const at = now();
-      const expires = expiry(at.getTime());
       await change(key, {
-        set: ['#value = :value', '#finished = :at', ...(':expires' in expires ? ['#expires = :expires'] : [])],
-        values: { ':value': value, ':at': at.toISOString(), ...expires },
+        set: ['#value = :value', '#finished = :at', ...(retained ? ['#expires = :expires'] : [])],
+        values: { ':value': value, ':at': at.toISOString(), ...expiry(at.getTime()) },
       });
     },
 

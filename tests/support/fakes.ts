@@ -2,18 +2,18 @@
 // it was asked to do, so tests assert on state left behind, not on calls.
 import type { Account, AccountDetails, AccountStore, Member, NewMember, SlugRegistry } from '../../lib/accounts/accounts.ts';
 import type { IntegrationStore } from '../../lib/accounts/integrations.ts';
+import { DELIVERY_CLAIMS } from '../../lib/deliveries/deliveries.ts';
 import type { Chat, ChatMessage } from '../../lib/integrations/chat.ts';
 import type { Crm, LeadDetails } from '../../lib/integrations/crm.ts';
 import type { Mailer, OutgoingEmail } from '../../lib/integrations/mailer.ts';
 import type { Storage } from '../../lib/integrations/storage.ts';
 import type { NewTask, TaskPatch, TaskRef, TaskTool } from '../../lib/integrations/task-tool.ts';
+import type { StepReport } from '../../lib/onboarding/outcomes.ts';
+import type { RunRecord, RunStore } from '../../lib/onboarding/runs.ts';
 import type { FollowUp, FollowUps } from '../../lib/provisioning/follow-ups.ts';
 import { ledgerOf, LEDGER_CLAIMS, type EntryKey } from '../../lib/provisioning/ledger.ts';
 import type { About, ClaimPolicy, Claims } from '../../lib/store/claims.ts';
 import { BOOKING_TASK_CLAIMS, bookingTasksOf, type BookingKey, type StoredBookingTask } from '../../lib/webhooks/booking-tasks.ts';
-import { DELIVERY_CLAIMS } from '../../lib/deliveries/deliveries.ts';
-import type { StepReport } from '../../lib/onboarding/outcomes.ts';
-import type { RunRecord, RunStore } from '../../lib/onboarding/runs.ts';
 
 const now = () => new Date().toISOString();
 

@@ -1,8 +1,8 @@
 import { config } from '../../../lib/config.ts';
 import { dropboxStorage } from '../../../lib/integrations/dropbox-storage.ts';
-import { integrationStep } from '../../../lib/provisioning/integration-step.ts';
 import { provisionStorageTree } from '../../../lib/onboarding/steps/provision-storage-tree.ts';
 import { stores, vendorPolicy } from '../../../lib/onboarding/stores.ts';
+import { integrationStep } from '../../../lib/provisioning/integration-step.ts';
 
 const deps = {
   storage: config.storage && dropboxStorage(config.storage, vendorPolicy),

@@ -1,8 +1,8 @@
 import { config } from '../../../lib/config.ts';
 import { closeCrm } from '../../../lib/integrations/close-crm.ts';
-import { integrationStep } from '../../../lib/provisioning/integration-step.ts';
 import { syncCrmLead } from '../../../lib/onboarding/steps/sync-crm-lead.ts';
 import { stores, vendorPolicy } from '../../../lib/onboarding/stores.ts';
+import { integrationStep } from '../../../lib/provisioning/integration-step.ts';
 
 const deps = {
   crm: config.crm && closeCrm(config.crm, vendorPolicy),

@@ -4,15 +4,15 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
+import { recordingLogger } from '../auth/fakes.ts';
 import { dynamodbAccounts } from '../../../lib/accounts/dynamodb-accounts.ts';
 import { DeliveryInProgress } from '../../../lib/deliveries/deliveries.ts';
 import { dynamodbDeliveries } from '../../../lib/deliveries/dynamodb-deliveries.ts';
-import { dynamodbFollowUps } from '../../../lib/provisioning/follow-ups.ts';
 import { dynamodbBilling } from '../../../lib/payments/dynamodb-billing.ts';
 import { receivePaymentEvent } from '../../../lib/payments/receive-payment-event.ts';
 import { stripePayments } from '../../../lib/payments/stripe-payments.ts';
+import { dynamodbFollowUps } from '../../../lib/provisioning/follow-ups.ts';
 import { useDynamo } from '../../support/dynamo.ts';
-import { recordingLogger } from '../auth/fakes.ts';
 
 const d = useDynamo();
 const stores = () => ({

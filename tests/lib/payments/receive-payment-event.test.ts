@@ -1,12 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
+import { recordingLogger } from '../auth/fakes.ts';
 import type { Account } from '../../../lib/accounts/accounts.ts';
+import { DELIVERY_CLAIMS, DeliveryInProgress } from '../../../lib/deliveries/deliveries.ts';
 import { InvalidInput } from '../../../lib/errors.ts';
 import { applyBillingEvent, chooseFreePlan, REMEMBERED_EVENTS, type Billing } from '../../../lib/payments/billing.ts';
 import type { BillingEvent } from '../../../lib/payments/payments.ts';
 import { receivePaymentEvent } from '../../../lib/payments/receive-payment-event.ts';
-import { DELIVERY_CLAIMS, DeliveryInProgress } from '../../../lib/deliveries/deliveries.ts';
 import { fakeAccounts, fakeDeliveries, fakeFollowUps } from '../../support/fakes.ts';
-import { recordingLogger } from '../auth/fakes.ts';
 import { fakeBilling, fakePayments, signed } from './fakes.ts';
 
 const LEASE_MS = DELIVERY_CLAIMS.leaseMs;

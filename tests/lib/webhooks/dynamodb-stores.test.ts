@@ -2,12 +2,12 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { dynamodbIntegrations, hashSecret } from '../../../lib/accounts/integrations.ts';
+import { dynamodbLedger } from '../../../lib/provisioning/dynamodb-ledger.ts';
 import { dynamodbBookingTasks } from '../../../lib/webhooks/dynamodb-booking-tasks.ts';
 import { dynamodbMembershipMembers } from '../../../lib/webhooks/dynamodb-membership-members.ts';
 import { dynamodbWebhookIntegrations } from '../../../lib/webhooks/dynamodb-webhook-integrations.ts';
-import { accountForPathSecret } from '../../../lib/webhooks/webhook-integrations.ts';
 import type { MembershipMember } from '../../../lib/webhooks/membership-state.ts';
-import { dynamodbLedger } from '../../../lib/provisioning/dynamodb-ledger.ts';
+import { accountForPathSecret } from '../../../lib/webhooks/webhook-integrations.ts';
 import { useDynamo } from '../../support/dynamo.ts';
 
 const d = useDynamo();

@@ -2,8 +2,8 @@
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { bookingJobName } from '../../../lib/webhooks/booking-queue.ts';
 import { DeliveryInProgress } from '../../../lib/deliveries/deliveries.ts';
+import { bookingJobName } from '../../../lib/webhooks/booking-queue.ts';
 import { receiveBookingDelivery, type BookingDeps } from '../../../lib/webhooks/receive-booking.ts';
 import { fakeDeliveries } from '../../support/fakes.ts';
 import { fakeBookingQueue, fakeWebhookIntegrations } from './fakes.ts';

@@ -1,11 +1,11 @@
 // The membership webhook's use case against in-memory ports.
 import { createHmac } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { DeliveryInProgress } from '../../../lib/deliveries/deliveries.ts';
 import { normaliseIntake } from '../../../lib/onboarding/intake.ts';
 import { runIdFor } from '../../../lib/onboarding/run-id.ts';
 import { beginOnboarding } from '../../../lib/onboarding/start-onboarding.ts';
 import { receiveMembershipDelivery, type MembershipDeps } from '../../../lib/webhooks/receive-membership.ts';
-import { DeliveryInProgress } from '../../../lib/deliveries/deliveries.ts';
 import { fakeAccounts, fakeDeliveries, fakeIntegrations, fakeLedger, fakeRuns } from '../../support/fakes.ts';
 import { fakeMembershipMembers, fakeWebhookIntegrations, fakeWorkflow } from './fakes.ts';
 

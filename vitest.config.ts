@@ -22,7 +22,7 @@ export default defineConfig({
           // The whole local stack, started once by the suite itself on free ports.
           globalSetup: ['tests/support/stack-setup.ts'],
           testTimeout: 90_000,
-          hookTimeout: 180_000,
+          hookTimeout: 360_000,
         },
       },
       {
@@ -34,7 +34,7 @@ export default defineConfig({
           globalSetup: ['tests/support/stack-setup.ts'],
           fileParallelism: false,
           testTimeout: 180_000,
-          hookTimeout: 180_000,
+          hookTimeout: 360_000,
         },
       },
     ],

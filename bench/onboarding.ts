@@ -5,9 +5,8 @@
 // ratio near 1; branches run one after another would push it towards
 // (slug + sum of branches) / critical path, also reported.
 import { GetExecutionHistoryCommand, type HistoryEvent, SFNClient } from '@aws-sdk/client-sfn';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { LOCAL_REGION } from '../local/stack.ts';
+import { stateMachines } from '../statemachines/cloudformation.ts';
 import { SERVICE_KEY, type Scenario } from './scenario.ts';
 import { median, round } from './stats.ts';
 
@@ -34,7 +33,7 @@ interface Asl {
 }
 
 export async function measureOnboarding(s: Scenario, options: { runs: number; vendorLatencyMs: number }): Promise<OnboardingFigures> {
-  const asl = JSON.parse(readFileSync(join(import.meta.dirname, '../statemachines/onboarding.asl.json'), 'utf8')) as Asl;
+  const asl: Asl = stateMachines.onboarding as never;
   const slugState = asl.StartAt;
   const provision = Object.entries(asl.States).find(([, st]) => st.Type === 'Parallel')!;
   // Each branch is named by its first state; its states are the ones it declares.

@@ -49,7 +49,11 @@ export class Forbidden extends DomainError {
 }
 
 export class NotFound extends DomainError {
-  readonly code = 'not_found';
+  readonly code: string;
+  constructor(message: string, code = 'not_found') {
+    super(message);
+    this.code = code;
+  }
 }
 
 export class MethodNotAllowed extends DomainError {
@@ -64,6 +68,15 @@ export class MethodNotAllowed extends DomainError {
 export class Conflict extends DomainError {
   readonly code: string;
   constructor(message: string, code = 'conflict') {
+    super(message);
+    this.code = code;
+  }
+}
+
+/** It existed, and can no longer be used (an expired or revoked invitation). */
+export class Gone extends DomainError {
+  readonly code: string;
+  constructor(message: string, code = 'gone') {
     super(message);
     this.code = code;
   }

@@ -46,9 +46,7 @@ export async function resolveService(stage: string, env: NodeJS.ProcessEnv): Pro
 export const functionName = (svc: ResolvedService, key: string) =>
   svc.functions[key]?.name ?? `${svc.service}-${svc.stage}-${key}`;
 
-/** The CloudFormation logical id Serverless gives a function, e.g. assign-slug → AssignDashslugLambdaFunction. */
-export const functionLogicalId = (key: string) =>
-  `${key.charAt(0).toUpperCase()}${key.slice(1).replace(/-/g, 'Dash').replace(/_/g, 'Underscore')}LambdaFunction`;
+export { functionLogicalId } from '../statemachines/cloudformation.ts';
 
 export function resourcesOfType(svc: ResolvedService, type: string): [string, CfnResource][] {
   return Object.entries(svc.resources).filter(([, r]) => r.Type === type);

@@ -170,7 +170,7 @@ function spawnOffline(ports: Ports, env: Record<string, string>, options: StackO
 
 const hasExited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
 
-async function waitForHealth(url: string, child: ChildProcess, signal?: AbortSignal, timeoutMs = 90_000): Promise<void> {
+async function waitForHealth(url: string, child: ChildProcess, signal?: AbortSignal, timeoutMs = 300_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     signal?.throwIfAborted();

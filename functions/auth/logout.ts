@@ -1,3 +1,4 @@
+import { guard } from '../../lib/access/wiring.ts';
 import { logOut } from '../../lib/auth/log-out.ts';
 import { authRoutes } from '../../lib/auth/routes.ts';
 import { identityProvider } from '../../lib/auth/wiring.ts';
@@ -6,4 +7,4 @@ import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
 
 const deps = { identity: identityProvider() };
 
-export const handler = httpEndpoint(authRoutes.logout, async ({ headers }) => json(200, await logOut(deps, bearerToken(headers))));
+export const handler = httpEndpoint(authRoutes.logout, guard, async ({ headers }) => json(200, await logOut(deps, bearerToken(headers))));

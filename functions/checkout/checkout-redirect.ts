@@ -1,16 +1,13 @@
+import { guard } from '../../lib/access/wiring.ts';
+import { memberships } from '../../lib/accounts/wiring.ts';
 import { checkoutRoutes } from '../../lib/checkout/routes.ts';
 import { checkoutRedirect } from '../../lib/checkout/start-checkout.ts';
-import { accountStore, billingStore, identityProvider, payments, settings } from '../../lib/checkout/wiring.ts';
-import { bearerToken } from '../../lib/http/credentials.ts';
+import { accountStore, billingStore, payments, settings } from '../../lib/checkout/wiring.ts';
 import { httpEndpoint, redirect, requestUrl } from '../../lib/http/endpoint.ts';
 
-const deps = { identity: identityProvider(), payments: payments(), accounts: accountStore(), billing: billingStore(), settings };
+const deps = { payments: payments(), accounts: accountStore(), memberships, billing: billingStore(), settings };
 
-export const handler = httpEndpoint(checkoutRoutes.checkoutRedirect, async (request) => {
-  const { status, location } = await checkoutRedirect(deps, {
-    accessToken: bearerToken(request.headers),
-    plan: request.query.plan,
-    requestUrl: requestUrl(request),
-  });
+export const handler = httpEndpoint(checkoutRoutes.checkoutRedirect, guard, async (request) => {
+  const { status, location } = await checkoutRedirect(deps, { grant: request.access, plan: request.query.plan, requestUrl: requestUrl(request) });
   return redirect(status, location);
 });

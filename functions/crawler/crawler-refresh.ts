@@ -1,13 +1,12 @@
-import { requireAdmin } from '../../lib/crawler/access.ts';
+import { guard } from '../../lib/access/wiring.ts';
 import { requestRefresh } from '../../lib/crawler/request-refresh.ts';
 import { crawlerRoutes } from '../../lib/crawler/routes.ts';
-import { adminAccess, crawlerDeps, refreshWorkflow } from '../../lib/crawler/wiring.ts';
+import { crawlerDeps, refreshWorkflow } from '../../lib/crawler/wiring.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
 
 const deps = { ...crawlerDeps, workflow: refreshWorkflow() };
 
-export const handler = httpEndpoint(crawlerRoutes.crawlerRefresh, async (request) => {
-  await requireAdmin(adminAccess, request.headers);
+export const handler = httpEndpoint(crawlerRoutes.crawlerRefresh, guard, async (request) => {
   const accountId = request.pathParams.accountId!;
   const job = await requestRefresh(deps, accountId, request.body);
   return json(202, {

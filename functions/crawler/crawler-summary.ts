@@ -1,11 +1,10 @@
-import { requireAdmin } from '../../lib/crawler/access.ts';
+import { guard } from '../../lib/access/wiring.ts';
 import { crawlerRoutes } from '../../lib/crawler/routes.ts';
 import { crawlerSummary } from '../../lib/crawler/summary.ts';
-import { adminAccess, crawlerDeps } from '../../lib/crawler/wiring.ts';
+import { crawlerDeps } from '../../lib/crawler/wiring.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
 
-export const handler = httpEndpoint(crawlerRoutes.crawlerSummary, async (request) => {
-  await requireAdmin(adminAccess, request.headers);
+export const handler = httpEndpoint(crawlerRoutes.crawlerSummary, guard, async (request) => {
   const summary = await crawlerSummary(crawlerDeps, request.pathParams.accountId!);
   return json(200, { success: true, summary });
 });

@@ -11,7 +11,7 @@ const fallback = route({
   operationId: 'notFound',
   summary: 'Unknown route',
   tag: 'docs',
-  access: 'public',
+  access: { who: 'anyone' },
   responses: { 404: { description: 'No such path' }, 405: { description: 'Path exists, method does not' } },
 });
 

@@ -1,14 +1,14 @@
+import { guard } from '../../lib/access/wiring.ts';
 import { httpEndpoint } from '../../lib/http/endpoint.ts';
-import { identifyCaller, requireSelfOrService } from '../../lib/onboarding/access.ts';
 import { httpAnswer } from '../../lib/onboarding/answer.ts';
 import { normaliseIntake } from '../../lib/onboarding/intake.ts';
+import { onboardingAccount } from '../../lib/onboarding/onboarding-account.ts';
 import { onboardingRoutes } from '../../lib/onboarding/routes.ts';
 import { onboard } from '../../lib/onboarding/start-onboarding.ts';
-import { access, onboardingDeps } from '../../lib/onboarding/wiring.ts';
+import { accountDeps, onboardingDeps } from '../../lib/onboarding/wiring.ts';
 
-export const handler = httpEndpoint(onboardingRoutes.onboardingV2, async (request) => {
-  const caller = await identifyCaller(access, request.headers);
+export const handler = httpEndpoint(onboardingRoutes.onboardingV2, guard, async (request) => {
   const intake = normaliseIntake(request.body);
-  requireSelfOrService(caller, intake.email);
-  return httpAnswer(await onboard(onboardingDeps, intake), request);
+  const accountId = await onboardingAccount(accountDeps, request.access, intake);
+  return httpAnswer(await onboard(onboardingDeps, accountId, intake), request);
 });

@@ -1,3 +1,4 @@
+import { memberships, teamDeps } from '../../lib/accounts/wiring.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
 import { stores as onboardingStores } from '../../lib/onboarding/stores.ts';
 import { sfnWorkflow } from '../../lib/onboarding/workflow.ts';
@@ -8,6 +9,8 @@ import { sfn } from '../../lib/workflows/step-functions.ts';
 
 const deps = {
   ...webhookStores,
+  memberships,
+  team: teamDeps,
   onboarding: { ...onboardingStores, workflow: sfnWorkflow(sfn, stateMachineArn('onboarding')) },
 };
 

@@ -1,12 +1,11 @@
+import { grantedAccount } from '../../lib/access/guard.ts';
+import { guard } from '../../lib/access/wiring.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
-import { identifyCaller } from '../../lib/onboarding/access.ts';
 import { webhookRoutes } from '../../lib/webhooks/routes.ts';
 import { webhookStores } from '../../lib/webhooks/stores.ts';
 import { rotateWebhookSecret } from '../../lib/webhooks/webhook-settings.ts';
-import { access } from '../../lib/webhooks/wiring.ts';
 
-export const handler = httpEndpoint(webhookRoutes.rotateWebhookSecret, async (request) => {
-  const caller = await identifyCaller(access, request.headers);
-  const settings = await rotateWebhookSecret(webhookStores, caller, request.pathParams.accountId!, request.apiOrigin);
+export const handler = httpEndpoint(webhookRoutes.rotateWebhookSecret, guard, async (request) => {
+  const settings = await rotateWebhookSecret(webhookStores, grantedAccount(request.access).id, request.apiOrigin);
   return json(200, settings, { 'cache-control': 'no-store' });
 });

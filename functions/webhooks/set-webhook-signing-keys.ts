@@ -1,12 +1,11 @@
+import { grantedAccount } from '../../lib/access/guard.ts';
+import { guard } from '../../lib/access/wiring.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
-import { identifyCaller } from '../../lib/onboarding/access.ts';
 import { webhookRoutes } from '../../lib/webhooks/routes.ts';
 import { webhookStores } from '../../lib/webhooks/stores.ts';
 import { setSigningKeys } from '../../lib/webhooks/webhook-settings.ts';
-import { access } from '../../lib/webhooks/wiring.ts';
 
-export const handler = httpEndpoint(webhookRoutes.setWebhookSigningKeys, async (request) => {
-  const caller = await identifyCaller(access, request.headers);
-  const settings = await setSigningKeys(webhookStores, caller, request.pathParams.accountId!, request.body, request.apiOrigin);
+export const handler = httpEndpoint(webhookRoutes.setWebhookSigningKeys, guard, async (request) => {
+  const settings = await setSigningKeys(webhookStores, grantedAccount(request.access).id, request.body, request.apiOrigin);
   return json(200, settings, { 'cache-control': 'no-store' });
 });

@@ -1,5 +1,8 @@
 // Account and member records, and the ports that keep them. DynamoDB
 // attribute names follow the contract (portal_slug, storage_link, ...).
+// A member record (the contract's `members` table) is the person an
+// onboarding was for, or a person a membership provider synced: a record, not
+// a right. Who may act on an account is decided by memberships (memberships.ts).
 
 export type AccountStatus = 'provisioning' | 'active' | 'needs_attention';
 export type MemberStatus = 'provisioning' | 'active' | 'needs_attention' | 'removed';
@@ -21,6 +24,15 @@ export interface Account {
   metadata?: Record<string, unknown>;
   portal_slug?: string;
   dashboard_slug?: string;
+  /** The identity-provider user who created it (its first owner). */
+  created_by?: string;
+  /** How many active owners it has: kept by the membership store, so the last one can never go (memberships.ts). */
+  owner_count?: number;
+  /** The client's storage folder and its shared link, once provisioned. */
+  storage_path?: string;
+  storage_link?: string;
+  /** The latest onboarding run started for it. */
+  onboarding_run_id?: string;
   stripe_customer_id?: string;
   subscription_id?: string;
   subscription_status?: string;
@@ -49,7 +61,22 @@ export interface Member {
 
 /** Contact and company details, as the latest submission gives them (undefined: leave as is). */
 export type AccountDetails = Partial<
-  Pick<Account, 'company_name' | 'company_url' | 'company_domain' | 'contact_email' | 'phone' | 'location' | 'timezone' | 'requested_plan' | 'metadata'>
+  Pick<
+    Account,
+    | 'company_name'
+    | 'company_url'
+    | 'company_domain'
+    | 'contact_email'
+    | 'phone'
+    | 'location'
+    | 'timezone'
+    | 'requested_plan'
+    | 'metadata'
+    | 'created_by'
+    | 'storage_path'
+    | 'storage_link'
+    | 'onboarding_run_id'
+  >
 >;
 
 export interface NewMember {

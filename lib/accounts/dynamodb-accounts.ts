@@ -1,5 +1,5 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { applied, isConditionFailure, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { applied, isConditionFailure, queryAll, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
 import type { Account, AccountDetails, AccountStatus, AccountStore, Member, MemberStatus, NewMember, SlugRegistry } from './accounts.ts';
 
 type Deps = { db: DynamoDBDocumentClient; tables: Pick<Tables, 'accounts' | 'members' | 'slugs'>; now?: () => Date };
@@ -11,24 +11,13 @@ export function dynamodbAccounts({ db, tables, now = () => new Date() }: Deps): 
     (await db.send(new GetCommand({ TableName: tables.accounts, Key: { id }, ConsistentRead: true }))).Item as Account | undefined;
   const getMember = async (email: string) =>
     (await db.send(new GetCommand({ TableName: tables.members, Key: { email }, ConsistentRead: true }))).Item as Member | undefined;
-  const membersOf = async (accountId: string) => {
-    const items: Member[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await db.send(
-        new QueryCommand({
-          TableName: tables.members,
-          IndexName: 'byAccount',
-          KeyConditionExpression: 'account_id = :id',
-          ExpressionAttributeValues: { ':id': accountId },
-          ExclusiveStartKey: start,
-        }),
-      );
-      items.push(...((page.Items ?? []) as Member[]));
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return items;
-  };
+  const membersOf = (accountId: string) =>
+    queryAll<Member>(db, {
+      TableName: tables.members,
+      IndexName: 'byAccount',
+      KeyConditionExpression: 'account_id = :id',
+      ExpressionAttributeValues: { ':id': accountId },
+    });
 
   return {
     getAccount,

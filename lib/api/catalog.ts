@@ -2,6 +2,7 @@
 // its schemas; this list joins them for the OpenAPI document and for telling a
 // wrong method (405) from an unknown path (404). A test checks it against the
 // httpApi events of serverless.yml, so neither can drift from the other.
+import { accountRoutes } from '../accounts/routes.ts';
 import { authRoutes } from '../auth/routes.ts';
 import { checkoutRoutes } from '../checkout/routes.ts';
 import { crawlerRoutes } from '../crawler/routes.ts';
@@ -18,6 +19,7 @@ export const catalog: readonly RouteSpec[] = [
   ...Object.values(docsRoutes),
   ...Object.values(onboardingRoutes),
   ...Object.values(authRoutes),
+  ...Object.values(accountRoutes),
   ...Object.values(checkoutRoutes),
   ...Object.values(paymentRoutes),
   ...Object.values(webhookRoutes),

@@ -1,3 +1,4 @@
+import { PERMISSIONS } from '../access/permissions.ts';
 import type { Access, JSONSchema, RouteSpec } from '../http/route.ts';
 
 const errorBody = {
@@ -24,14 +25,37 @@ const errorBody = {
   },
 } as const;
 
-const securityFor: Record<Access, Record<string, string[]>[]> = {
-  public: [],
-  user: [{ bearerAuth: [] }],
-  'service-or-user': [{ internalApiKey: [] }, { bearerAuth: [] }],
-  admin: [{ adminKey: [] }, { bearerAuth: [] }],
-  'path-secret': [],
-  signed: [],
-};
+/** The credentials a route takes, as OpenAPI security requirements (any one of them). */
+function securityFor(access: Access): Record<string, string[]>[] {
+  switch (access.who) {
+    case 'user':
+      return [{ bearerAuth: [] }];
+    case 'admin':
+      return [{ adminKey: [] }, { bearerAuth: [] }];
+    case 'member':
+      return [...(access.serviceKey ? [{ internalApiKey: [] }] : []), { bearerAuth: [] }, ...(access.anonymous ? [{}] : [])];
+    default:
+      return [];
+  }
+}
+
+/** The route's access rule in words, with the roles the permission table gives it (x-access). */
+function accessNote(access: Access) {
+  if (access.who !== 'member') return { who: access.who };
+  const account =
+    'path' in access.account
+      ? `the path's ${access.account.path}`
+      : 'runPath' in access.account
+        ? `the account of the run in the path`
+        : `accountId in the ${access.account.named}, else the caller's only account`;
+  return {
+    who: 'member',
+    permission: access.permission,
+    roles: PERMISSIONS[access.permission],
+    account,
+    ...(access.serviceKey ? { serviceKey: true } : {}),
+  };
+}
 
 export interface OpenApiInfo {
   title: string;
@@ -70,7 +94,7 @@ function operation(r: RouteSpec) {
       in: 'path',
       required: true,
       schema: ((r.params as { properties?: Record<string, unknown> } | undefined)?.properties?.[m[1]!] as object | undefined) ?? { type: 'string' },
-      ...(r.access === 'path-secret' ? { description: 'Per-account secret; keep it private' } : {}),
+      ...(r.access.who === 'path-secret' ? { description: 'Per-account secret; keep it private' } : {}),
     })),
     ...queryParameters(r.query),
   ];
@@ -90,7 +114,8 @@ function operation(r: RouteSpec) {
     operationId: r.operationId,
     summary: r.summary,
     tags: [r.tag],
-    security: securityFor[r.access],
+    security: securityFor(r.access),
+    'x-access': accessNote(r.access),
     ...(parameters.length ? { parameters } : {}),
     ...(r.body
       ? {

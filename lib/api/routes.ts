@@ -7,7 +7,7 @@ export const docsRoutes = {
     operationId: 'openapi',
     summary: 'This API described as OpenAPI 3.1, generated from the schemas the validator uses',
     tag: 'docs',
-    access: 'public',
+    access: { who: 'anyone' },
     responses: { 200: { description: 'The OpenAPI document', schema: { type: 'object' } } },
   }),
 };

@@ -1,11 +1,20 @@
-import { Unauthenticated } from '../errors.ts';
-import type { IdentityProvider } from '../identity/identity.ts';
-import { toPublicUser, type PublicUser } from './auth.ts';
+import { accountsOf, type AccountViewDeps } from '../accounts/account-view.ts';
+import { invitationsWaitingFor, type TeamDeps } from '../accounts/team.ts';
+import type { IdentityUser } from '../identity/identity.ts';
+import { toPublicUser } from './auth.ts';
 
-/** The user of a bearer token, as the provider knows it now (so a revoked token is refused). */
-export async function currentUser(deps: { identity: Pick<IdentityProvider, 'userForAccessToken'> }, accessToken: string | undefined): Promise<PublicUser> {
-  if (!accessToken) throw new Unauthenticated('Send the access token as Authorization: Bearer <token>');
-  const user = await deps.identity.userForAccessToken(accessToken);
-  if (!user) throw new Unauthenticated('The access token is invalid, expired or revoked');
-  return toPublicUser(user);
+export type CurrentUserDeps = Pick<AccountViewDeps, 'accounts' | 'memberships'> & Pick<TeamDeps, 'invitations' | 'now'>;
+
+/**
+ * The signed-in user as the provider knows them now (the route's rule has
+ * asked it, so a revoked token never gets here), the accounts they belong to
+ * with their role, plan and subscription status, and the invitations waiting
+ * at their address once it is verified.
+ */
+export async function currentUser(deps: CurrentUserDeps, user: IdentityUser) {
+  const [accounts, invitations] = await Promise.all([
+    accountsOf(deps, user.id),
+    user.emailConfirmed ? invitationsWaitingFor(deps, user.email) : Promise.resolve([]),
+  ]);
+  return { ...toPublicUser(user), accounts, invitations };
 }

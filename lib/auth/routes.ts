@@ -1,3 +1,4 @@
+import { accountSummary, invitation } from '../accounts/routes.ts';
 import { route } from '../http/route.ts';
 import { PASSWORD_RULE } from './password-policy.ts';
 
@@ -46,7 +47,7 @@ export const authRoutes = {
     operationId: 'signup',
     summary: 'Register a user and send the e-mail verification link; the session stays null until the address is verified',
     tag: 'auth',
-    access: 'public',
+    access: { who: 'anyone' },
     body: {
       type: 'object',
       additionalProperties: false,
@@ -78,7 +79,7 @@ export const authRoutes = {
     operationId: 'login',
     summary: 'Sign in with e-mail and password',
     tag: 'auth',
-    access: 'public',
+    access: { who: 'anyone' },
     body: {
       type: 'object',
       additionalProperties: false,
@@ -100,7 +101,7 @@ export const authRoutes = {
     operationId: 'logout',
     summary: "End every session of the token's user: refresh tokens are revoked and the access token stops working",
     tag: 'auth',
-    access: 'user',
+    access: { who: 'user' },
     responses: {
       200: { description: 'Signed out', schema: done },
       401: error('Bearer token missing, malformed, expired or already revoked (unauthenticated)'),
@@ -111,11 +112,26 @@ export const authRoutes = {
     method: 'GET',
     path: '/api/auth/me',
     operationId: 'currentUser',
-    summary: 'The signed-in user',
+    summary: 'The signed-in user, the accounts they belong to (role, plan, subscription status) and the invitations waiting for them',
     tag: 'auth',
-    access: 'user',
+    access: { who: 'user' },
     responses: {
-      200: { description: 'The user of the bearer token', schema: user },
+      200: {
+        description: 'The user of the bearer token',
+        schema: {
+          ...user,
+          required: [...user.required, 'accounts', 'invitations'],
+          properties: {
+            ...user.properties,
+            accounts: { type: 'array', description: 'Every account the user is an active member of', items: accountSummary },
+            invitations: {
+              type: 'array',
+              description: 'Open invitations to the verified address; accept with POST /api/invitations/{invitationId}/accept',
+              items: { ...invitation, properties: { ...invitation.properties, companyName: { type: ['string', 'null'] } } },
+            },
+          },
+        },
+      },
       401: error('Bearer token missing, malformed, expired or revoked (unauthenticated)'),
     },
   }),
@@ -126,7 +142,7 @@ export const authRoutes = {
     operationId: 'forgotPassword',
     summary: 'E-mail a password-reset link (valid 1 hour); the answer is the same whether or not the account exists',
     tag: 'auth',
-    access: 'public',
+    access: { who: 'anyone' },
     body: { type: 'object', additionalProperties: false, required: ['email'], properties: { email } },
     responses: {
       200: { description: 'Generic acknowledgement', schema: done },
@@ -142,7 +158,7 @@ export const authRoutes = {
     operationId: 'resetPassword',
     summary: 'Set a new password with the recovery token of a reset link (from the body, or as Authorization: Bearer)',
     tag: 'auth',
-    access: 'public',
+    access: { who: 'anyone' },
     body: {
       type: 'object',
       additionalProperties: false,
@@ -166,7 +182,7 @@ export const authRoutes = {
     operationId: 'verifyEmail',
     summary: 'Consume an e-mail verification token and say where the user goes next',
     tag: 'auth',
-    access: 'public',
+    access: { who: 'anyone' },
     body: {
       type: 'object',
       additionalProperties: false,

@@ -1,6 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { AccountStore, SlugRegistry } from '../accounts/accounts.ts';
 import { assignPortalSlug } from '../accounts/assign-portal-slug.ts';
+import { activeOnly, type MembershipStore } from '../accounts/memberships.ts';
+import { openAccountFor } from '../accounts/open-account.ts';
 import { InvalidInput } from '../errors.ts';
 import type { IdentityProvider } from '../identity/identity.ts';
 import type { AuthSettings } from './auth.ts';
@@ -10,6 +11,7 @@ export interface VerifyEmailDeps {
   identity: Pick<IdentityProvider, 'confirmEmail'>;
   tokens: VerificationTokenStore;
   accounts: AccountStore;
+  memberships: Pick<MembershipStore, 'ofUser' | 'get' | 'join'>;
   slugs: SlugRegistry;
   settings: Pick<AuthSettings, 'portalUrl'>;
   now?: () => Date;
@@ -31,9 +33,10 @@ const invalidToken = () =>
  * 1. Consumes the token in one conditional write: a wrong, used or expired
  *    token is 400 and changes nothing.
  * 2. Confirms the address through the provider's admin interface.
- * 3. Finds where the user goes next: the portal page of the user's account.
- *    A user without an account whose signup named a company gets one now
- *    (account, owner member, slug reserved by the rules onboarding uses); with
+ * 3. Finds where the user goes next: the portal page of an account they are
+ *    a member of (they created it, or accepted an invitation to it; nobody
+ *    else's say-so counts). A user in no account whose signup named a company
+ *    opens one now (they own it; its slug by the rules onboarding uses); with
  *    no company known, the portal's onboarding form is next.
  * If 2 or 3 fails, the token is given back, so the same link can be retried.
  */
@@ -59,22 +62,13 @@ export async function verifyEmail(deps: VerifyEmailDeps, token: string): Promise
 
 async function portalSlugFor(deps: VerifyEmailDeps, verification: ConsumedVerification): Promise<string | undefined> {
   const { email, companyName, name, userId } = verification;
-  let member = await deps.accounts.getMember(email);
-  if (!member) {
-    if (!companyName) return undefined;
-    const accountId = deps.newId?.() ?? randomUUID();
-    // Concurrent verifications of one address converge on whichever member was written first.
-    member = (await deps.accounts.claimMember({ email, account_id: accountId, role: 'owner', name, user_id: userId })).member;
-  }
-  let account = await deps.accounts.getAccount(member.account_id);
-  if (account?.portal_slug) return account.portal_slug;
-  const company = account?.company_name ?? companyName;
-  if (!company) return undefined;
-  if (!account?.company_name) {
-    account = await deps.accounts.saveAccountDetails(member.account_id, {
-      company_name: company,
-      ...(account?.contact_email ? {} : { contact_email: email }),
-    });
-  }
-  return (await assignPortalSlug(deps, account.id, company)).portalSlug;
+  const mine = activeOnly(await deps.memberships.ofUser(userId)).sort((a, b) => a.joined_at.localeCompare(b.joined_at));
+  const accounts = await Promise.all(mine.map((m) => deps.accounts.getAccount(m.account_id)));
+  const withSlug = accounts.find((a) => a?.portal_slug);
+  if (withSlug) return withSlug.portal_slug;
+  const first = accounts[0];
+  if (first) return first.company_name ? (await assignPortalSlug(deps, first.id, first.company_name)).portalSlug : undefined;
+  if (!companyName) return undefined;
+  const account = await openAccountFor(deps, { id: userId, email }, { company_name: companyName }, name);
+  return (await assignPortalSlug(deps, account.id, companyName)).portalSlug;
 }

@@ -2,6 +2,7 @@
 // function file calls what it needs once, at cold start, so SDK clients are
 // created once per Lambda instance and reused by warm invocations.
 import { dynamodbAccounts, dynamodbSlugs } from '../accounts/dynamodb-accounts.ts';
+import { dynamodbMemberships } from '../accounts/dynamodb-memberships.ts';
 import { config, ConfigError } from '../config.ts';
 import { supabaseIdentity } from '../identity/supabase-identity.ts';
 import { interactivePolicyFrom } from '../integrations/http-client.ts';
@@ -18,7 +19,7 @@ export const settings = authSettings(config);
 export const identityProvider = () => supabaseIdentity(config.identity, interactivePolicy);
 export const rateLimiter = () => dynamodbRateLimiter({ db, tables });
 export const verificationTokens = () => dynamodbVerificationTokens({ db, tables });
-export const accountStores = () => ({ accounts: dynamodbAccounts({ db, tables }), slugs: dynamodbSlugs({ db, tables }) });
+export const accountStores = () => ({ accounts: dynamodbAccounts({ db, tables }), memberships: dynamodbMemberships({ db, tables }), slugs: dynamodbSlugs({ db, tables }) });
 
 /** Auth cannot work without sending e-mail: without Resend settings every send fails as misconfiguration. */
 export const authMailer = (): Mailer =>

@@ -1,4 +1,4 @@
-import { route } from '../http/route.ts';
+import { idParam, route } from '../http/route.ts';
 import { PAID_PLANS, PLANS } from '../payments/plans.ts';
 
 export const checkoutRoutes = {
@@ -8,18 +8,25 @@ export const checkoutRoutes = {
     operationId: 'checkoutRedirect',
     summary: "Send a browser to the hosted checkout page of the plan, or to the dashboard's signup first",
     tag: 'checkout',
-    access: 'user',
+    access: { who: 'member', permission: 'billing', account: { named: 'query' }, anonymous: 'pass' },
     // Deliberately loose: a missing or unknown plan is refused only once the caller is known
     // (an anonymous caller is sent to sign up whatever the plan).
     query: {
       type: 'object',
-      properties: { plan: { type: 'string', description: `One of: ${PLANS.join(', ')}` } },
+      properties: {
+        plan: { type: 'string', description: `One of: ${PLANS.join(', ')}` },
+        accountId: { ...idParam, description: 'The account to buy for; default: your only account (a first one is opened if you have none)' },
+      },
     },
     responses: {
       302: { description: 'No valid bearer token (any plan): to {dashboard}/signup?redirect=<this request, URL-encoded>', redirect: true },
       303: { description: "A paid plan: to the provider's hosted checkout page. free: recorded, to {dashboard}/dashboard", redirect: true },
-      400: { description: 'Signed in, but the plan is missing or unknown (invalid_plan), or not sold here (plan_unavailable)' },
-      403: { description: 'The e-mail address is not confirmed yet (email_not_confirmed)' },
+      400: {
+        description:
+          'Signed in, but the plan is missing or unknown (invalid_plan), or not sold here (plan_unavailable); or you belong to several accounts and named none (account_required)',
+      },
+      403: { description: 'The e-mail address is not confirmed yet (email_not_confirmed), or your role in the account does not include billing' },
+      404: { description: 'No such account, or not one you belong to' },
       500: { description: 'The payment provider failed or is not configured' },
     },
   }),
@@ -30,7 +37,7 @@ export const checkoutRoutes = {
     operationId: 'createCheckoutSession',
     summary: 'Start a hosted subscription checkout for an e-mail address (public); the account is linked when payment completes',
     tag: 'checkout',
-    access: 'public',
+    access: { who: 'anyone' },
     body: {
       type: 'object',
       additionalProperties: false,

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
+import type { Grant } from '../access/guard.ts';
 import { normaliseEmail, type AccountStore } from '../accounts/accounts.ts';
-import { ensureAccountFor } from '../accounts/ensure-account.ts';
+import type { MembershipStore } from '../accounts/memberships.ts';
+import { openAccountFor } from '../accounts/open-account.ts';
 import { ConfigError, type RateLimit } from '../config.ts';
-import { Forbidden, InvalidInput } from '../errors.ts';
-import type { IdentityProvider } from '../identity/identity.ts';
+import { Forbidden, InvalidInput, NotFound } from '../errors.ts';
 import { chooseFreePlan, updateBilling, type BillingStore } from '../payments/billing.ts';
 import type { CheckoutRequest, Payments } from '../payments/payments.ts';
 import { isPaidPlan, PAID_PLANS, planFrom, PLANS, type PaidPlan } from '../payments/plans.ts';
@@ -17,9 +18,9 @@ export interface CheckoutSettings {
 }
 
 export interface CheckoutDeps {
-  identity: Pick<IdentityProvider, 'userForAccessToken'>;
   payments: Pick<Payments, 'sells' | 'startCheckout'>;
-  accounts: Pick<AccountStore, 'getAccount' | 'getMember' | 'claimMember' | 'saveAccountDetails'>;
+  accounts: Pick<AccountStore, 'getAccount' | 'saveAccountDetails' | 'claimMember'>;
+  memberships: Pick<MembershipStore, 'join' | 'get'>;
   billing: Pick<BillingStore, 'billingOf' | 'saveBilling'>;
   settings: CheckoutSettings;
   now?: () => Date;
@@ -32,34 +33,39 @@ export interface Redirect {
 }
 
 export interface CheckoutRedirectRequest {
-  accessToken: string | undefined;
+  /** Who is calling, and the account they may buy for (the route's access rule: owners and admins). */
+  grant: Grant;
   plan: string | undefined;
   /** This request's own URL, built from the API's configured origin (never from request headers). */
   requestUrl: string;
 }
 
 /**
- * GET /api/checkout?plan=...
+ * GET /api/checkout?plan=...[&accountId=...]
  * 1. Without a bearer token the provider accepts, whatever the plan: 302 to
  *    the dashboard's signup, which comes back here afterwards.
  * 2. A signed-in user must have confirmed their e-mail; the plan must be one
  *    we have (400 otherwise).
- * 3. The user's account is found by their member row, or created with them as
- *    its owner (a user verified without a company has none yet), so the
- *    payment can be tied to an account before it happens.
+ * 3. The account is the one the access rule granted (named, or the user's
+ *    only one, which they own or administer); a user with none opens their
+ *    first now, as its owner, so the payment is tied to an account before it
+ *    happens. Its Stripe customer is offered only to its billing managers.
  * 4. `free` needs no payment: it is recorded and the user goes to the
  *    dashboard. A paid plan starts a hosted checkout (303 to the provider's page).
  */
 export async function checkoutRedirect(deps: CheckoutDeps, request: CheckoutRedirectRequest): Promise<Redirect> {
   const dashboard = dashboardOf(deps.settings);
-  const user = request.accessToken ? await deps.identity.userForAccessToken(request.accessToken) : undefined;
-  if (!user) return { status: 302, location: `${dashboard}/signup?redirect=${encodeURIComponent(request.requestUrl)}` };
+  const { caller } = request.grant;
+  if (caller.kind !== 'user') return { status: 302, location: `${dashboard}/signup?redirect=${encodeURIComponent(request.requestUrl)}` };
+  const user = caller.user;
   if (!user.emailConfirmed) throw new Forbidden('Confirm your e-mail address before choosing a plan', 'email_not_confirmed');
 
   const plan = planFrom(request.plan);
   if (!plan) throw invalidPlan('/query/plan', PLANS);
   const email = normaliseEmail(user.email);
-  const account = await ensureAccountFor(deps.accounts, { email, userId: user.id }, deps.newId);
+  const granted = request.grant.account;
+  const account = granted ? await deps.accounts.getAccount(granted.id) : await openAccountFor(deps, user);
+  if (!account) throw new NotFound('No such account, or not one you belong to');
 
   if (plan === 'free') {
     await updateBilling(deps.billing, account.id, chooseFreePlan);

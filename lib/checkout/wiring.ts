@@ -1,8 +1,6 @@
 // How the checkout Lambdas build their dependencies from configuration, once
 // per Lambda instance (SDK clients included), reused by warm invocations.
 import { config } from '../config.ts';
-import { supabaseIdentity } from '../identity/supabase-identity.ts';
-import { interactivePolicyFrom } from '../integrations/http-client.ts';
 import { dynamodbRateLimiter } from '../rate-limit/dynamodb-rate-limiter.ts';
 import { db, tables } from '../store/dynamodb.ts';
 import type { CheckoutSettings } from './start-checkout.ts';
@@ -14,5 +12,4 @@ export const settings: CheckoutSettings = {
   publicSessionLimit: config.rateLimits.checkoutSession,
 };
 
-export const identityProvider = () => supabaseIdentity(config.identity, interactivePolicyFrom(config.vendors));
 export const rateLimiter = () => dynamodbRateLimiter({ db, tables });

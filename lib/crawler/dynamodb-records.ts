@@ -6,7 +6,7 @@
 // Every "once" is a conditional write, so concurrent or repeated steps change
 // a record once; events and results expire (TTL clean-up; reads do not rely on it).
 import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { applied, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
+import { applied, queryAll, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
 import {
   geoKey,
   type CrawlEvents,
@@ -27,17 +27,6 @@ type Deps = { db: DynamoDBDocumentClient; tables: CrawlerTables; now?: () => Dat
 const RETENTION_SECONDS = 90 * 24 * 3600;
 const BATCH = 25;
 
-
-async function queryAll<T>(db: DynamoDBDocumentClient, input: ConstructorParameters<typeof QueryCommand>[0]): Promise<T[]> {
-  const items: T[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
-    items.push(...((page.Items ?? []) as T[]));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items;
-}
 
 export function dynamodbCrawlRecords({ db, tables, now = () => new Date() }: Deps): CrawlRecords {
   const expiresAt = () => Math.floor(now().getTime() / 1000) + RETENTION_SECONDS;

@@ -132,7 +132,7 @@ export const crawlerRoutes = {
     operationId: 'crawlerSummary',
     summary: "An account's crawler intelligence: per-site figures, recent jobs and events, geo targets",
     tag: 'crawler',
-    access: 'admin',
+    access: { who: 'admin' },
     responses: { 200: { description: 'The summary', schema: summary }, ...adminRefusals, 404: { description: 'No such account' } },
   }),
   crawlerRefresh: route({
@@ -142,7 +142,7 @@ export const crawlerRoutes = {
     operationId: 'crawlerRefresh',
     summary: 'Start a crawl job (analysis and scrape) of the account\'s site with industry and location context',
     tag: 'crawler',
-    access: 'admin',
+    access: { who: 'admin' },
     body: refreshBody,
     responses: {
       202: { description: 'The job is queued; the summary shows it, its events and its figures when done', schema: refreshed },

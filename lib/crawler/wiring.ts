@@ -1,18 +1,10 @@
 // What the crawler's HTTP functions share, created once per Lambda instance.
 import { dynamodbAccounts } from '../accounts/dynamodb-accounts.ts';
 import { config, ConfigError } from '../config.ts';
-import { supabaseIdentity } from '../identity/supabase-identity.ts';
-import { policyFrom } from '../integrations/http-client.ts';
 import { sfnWorkflow } from '../onboarding/workflow.ts';
 import { db, tables } from '../store/dynamodb.ts';
 import { sfn } from '../workflows/step-functions.ts';
-import type { AdminAccessDeps } from './access.ts';
 import { crawlRecords } from './stores.ts';
-
-export const adminAccess: AdminAccessDeps = {
-  identity: supabaseIdentity(config.identity, policyFrom(config.vendors)),
-  adminApiKey: config.access.adminApiKey,
-};
 
 export const crawlerDeps = { ...crawlRecords, accounts: dynamodbAccounts({ db, tables }) };
 

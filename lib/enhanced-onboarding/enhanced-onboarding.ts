@@ -1,6 +1,6 @@
 // The enhanced onboarding: the same submission, records, access rule and
 // answers as onboarding-v2, run by its own state machine
-// (statemachines/enhanced-onboarding.asl.json), which also analyses, scrapes
+// (the enhanced-onboarding workflow of lib/provisioning/registry.ts), which also analyses, scrapes
 // and files the client's website. The site work is a crawl job like an
 // admin's refresh (lib/crawler), opened before the run starts so its steps
 // find it, and named after the run.
@@ -18,12 +18,12 @@ export interface EnhancedOnboardingDeps extends OnboardingDeps {
 }
 
 /**
- * 1–4. As onboarding-v2: member, account, integration row, the run.
+ * 1–4. As onboarding-v2: member record, account, integration row, the run.
  * Before the run starts: when the company gave a website, the crawl job the
  * run's analysis, scrape and upload steps work on (job id = run id).
  */
-export async function onboardEnhanced(deps: EnhancedOnboardingDeps, intake: OnboardingIntake): Promise<RunAnswer> {
-  const run = await beginOnboarding(deps, intake, {
+export async function onboardEnhanced(deps: EnhancedOnboardingDeps, accountId: string, intake: OnboardingIntake): Promise<RunAnswer> {
+  const run = await beginOnboarding(deps, accountId, intake, {
     workflow: ENHANCED_WORKFLOW,
     beforeStart: async ({ runId, accountId }) => {
       if (!intake.companyUrl) return;

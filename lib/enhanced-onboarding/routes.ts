@@ -33,7 +33,7 @@ export const enhancedOnboardingRoutes = {
     operationId: 'enhancedOnboarding',
     summary: 'Onboard a company as onboarding-v2 does, plus an analysis and a scrape of its website, filed as CSV in its storage folder',
     tag: 'onboarding',
-    access: 'service-or-user',
+    access: { who: 'member', permission: 'onboard', account: { named: 'body' }, serviceKey: true },
     body: onboardingBody,
     responses: submissionAnswers(enhancedResult, 'Every integration succeeded or was skipped (not configured, or no website given)'),
   }),

@@ -37,7 +37,7 @@ export const healthRoutes = {
     operationId: 'health',
     summary: 'Liveness check of the running instance',
     tag: 'health',
-    access: 'public',
+    access: { who: 'anyone' },
     responses: { 200: { description: 'The service answers', schema: liveness } },
   }),
   healthz: route({
@@ -46,7 +46,7 @@ export const healthRoutes = {
     operationId: 'healthz',
     summary: 'Basic liveness, no dependencies',
     tag: 'health',
-    access: 'public',
+    access: { who: 'anyone' },
     responses: { 200: { description: 'The service answers', schema: liveness } },
   }),
   status: route({
@@ -55,7 +55,7 @@ export const healthRoutes = {
     operationId: 'status',
     summary: 'Extended status: data store, workflows and each integration, with latency',
     tag: 'health',
-    access: 'public',
+    access: { who: 'anyone' },
     responses: { 200: { description: 'The status of every dependency', schema: statusReport } },
   }),
 };

@@ -1,6 +1,10 @@
 // The one middy stack every HTTP Lambda uses:
 //   header normaliser → request context (correlation id, logger, access log)
-//   → CORS → JSON body parser → schema validator → JSON errors (last).
+//   → CORS → who is calling (401) → JSON body parser → what they may do here
+//   (403/404) → schema validator → JSON errors (last).
+// The access steps enforce the route's rule (lib/http/route.ts) with the guard
+// (lib/access/guard.ts); a route whose rule needs to know the caller cannot be
+// built without one.
 // The validator comes from the route's own schemas: precompiled into Lambda
 // bundles, compiled once at start elsewhere (see validators.ts).
 
@@ -10,7 +14,8 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import validator from '@middy/validator';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type { BodyOf, QueryOf, RouteSpec } from './route.ts';
+import { ANONYMOUS, type Caller, type Grant, type Guard } from '../access/guard.ts';
+import { needsCaller, type BodyOf, type QueryOf, type RouteSpec } from './route.ts';
 import { config } from '../config.ts';
 import { logger as rootLogger, takeColdStart, type Logger } from '../log.ts';
 import { toErrorAnswer } from './errors.ts';
@@ -34,6 +39,8 @@ export interface HttpRequest<B = unknown, Q = Record<string, string | undefined>
   correlationId: string;
   /** The public origin of this API as API Gateway knows it (never taken from a client header). */
   apiOrigin: string;
+  /** Who is calling, and the account the request acts on, as the route's access rule established them. */
+  access: Grant;
   log: Logger;
 }
 
@@ -53,13 +60,21 @@ interface RequestState {
   correlationId: string;
   log: Logger;
   startedAt: number;
+  caller?: Caller;
+  grant?: Grant;
 }
 const stateOf = new WeakMap<object, RequestState>();
 
-export function httpEndpoint<const R extends RouteSpec>(
-  spec: R,
-  handle: (request: HttpRequest<BodyOf<R>, QueryOf<R>>) => Promise<HttpResult>,
-) {
+type Handler<R extends RouteSpec> = (request: HttpRequest<BodyOf<R>, QueryOf<R>>) => Promise<HttpResult>;
+
+/** A route whose rule needs to know the caller takes the guard first; the others do not load it. */
+type EndpointArgs<R extends RouteSpec> = R['access'] extends { who: 'user' | 'admin' | 'member' }
+  ? [guard: Guard, handle: Handler<R>]
+  : [handle: Handler<R>];
+
+export function httpEndpoint<const R extends RouteSpec>(spec: R, ...args: EndpointArgs<R>) {
+  const [guard, handle] = (args.length === 2 ? args : [undefined, args[0]]) as [Guard | undefined, Handler<R>];
+  if (needsCaller(spec.access) && !guard) throw new Error(`${spec.method} ${spec.path} needs the access guard to enforce its rule`);
   const schema = eventSchemaOf(spec);
   const eventSchema = schema && validatorFor(schema);
   const parsesJson = spec.body !== undefined && !spec.rawBody;
@@ -74,7 +89,9 @@ export function httpEndpoint<const R extends RouteSpec>(
         exposeHeaders: 'x-correlation-id, retry-after, location',
       }),
     );
+  if (guard) chain.use(authenticate(guard, spec));
   if (parsesJson) chain.use(httpJsonBodyParser());
+  if (guard) chain.use(authorize(guard, spec));
   if (eventSchema) chain.use(validator({ eventSchema: eventSchema as never }));
   chain.use(jsonErrors());
 
@@ -93,6 +110,7 @@ export function httpEndpoint<const R extends RouteSpec>(
       clientIp: event.requestContext.http.sourceIp,
       correlationId: state.correlationId,
       apiOrigin: config.urls.api ?? `https://${event.requestContext.domainName}`,
+      access: state.grant ?? { caller: ANONYMOUS },
       log: state.log,
     };
     return toApiResult(await handle(request));
@@ -114,6 +132,28 @@ function requestContext(): middy.MiddlewareObj<Event, Result> {
     },
     after: (request) => accessLog(request.context, request.response),
     onError: (request) => accessLog(request.context, request.response),
+  };
+}
+
+function authenticate(guard: Guard, spec: RouteSpec): middy.MiddlewareObj<Event, Result> {
+  return {
+    before: async (request) => {
+      stateOf.get(request.context)!.caller = await guard.authenticate(spec.access, (request.event.headers ?? {}) as Record<string, string>);
+    },
+  };
+}
+
+function authorize(guard: Guard, spec: RouteSpec): middy.MiddlewareObj<Event, Result> {
+  return {
+    before: async (request) => {
+      const state = stateOf.get(request.context)!;
+      const { pathParameters, queryStringParameters, body } = request.event;
+      state.grant = await guard.authorize(spec.access, state.caller ?? ANONYMOUS, {
+        pathParams: pathParameters ?? {},
+        query: queryStringParameters ?? {},
+        body,
+      });
+    },
   };
 }
 

@@ -7,6 +7,7 @@ import {
   Conflict,
   DomainError,
   Forbidden,
+  Gone,
   InvalidInput,
   MethodNotAllowed,
   NotFound,
@@ -36,6 +37,7 @@ const domainStatus: [abstract new (...args: never[]) => DomainError, number][] =
   [NotFound, 404],
   [MethodNotAllowed, 405],
   [Conflict, 409],
+  [Gone, 410],
   [RateLimited, 429],
   [VendorError, 500],
 ];

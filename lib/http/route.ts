@@ -1,20 +1,52 @@
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import type { Permission } from '../access/permissions.ts';
 
 export type { JSONSchema };
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
- * Who may call a route. The endpoint factory does not enforce this (each
- * capability owns its credential checks); it feeds the OpenAPI document and
- * the tests that prove every route refuses what it should.
+ * Who may call a route: every route says, and the HTTP stack enforces it
+ * (lib/access/guard.ts) before the body is validated or the handler runs. A
+ * route whose rule needs to know the caller cannot be built without the guard
+ * (lib/http/endpoint.ts), so a rule cannot silently go unenforced.
  */
 export type Access =
-  | 'public'
-  | 'user' // Authorization: Bearer <identity-provider access token>
-  | 'service-or-user' // x-api-key internal token, or the bearer token of the body's user
-  | 'admin' // admin key, or a user marked admin in app_metadata
-  | 'path-secret' // a per-account secret in the path
-  | 'signed'; // a provider signature over the raw body
+  /** Anyone; the handler itself may still check a token it is given (reset-password's recovery token). */
+  | { who: 'anyone' }
+  /** A per-account secret in the path, looked up by the handler: any wrong secret is the same 404. */
+  | { who: 'path-secret' }
+  /** A provider's signature over the raw body, verified by the handler. */
+  | { who: 'signed' }
+  /** Any signed-in user: Authorization: Bearer <identity-provider access token>. */
+  | { who: 'user' }
+  /** The admin key (x-admin-key), or a signed-in user whose app_metadata says role "admin". */
+  | { who: 'admin' }
+  /** A signed-in user whose role in the account allows the permission (lib/access/permissions.ts). */
+  | {
+      who: 'member';
+      permission: Permission;
+      account: AccountFrom;
+      /** The internal service token (x-api-key) may also call it, for any account. */
+      serviceKey?: true;
+      /** A caller without a valid bearer token is passed on as anonymous (the checkout redirect sends them to sign up). */
+      anonymous?: 'pass';
+    };
+
+/** Where a request names the account it acts on. */
+export type AccountFrom =
+  /** A path parameter holding the account id. */
+  | { path: string }
+  /** A path parameter holding a run id, which begins with its account's id. */
+  | { runPath: string }
+  /**
+   * `accountId` in the body or the query; when absent, the caller's only
+   * account. A caller with none gets through without one (the use case
+   * creates their first); with several, 400 names the choice.
+   */
+  | { named: 'body' | 'query' };
+
+/** Whether the HTTP stack must know the caller (and so needs the guard) to enforce the rule. */
+export const needsCaller = (access: Access): boolean => access.who === 'user' || access.who === 'admin' || access.who === 'member';
 
 export interface ResponseSpec {
   description: string;

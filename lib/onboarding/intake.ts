@@ -1,6 +1,7 @@
 // The onboarding form as the portal sends it, with the contract's aliases,
 // and its normalised form: one name per field, validated values.
 import { normaliseEmail } from '../accounts/accounts.ts';
+import { idParam } from '../http/route.ts';
 import { InvalidInput, type ErrorDetail } from '../errors.ts';
 
 const text = (maxLength: number) => ({ type: 'string', minLength: 1, maxLength }) as const;
@@ -12,6 +13,7 @@ export const onboardingBody = {
   additionalProperties: false,
   required: ['email'],
   properties: {
+    accountId: { ...idParam, description: "The account to onboard; default: the caller's only account (a first one is opened for a caller with none)" },
     email: { type: 'string', format: 'email', maxLength: 254 },
     companyName: text(200),
     company_name: text(200),

@@ -1,16 +1,20 @@
 // What an onboarding run reports: one outcome per integration of its
 // workflow, under the names the contract uses for the task tool, storage,
-// e-mail, chat and CRM, plus the enhanced workflow's site work. Each state
-// machine names its own list (RecordOutcome's `integrations`).
+// e-mail, chat and CRM, plus the enhanced workflow's site work. The
+// integrations and workflows are the registry's (lib/provisioning/registry.ts),
+// from which each workflow's state machine is built; RecordOutcome is told
+// the workflow's list by its machine.
+import { integrations, workflows, type Integration, type WorkflowName } from '../provisioning/registry.ts';
 
-/** onboarding-v2's integrations (statemachines/onboarding.asl.json). */
-export const INTEGRATIONS = ['clickup', 'dropbox', 'resend', 'slack', 'close'] as const;
+export type { Integration };
+
+/** onboarding-v2's integrations, in its answer's order. */
+export const INTEGRATIONS = workflows.onboarding.integrations;
 /** The enhanced onboarding's workflow: its run records and run ids carry this name. */
-export const ENHANCED_WORKFLOW = 'enhanced-onboarding';
-/** The enhanced onboarding's (statemachines/enhanced-onboarding.asl.json), in the contract's order. */
-export const ENHANCED_INTEGRATIONS = ['dropbox', 'analysis', 'scrape', 'upload', 'close', 'slack'] as const;
-export const ALL_INTEGRATIONS = [...new Set([...INTEGRATIONS, ...ENHANCED_INTEGRATIONS])];
-export type Integration = (typeof INTEGRATIONS)[number] | (typeof ENHANCED_INTEGRATIONS)[number];
+export const ENHANCED_WORKFLOW = 'enhanced-onboarding' satisfies WorkflowName;
+/** The enhanced onboarding's, in the contract's order. */
+export const ENHANCED_INTEGRATIONS = workflows[ENHANCED_WORKFLOW].integrations;
+export const ALL_INTEGRATIONS = Object.keys(integrations) as Integration[];
 export type Outcome = 'success' | 'skipped' | 'failed';
 
 export interface IntegrationError {

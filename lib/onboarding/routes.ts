@@ -55,7 +55,7 @@ export const onboardingRoutes = {
     operationId: 'onboardingV2',
     summary: 'Onboard a company that completed the portal form: records, portal slug, and every integration',
     tag: 'onboarding',
-    access: 'service-or-user',
+    access: { who: 'member', permission: 'onboard', account: { named: 'body' }, serviceKey: true },
     body: onboardingBody,
     responses: submissionAnswers(result, 'Every integration succeeded or was skipped (not configured)'),
   }),
@@ -66,7 +66,7 @@ export const onboardingRoutes = {
     operationId: 'onboardingRun',
     summary: 'The answer of an onboarding run: the same body and status the onboarding endpoint gives, or 202 while it runs',
     tag: 'onboarding',
-    access: 'service-or-user',
+    access: { who: 'member', permission: 'read', account: { runPath: 'runId' }, serviceKey: true },
     responses: {
       200: { description: 'Finished: every integration succeeded or was skipped', schema: result },
       202: { description: 'Still running', schema: running },

@@ -88,3 +88,15 @@ export function dynamodbRuns({ db, tables, now = () => new Date() }: Deps): RunS
     },
   };
 }
+
+/** What a run came to, as an account's view shows it (lib/accounts/account-view.ts). */
+export const runOutcomes = (runs: Pick<RunStore, 'get'>) => async (runId: string) => {
+  const run = await runs.get(runId);
+  if (!run) return undefined;
+  return {
+    runId,
+    status: run.status,
+    ...(run.result ? { integrations: run.result.integrations as Record<string, string> } : {}),
+    ...(run.finished_at ? { finishedAt: run.finished_at } : {}),
+  };
+};

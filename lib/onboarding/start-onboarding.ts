@@ -1,7 +1,6 @@
 import type { AccountStore } from '../accounts/accounts.ts';
 import type { IntegrationStore } from '../accounts/integrations.ts';
 import { NotFound } from '../errors.ts';
-import type { Caller } from './access.ts';
 import type { OnboardingIntake } from './intake.ts';
 import { runIdFor } from './run-id.ts';
 import type { OnboardingResult } from './outcomes.ts';
@@ -53,16 +52,21 @@ export interface BeginOptions {
 }
 
 /**
- * 1. Looks up the member; when missing, creates member and account (status provisioning).
+ * For the account the submission is for (onboarding-account.ts decides it):
+ * 1. Keeps the member record of the person the form is about (status
+ *    provisioning), unless their address has one already.
  * 2. Updates the account with the latest contact and company details.
  * 3. Ensures the integration row, with its webhook secret.
  * 4. Starts the onboarding run (or joins or resumes the same submission's run).
  */
-export async function beginOnboarding(deps: Omit<OnboardingDeps, 'wait'>, intake: OnboardingIntake, options: BeginOptions = {}): Promise<StartedRun> {
-  const existing = await deps.accounts.getMember(intake.email);
-  const member =
-    existing ?? (await deps.accounts.claimMember({ email: intake.email, account_id: crypto.randomUUID(), role: 'owner' })).member;
-  const accountId = member.account_id;
+export async function beginOnboarding(
+  deps: Omit<OnboardingDeps, 'wait'>,
+  accountId: string,
+  intake: OnboardingIntake,
+  options: BeginOptions = {},
+): Promise<StartedRun> {
+  await deps.accounts.claimMember({ email: intake.email, account_id: accountId, role: 'owner' });
+  const runId = runIdFor(accountId, intake, options.workflow);
   await deps.accounts.saveAccountDetails(accountId, {
     company_name: intake.companyName,
     company_url: intake.companyUrl,
@@ -73,9 +77,9 @@ export async function beginOnboarding(deps: Omit<OnboardingDeps, 'wait'>, intake
     timezone: intake.timezone,
     requested_plan: intake.plan,
     metadata: intake.metadata,
+    onboarding_run_id: runId,
   });
   await deps.integrations.ensure(accountId);
-  const runId = runIdFor(accountId, intake, options.workflow);
   await deps.runs.begin(runId, accountId, options.workflow);
   await options.beforeStart?.({ runId, accountId });
   const handle = await deps.workflow.startOrResume(runId, { accountId, email: intake.email, runId });
@@ -83,8 +87,8 @@ export async function beginOnboarding(deps: Omit<OnboardingDeps, 'wait'>, intake
 }
 
 /** Onboards and waits a bounded time for the answer. */
-export async function onboard(deps: OnboardingDeps, intake: OnboardingIntake): Promise<RunAnswer> {
-  const run = await beginOnboarding(deps, intake);
+export async function onboard(deps: OnboardingDeps, accountId: string, intake: OnboardingIntake): Promise<RunAnswer> {
+  const run = await beginOnboarding(deps, accountId, intake);
   return awaitRun(deps, run);
 }
 
@@ -122,19 +126,18 @@ export async function awaitRun(deps: Pick<OnboardingDeps, 'runs' | 'workflow' | 
   }
 }
 
-/** The current answer of a run, for the caller it concerns. */
+/**
+ * The current answer of a run of the account (the route's access rule has
+ * checked the caller may read that account's runs; a run id begins with its
+ * account's id, and a run of another account is answered as unknown).
+ */
 export async function readRun(
-  deps: Pick<OnboardingDeps, 'runs' | 'workflow' | 'accounts'> & { executionArnOf: (runId: string, workflow?: string) => string },
-  caller: Caller,
+  deps: Pick<OnboardingDeps, 'runs' | 'workflow'> & { executionArnOf: (runId: string, workflow?: string) => string },
+  accountId: string,
   runId: string,
 ): Promise<RunAnswer> {
   const record = await deps.runs.get(runId);
-  if (!record) throw new NotFound('No onboarding run with this id');
-  if (caller.kind === 'user') {
-    const member = await deps.accounts.getMember(caller.email);
-    // The same answer as for an unknown run: a run id reveals nothing about other accounts.
-    if (member?.account_id !== record.account_id) throw new NotFound('No onboarding run with this id');
-  }
+  if (record?.account_id !== accountId) throw new NotFound('No onboarding run with this id');
   if (record.result) return { state: 'finished', runId, result: record.result };
   // A workflow that cannot be asked just now (throttled, unavailable) is taken as still running: asking again will tell.
   // One with no such execution is not: the run was recorded, then its start failed, and nothing will ever finish it.
@@ -146,4 +149,3 @@ export async function readRun(
     ? { state: 'finished', runId, result: latest.result }
     : { state: 'broken', reason: status === 'MISSING' ? 'not_started' : 'stopped', runId, accountId: record.account_id };
 }
-

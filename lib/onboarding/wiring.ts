@@ -1,10 +1,10 @@
-// What the onboarding HTTP functions share: who may call them, and the
-// workflow they start. Created once per Lambda instance.
+// What the onboarding HTTP functions share: the workflow they start and how
+// they find the account a submission is for. Created once per Lambda instance.
+import { memberships, teamDeps } from '../accounts/wiring.ts';
 import { config, ConfigError } from '../config.ts';
-import { supabaseIdentity } from '../identity/supabase-identity.ts';
-import { policyFrom } from '../integrations/http-client.ts';
+import { logger } from '../log.ts';
+import type { OnboardingAccountDeps } from './onboarding-account.ts';
 import { sfn } from '../workflows/step-functions.ts';
-import type { AccessDeps } from './access.ts';
 import { ENHANCED_WORKFLOW } from './outcomes.ts';
 import { stores } from './stores.ts';
 import { sfnWorkflow } from './workflow.ts';
@@ -12,7 +12,7 @@ import { sfnWorkflow } from './workflow.ts';
 const stateMachineArn = config.workflows.onboardingArn;
 if (!stateMachineArn) throw new ConfigError('Invalid configuration: ONBOARDING_STATE_MACHINE_ARN is required');
 
-export const access: AccessDeps = { identity: supabaseIdentity(config.identity, policyFrom(config.vendors)), internalApiKey: config.access.internalApiKey };
+export const accountDeps: OnboardingAccountDeps = { accounts: stores.accounts, memberships, team: teamDeps, log: logger };
 
 export const onboardingDeps = {
   ...stores,

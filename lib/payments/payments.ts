@@ -89,6 +89,13 @@ export interface Payments {
   startCheckout(request: CheckoutRequest): Promise<CheckoutSession>;
 
   /**
+   * A session of the provider's customer portal for an existing customer:
+   * they change plan, card or cancel there, and the provider tells us through
+   * the webhook. `returnUrl` is where its "back" link goes.
+   */
+  openBillingPortal(request: { customerId: string; returnUrl: string }): Promise<{ url: string }>;
+
+  /**
    * The event of a webhook delivery, verified against the raw body and the
    * signature header before anything is read from it. Throws InvalidInput
    * (invalid_signature) for an unsigned, tampered, wrongly signed or stale delivery.

@@ -1,5 +1,7 @@
-import type { AccountStore } from '../accounts/accounts.ts';
-import { ensureAccountFor } from '../accounts/ensure-account.ts';
+import { normaliseEmail, type AccountStore } from '../accounts/accounts.ts';
+import type { MembershipStore } from '../accounts/memberships.ts';
+import { derivedAccountId } from '../accounts/open-account.ts';
+import { issue, openInvitation, type TeamDeps } from '../accounts/team.ts';
 import { takeEffectOnce, type OnceDeps } from '../deliveries/deliveries.ts';
 import type { Logger } from '../log.ts';
 import type { FollowUps } from '../provisioning/follow-ups.ts';
@@ -9,11 +11,14 @@ import type { BillingEvent, Payments } from './payments.ts';
 export interface PaymentWebhookDeps extends OnceDeps {
   payments: Pick<Payments, 'verifiedEvent'>;
   billing: BillingStore;
-  accounts: Pick<AccountStore, 'getAccount' | 'getMember' | 'claimMember' | 'saveAccountDetails'>;
+  accounts: Pick<AccountStore, 'getAccount' | 'saveAccountDetails'>;
+  /** Who owns which account: a public purchase links by e-mail only to an account that address owns. */
+  memberships: Pick<MembershipStore, 'ofEmail'>;
+  /** How the buyer of a purchase that makes a new account is invited to own it. */
+  team: TeamDeps;
   /** Where a purchase the webhook would not link alone waits for an operator. */
   followUps: Pick<FollowUps, 'open'>;
   log: Logger;
-  newId?: () => string;
 }
 
 export interface PaymentDelivery {
@@ -35,10 +40,13 @@ const SOURCE = 'stripe';
  *    delivery_in_progress, which Stripe retries, and a copy once it is done
  *    is 'already-processed'. A delivery that fails gives the claim back, and
  *    one that crashed is taken over by a retry once its lease has run out.
- * 4. Finds the account: the account id our checkout wrote into the metadata,
- *    else the account of the provider's customer, else the member with the
- *    checkout's e-mail; a subscription our public checkout started for an
- *    e-mail nobody has yet gets its account (and owner member) now.
+ * 4. Finds the account: the account id our checkout wrote into the metadata
+ *    (only a billing manager of the account could start that checkout), else
+ *    the account of the provider's customer, else the one account whose
+ *    owner joined with the checkout's e-mail. Any other public purchase gets
+ *    an account of its own (one per subscription, whichever of its events
+ *    comes first), and the buyer an invitation to own it: typing an address
+ *    into the public form makes nobody a member of anything.
  * 5. Applies the event to the account's billing with a compare-and-set, so it
  *    takes effect once and never moves the account backwards (billing.ts),
  *    also when a holder slower than its lease and the retry that took over
@@ -98,7 +106,20 @@ async function accountFor(deps: PaymentWebhookDeps, event: BillingEvent): Promis
     if (byCustomer) return byCustomer;
   }
   if (!reference?.email) return undefined;
-  return (await ensureAccountFor(deps.accounts, { email: reference.email, userId: reference.userId }, deps.newId)).id;
+  const email = normaliseEmail(reference.email);
+  const owned = new Set((await deps.memberships.ofEmail(email)).filter((m) => m.status === 'active' && m.role === 'owner').map((m) => m.account_id));
+  if (owned.size === 1) return [...owned][0];
+  return accountOfPurchase(deps, email, event);
+}
+
+/** The account a public purchase makes: its id derived from the subscription, so its events converge on one. */
+async function accountOfPurchase(deps: PaymentWebhookDeps, email: string, event: BillingEvent): Promise<string> {
+  const accountId = derivedAccountId(`purchase:${event.subscriptionId ?? event.customerId ?? email}`);
+  await deps.accounts.saveAccountDetails(accountId, { contact_email: email });
+  if (!(await openInvitation(deps.team, accountId, email))) {
+    await issue(deps.team, { accountId, email, role: 'owner', invitedBy: { kind: 'checkout' } }, { keepIfUnsent: deps.log });
+  }
+  return accountId;
 }
 
 /** `current`: the account's billing the conflict was decided on. */

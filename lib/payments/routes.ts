@@ -8,7 +8,7 @@ export const paymentRoutes = {
     summary:
       'Stripe events (checkout.session.completed, invoice.paid, invoice.payment_failed, customer.subscription.updated and .deleted), verified by the Stripe-Signature header over the raw body',
     tag: 'webhooks',
-    access: 'signed',
+    access: { who: 'signed' },
     rawBody: true,
     body: { type: 'object', description: 'A Stripe event' },
     responses: {

@@ -76,6 +76,16 @@ export function stripePayments(settings: StripeSettings, policy: StripePolicy): 
       return { id: session.id, url: session.url };
     },
 
+    async openBillingPortal({ customerId, returnUrl }) {
+      const operation = 'create a billing portal session';
+      try {
+        const session = await client.billingPortal.sessions.create({ customer: customerId, return_url: returnUrl });
+        return { url: session.url };
+      } catch (error) {
+        throw vendorError(operation, error, policy);
+      }
+    },
+
     verifiedEvent(rawBody, signatureHeader) {
       let event: Json;
       try {

@@ -27,6 +27,9 @@ export const payments = (): Payments =>
         startCheckout: async () => {
           throw notConfigured();
         },
+        openBillingPortal: async () => {
+          throw notConfigured();
+        },
         verifiedEvent: () => {
           throw notConfigured();
         },

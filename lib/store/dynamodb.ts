@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
 
 export type { DynamoDBDocumentClient };
@@ -8,6 +8,8 @@ export type { DynamoDBDocumentClient };
 export type TableName =
   | 'accounts'
   | 'members'
+  | 'memberships'
+  | 'invitations'
   | 'integrations'
   | 'verification_tokens'
   | 'slugs'
@@ -27,6 +29,8 @@ export type Tables = Record<TableName, string>;
 const names: TableName[] = [
   'accounts',
   'members',
+  'memberships',
+  'invitations',
   'integrations',
   'verification_tokens',
   'slugs',
@@ -69,4 +73,16 @@ export async function applied(write: Promise<unknown>): Promise<boolean> {
     if (isConditionFailure(error)) return false;
     throw error;
   }
+}
+
+/** Every item a query matches, page after page. */
+export async function queryAll<T>(db: DynamoDBDocumentClient, input: Omit<QueryCommandInput, 'ExclusiveStartKey'>): Promise<T[]> {
+  const items: T[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
+    items.push(...((page.Items ?? []) as T[]));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items;
 }

@@ -1,4 +1,6 @@
 import type { AccountStore } from '../accounts/accounts.ts';
+import type { MembershipStore } from '../accounts/memberships.ts';
+import { issue, openInvitation, type TeamDeps } from '../accounts/team.ts';
 import { takeEffectOnce, type OnceDeps } from '../deliveries/deliveries.ts';
 import { Conflict } from '../errors.ts';
 import type { Logger } from '../log.ts';
@@ -15,12 +17,15 @@ export interface MembershipDeps extends OnceDeps {
   integrations: WebhookIntegrations;
   members: MembershipMembers;
   accounts: AccountStore;
+  /** Who has joined which account: a synced person who has not joined gets an invitation, never a membership. */
+  memberships: Pick<MembershipStore, 'ofEmail'>;
+  team: TeamDeps;
   /** Per account: which member record a membership-service member id is (plan and delete events carry only the id). */
   ledger: Ledger;
   /** The onboarding that a new paying member starts: the same path as onboarding-v2. */
   onboarding: Omit<OnboardingDeps, 'wait'>;
   now?: () => Date;
-  log?: Logger;
+  log: Logger;
 }
 
 export interface Delivery extends SignedRequest {
@@ -45,6 +50,11 @@ const linkKey = (memberId: string) => `memberstack#member#${memberId}`;
  * 4. Once per event (svix-id, or the event's own identity): the member record
  *    of this account is created or updated, and a member who starts paying
  *    starts the account's onboarding.
+ * 5. A sync never makes anyone a member: a synced person who has not joined
+ *    the account is invited to it (once: an open invitation is not repeated),
+ *    and joins only by accepting, signed in with that address verified. A
+ *    person who belongs to another account is not touched at all; a deleted
+ *    member's open invitation is revoked.
  */
 export async function receiveMembershipDelivery(deps: MembershipDeps, delivery: Delivery): Promise<DeliveryResult> {
   const now = deps.now?.() ?? new Date();
@@ -67,13 +77,18 @@ async function applyMembershipEvent(deps: MembershipDeps, accountId: string, eve
     // A plan event overtook the member's creation: a non-2xx makes the membership service retry it later.
     throw new Conflict('This member is not known here yet; deliver the member.created event first, or retry later', 'member_not_known_yet');
   }
+  const joined = (await deps.memberships.ofEmail(email)).filter((m) => m.status === 'active');
+  if (joined.length > 0 && !joined.some((m) => m.account_id === accountId)) {
+    deps.log.warn('membership event for a member of another account was not applied', { accountId, memberId: event.memberId, type: event.type });
+    return { outcome: 'ignored', detail: 'member belongs to another account' };
+  }
 
   let member: MembershipMember | undefined;
   for (let attempt = 0; !member; attempt++) {
     if (attempt === MAX_WRITE_ATTEMPTS) throw new Conflict('The member record kept changing while this event was applied; retry later', 'member_busy');
     const decision = decideMembership(await deps.members.get(email), accountId, email, event);
     if (decision.kind === 'other-account') {
-      deps.log?.warn('membership event for a member of another account was not applied', { accountId, memberId: event.memberId, type: event.type });
+      deps.log.warn('membership event for a member of another account was not applied', { accountId, memberId: event.memberId, type: event.type });
       return { outcome: 'ignored', detail: 'member belongs to another account' };
     }
     if (decision.kind === 'unknown-member') return { outcome: 'ignored', detail: 'unknown member' };
@@ -81,8 +96,25 @@ async function applyMembershipEvent(deps: MembershipDeps, accountId: string, eve
   }
 
   if (event.email) await deps.ledger.put(accountId, linkKey(event.memberId), { email });
+  if (joined.length === 0) await inviteOrRevoke(deps, accountId, email, event, member);
   const runId = await startOnboardingIfNewlyPaying(deps, accountId, member);
   return { outcome: 'applied', ...(runId ? { detail: `onboarding ${runId}` } : {}) };
+}
+
+/** A synced person who has not joined: invited while the provider has them, their open invitation revoked when it deletes them. */
+async function inviteOrRevoke(deps: MembershipDeps, accountId: string, email: string, event: MembershipEvent, member: MembershipMember): Promise<void> {
+  const open = await openInvitation(deps.team, accountId, email);
+  if (member.status === 'removed' || member.membership?.status === 'deleted') {
+    if (open) await deps.team.invitations.revoke(open.id, 'membership-sync', deps.now?.() ?? new Date());
+    return;
+  }
+  if (open) return;
+  const account = await deps.accounts.getAccount(accountId);
+  await issue(
+    deps.team,
+    { accountId, companyName: account?.company_name, email, role: 'member', invitedBy: { kind: 'membership-sync', provider: 'memberstack', memberId: event.memberId } },
+    { keepIfUnsent: deps.log },
+  );
 }
 
 /**
@@ -95,7 +127,7 @@ async function startOnboardingIfNewlyPaying(deps: MembershipDeps, accountId: str
   if (!member.membership?.paying || member.membership.onboarding_run || member.status === 'removed') return undefined;
   const account = await deps.accounts.getAccount(accountId);
   if (!account?.company_name) {
-    deps.log?.warn('a paying member cannot start onboarding: the account has no company name', { accountId });
+    deps.log.warn('a paying member cannot start onboarding: the account has no company name', { accountId });
     return undefined;
   }
   // The account's contact, when that is a member of this account; else the paying member.
@@ -111,7 +143,7 @@ async function startOnboardingIfNewlyPaying(deps: MembershipDeps, accountId: str
     plan: account.requested_plan,
     metadata: account.metadata,
   };
-  const run = await beginOnboarding(deps.onboarding, intake);
+  const run = await beginOnboarding(deps.onboarding, accountId, intake);
   await deps.members.markOnboardingStarted(member.email, accountId, run.runId);
   return run.runId;
 }

@@ -46,7 +46,7 @@ const deliveryResponses = {
 
 const accountAccess = {
   401: { description: 'Neither the internal API key nor a valid bearer token' },
-  403: { description: 'A member of the account who is not its owner' },
+  403: { description: 'A member of the account who is not an owner' },
   404: { description: 'No such account, or not one the bearer token belongs to' },
 } as const;
 
@@ -57,7 +57,7 @@ export const webhookRoutes = {
     operationId: 'membershipWebhook',
     summary: "Memberstack member events, synced into the member records of the secret's account; a new paying member starts its onboarding",
     tag: 'webhooks',
-    access: 'path-secret',
+    access: { who: 'path-secret' },
     rawBody: true,
     body: { type: 'object' },
     responses: deliveryResponses,
@@ -68,7 +68,7 @@ export const webhookRoutes = {
     operationId: 'bookingWebhook',
     summary: "Calendly or Cal.com bookings: a task in the account's onboarding list and a chat alert, done by the booking workflow",
     tag: 'webhooks',
-    access: 'path-secret',
+    access: { who: 'path-secret' },
     rawBody: true,
     body: { type: 'object' },
     responses: deliveryResponses,
@@ -80,7 +80,7 @@ export const webhookRoutes = {
     operationId: 'webhookSettings',
     summary: "The account's webhook URLs and which signing keys are set (created on first read)",
     tag: 'webhooks',
-    access: 'service-or-user',
+    access: { who: 'member', permission: 'manage', account: { path: 'accountId' }, serviceKey: true },
     responses: { 200: { description: 'The URLs; keep them private', schema: settings }, ...accountAccess },
   }),
   rotateWebhookSecret: route({
@@ -90,7 +90,7 @@ export const webhookRoutes = {
     operationId: 'rotateWebhookSecret',
     summary: "Replace the account's webhook secret; the old URLs stop working at once",
     tag: 'webhooks',
-    access: 'service-or-user',
+    access: { who: 'member', permission: 'manage', account: { path: 'accountId' }, serviceKey: true },
     responses: { 200: { description: 'The new URLs', schema: settings }, ...accountAccess, 409: { description: 'Another rotation is under way' } },
   }),
   setWebhookSigningKeys: route({
@@ -100,7 +100,7 @@ export const webhookRoutes = {
     operationId: 'setWebhookSigningKeys',
     summary: "Set (a string) or clear (null) the providers' signing keys; keys not named stay as they are",
     tag: 'webhooks',
-    access: 'service-or-user',
+    access: { who: 'member', permission: 'manage', account: { path: 'accountId' }, serviceKey: true },
     body: {
       type: 'object',
       additionalProperties: false,

@@ -1,10 +1,9 @@
-// The account's webhook URLs and signing keys, for its owner (bearer token)
-// or an operator (the internal x-api-key). Nobody else learns whether an
-// account exists: a user who is not one of its members gets the same 404 as
-// for an unknown account.
+// The account's webhook URLs and signing keys. Who may read or change them
+// (the account's owners, or an operator with the internal x-api-key) is the
+// routes' access rule; an operator naming an account that does not exist gets
+// the same 404 a stranger gets.
 import type { AccountStore } from '../accounts/accounts.ts';
-import { Forbidden, InvalidInput, NotFound, type ErrorDetail } from '../errors.ts';
-import type { Caller } from '../onboarding/access.ts';
+import { InvalidInput, NotFound, type ErrorDetail } from '../errors.ts';
 import { svixKey } from './signatures.ts';
 import { SIGNING_KEY_NAMES, type SigningKeyName, type WebhookIntegration, type WebhookIntegrations } from './webhook-integrations.ts';
 
@@ -22,17 +21,8 @@ export interface WebhookSettings {
   rotatedAt?: string;
 }
 
-const noSuchAccount = () => new NotFound('No such account');
-
-/** The operator, or the account's owner; a removed member or a plain member may not manage webhooks. */
-export async function requireAccountManager(accounts: AccountStore, caller: Caller, accountId: string): Promise<void> {
-  if (caller.kind === 'service') {
-    if (!(await accounts.getAccount(accountId))) throw noSuchAccount();
-    return;
-  }
-  const member = await accounts.getMember(caller.email);
-  if (!member || member.account_id !== accountId || member.status === 'removed') throw noSuchAccount();
-  if (member.role !== 'owner') throw new Forbidden("Only the account's owner may manage its webhooks");
+async function requireAccount(accounts: Pick<AccountStore, 'getAccount'>, accountId: string): Promise<void> {
+  if (!(await accounts.getAccount(accountId))) throw new NotFound('No such account, or not one you belong to');
 }
 
 export function settingsOf(integration: WebhookIntegration, apiOrigin: string): WebhookSettings {
@@ -49,14 +39,14 @@ export function settingsOf(integration: WebhookIntegration, apiOrigin: string): 
 }
 
 /** The URLs; an account that has none yet (created at sign-up, not onboarded) gets its secret now. */
-export async function readWebhookSettings(deps: SettingsDeps, caller: Caller, accountId: string, apiOrigin: string): Promise<WebhookSettings> {
-  await requireAccountManager(deps.accounts, caller, accountId);
+export async function readWebhookSettings(deps: SettingsDeps, accountId: string, apiOrigin: string): Promise<WebhookSettings> {
+  await requireAccount(deps.accounts, accountId);
   return settingsOf(await deps.integrations.ensure(accountId), apiOrigin);
 }
 
 /** A fresh secret; the old URLs answer 404 from now on. */
-export async function rotateWebhookSecret(deps: SettingsDeps, caller: Caller, accountId: string, apiOrigin: string): Promise<WebhookSettings> {
-  await requireAccountManager(deps.accounts, caller, accountId);
+export async function rotateWebhookSecret(deps: SettingsDeps, accountId: string, apiOrigin: string): Promise<WebhookSettings> {
+  await requireAccount(deps.accounts, accountId);
   await deps.integrations.ensure(accountId);
   return settingsOf(await deps.integrations.rotate(accountId), apiOrigin);
 }
@@ -64,12 +54,11 @@ export async function rotateWebhookSecret(deps: SettingsDeps, caller: Caller, ac
 /** Sets (a string) or clears (null) the providers' signing keys; the ones not named stay as they are. */
 export async function setSigningKeys(
   deps: SettingsDeps,
-  caller: Caller,
   accountId: string,
   changes: Partial<Record<SigningKeyName, string | null>>,
   apiOrigin: string,
 ): Promise<WebhookSettings> {
-  await requireAccountManager(deps.accounts, caller, accountId);
+  await requireAccount(deps.accounts, accountId);
   const problems: ErrorDetail[] = [];
   const membership = changes.membership;
   if (typeof membership === 'string' && !svixKey(membership.trim())) {

@@ -16,6 +16,14 @@
 // Invoices have the current shape: the subscription is under
 // parent.subscription_details, with no top-level `subscription`.
 //
+// The customer portal (POST /v1/billing_portal/sessions {customer, return_url})
+// gives a session whose `url` is a stand-in portal page on this host: it lists
+// the customer's live subscriptions and lets the person switch plan or cancel.
+// A switch delivers customer.subscription.updated (the new price on the item);
+// a cancellation delivers customer.subscription.deleted at once, as a portal
+// configured with subscription_cancel.mode "immediately" does. Knowingly
+// different from Stripe: no proration invoices, and no 5-minute session expiry.
+//
 // Local only:
 //   GET  /_local/payments         sessions, newest first, each with the events delivered for it and the API's answers
 //   GET  /_local/payment-events   every event delivered, newest first
@@ -60,13 +68,14 @@ interface Delivery {
 interface State {
   customers: Json[];
   sessions: Json[];
+  portalSessions: Json[];
   subscriptions: Json[];
   invoices: Json[];
   deliveries: Delivery[];
   idempotency: Record<string, { hash: string; status: number; body: unknown; at: number }>;
 }
 
-const emptyState = (): State => ({ customers: [], sessions: [], subscriptions: [], invoices: [], deliveries: [], idempotency: {} });
+const emptyState = (): State => ({ customers: [], sessions: [], portalSessions: [], subscriptions: [], invoices: [], deliveries: [], idempotency: {} });
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const token = (length: number) => Array.from(randomBytes(length), (b) => ALNUM[b % ALNUM.length]).join('');
@@ -150,6 +159,8 @@ const SUBSCRIPTION_DATA_PARAMS = new Set([
   'trial_period_days', 'trial_settings',
 ]);
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+// What POST /v1/billing_portal/sessions takes (Stripe's API reference, billing_portal/sessions/create).
+const PORTAL_SESSION_PARAMS = new Set(['configuration', 'customer', 'customer_account', 'expand', 'flow_data', 'locale', 'on_behalf_of', 'return_url']);
 
 function checkMetadata(value: unknown, param: string): Record<string, string> {
   if (value === undefined || value === '') return {};
@@ -259,6 +270,7 @@ export function stripeEmulator(options: StripeEmulatorOptions): VendorEmulator {
   };
 
   api.post('/checkout/sessions', (c) => idempotent(c, (p) => createSession(p)));
+  api.post('/billing_portal/sessions', (c) => idempotent(c, (p) => createPortalSession(p)));
 
   api.get('/checkout/sessions/:id', (c) => {
     const session = sessionById(c.req.param('id'));
@@ -345,6 +357,28 @@ export function stripeEmulator(options: StripeEmulatorOptions): VendorEmulator {
     };
     state.sessions.push(session);
     return publicSession(session);
+  }
+
+  function createPortalSession(p: Json): Json {
+    for (const name of Object.keys(p)) if (!PORTAL_SESSION_PARAMS.has(name)) throw invalid(`Received unknown parameter: ${name}`, name, 'parameter_unknown');
+    if (!p.customer) throw invalid('Missing required param: customer.', 'customer', 'parameter_missing');
+    if (!customerById(p.customer)) throw missing('customer', p.customer, 'customer');
+    const id = newId('bps', 24);
+    const session: Json = {
+      id,
+      object: 'billing_portal.session',
+      configuration: 'bpc_local_default',
+      created: nowSeconds(),
+      customer: p.customer,
+      flow: null,
+      livemode: false,
+      locale: p.locale ?? null,
+      on_behalf_of: null,
+      return_url: checkUrl(p.return_url, 'return_url'),
+      url: `${options.hostUrl}/stripe/portal/${id}`,
+    };
+    state.portalSessions.push(session);
+    return session;
   }
 
   const publicSession = (s: Json) => {
@@ -543,23 +577,61 @@ export function stripeEmulator(options: StripeEmulatorOptions): VendorEmulator {
       subscription.status = paid ? 'active' : 'past_due';
       evt = event(body.type, invoice, created);
     } else if (body.type === 'customer.subscription.deleted') {
-      const previous = { status: subscription.status };
-      Object.assign(subscription, { status: 'canceled', canceled_at: created, ended_at: created });
-      evt = event(body.type, subscription, created, previous);
+      evt = cancelSubscription(subscription, created);
     } else {
-      const previous: Json = {};
-      if (body.status) {
-        previous.status = subscription.status;
-        subscription.status = body.status;
-      }
-      if (price) {
-        previous.items = structuredClone(subscription.items);
-        subscription.items.data[0].price = priceJson(price);
-      }
-      evt = event(body.type, subscription, created, previous);
+      evt = updateSubscription(subscription, { status: body.status, price }, created);
     }
     const delivery = body.deliver === false ? null : await deliver(evt, { subscription: subscription.id });
     return c.json({ event: evt, delivery }, 201);
+  });
+
+  /** Ends a subscription now: the event Stripe sends when it is deleted. */
+  function cancelSubscription(subscription: Json, created: number): Json {
+    const previous = { status: subscription.status };
+    Object.assign(subscription, { status: 'canceled', canceled_at: created, ended_at: created });
+    return event('customer.subscription.deleted', subscription, created, previous);
+  }
+
+  /** Changes a subscription's status or price: the customer.subscription.updated event, with what it was before. */
+  function updateSubscription(subscription: Json, change: { status?: string; price?: PriceId }, created: number): Json {
+    const previous: Json = {};
+    if (change.status) {
+      previous.status = subscription.status;
+      subscription.status = change.status;
+    }
+    if (change.price) {
+      previous.items = structuredClone(subscription.items);
+      subscription.items.data[0].price = priceJson(change.price);
+    }
+    return event('customer.subscription.updated', subscription, created, previous);
+  }
+
+  // ---- The customer portal's page ----
+
+  const portalById = (id: string) => state.portalSessions.find((x) => x.id === id);
+  const liveSubscriptionsOf = (customer: string) => state.subscriptions.filter((x) => x.customer === customer && x.status !== 'canceled');
+
+  app.get('/stripe/portal/:id', (c) => {
+    const session = portalById(c.req.param('id'));
+    if (!session) return c.html(page('Not found', '<h1>This portal session does not exist</h1>'), 404);
+    return c.html(portalPage(session, liveSubscriptionsOf(session.customer)));
+  });
+
+  app.post('/stripe/portal/:id', async (c) => {
+    const session = portalById(c.req.param('id'));
+    if (!session) return c.html(page('Not found', '<h1>This portal session does not exist</h1>'), 404);
+    const form = new URLSearchParams(await c.req.text());
+    const subscription = liveSubscriptionsOf(session.customer).find((x) => x.id === form.get('subscription'));
+    if (!subscription) return c.html(page('Not found', '<h1>No such live subscription of this customer</h1>'), 404);
+    let evt: Json;
+    if (form.get('action') === 'cancel') evt = cancelSubscription(subscription, nowSeconds());
+    else {
+      const price = form.get('price');
+      if (!price || !(price in STRIPE_PRICES)) return c.html(page('Choose a plan', '<p class="error">Choose one of the plans.</p>'), 400);
+      evt = updateSubscription(subscription, { price: price as PriceId }, nowSeconds());
+    }
+    await deliver(evt, { subscription: subscription.id });
+    return c.redirect(`/stripe/portal/${session.id}`, 303);
   });
 
   const sessionView = (s: Json) => ({
@@ -620,6 +692,24 @@ ${problem ? `<p class="error">${esc(problem)}</p>` : ''}
 <label>Card number<input name="card" value="4242 4242 4242 4242" autocomplete="off"></label>
 <button type="submit" id="pay">Pay ${money(price.unit_amount * item.quantity)}</button></form>
 ${session.cancel_url ? `<p><a href="${esc(session.cancel_url)}">← Back</a></p>` : ''}`,
+  );
+}
+
+function portalPage(session: Json, subscriptions: Json[]): string {
+  const plans = Object.entries(STRIPE_PRICES) as [PriceId, (typeof STRIPE_PRICES)[PriceId]][];
+  const rows = subscriptions.map((sub) => {
+    const current = sub.items.data[0].price.id as PriceId;
+    const options = plans.map(([id, p]) => `<option value="${esc(id)}"${id === current ? ' selected' : ''}>${esc(p.name)} · ${money(p.unit_amount)}/month</option>`).join('');
+    return `<section class="subscription" data-subscription="${esc(sub.id)}" data-plan="${esc(STRIPE_PRICES[current]?.plan)}">
+<p class="plan">${esc(STRIPE_PRICES[current]?.name)} plan</p><p>Status: <strong>${esc(sub.status)}</strong></p>
+<form method="post" action="/stripe/portal/${esc(session.id)}"><input type="hidden" name="subscription" value="${esc(sub.id)}"><input type="hidden" name="action" value="change">
+<label>Plan<select name="price">${options}</select></label><button type="submit" class="change">Update plan</button></form>
+<form method="post" action="/stripe/portal/${esc(session.id)}"><input type="hidden" name="subscription" value="${esc(sub.id)}"><input type="hidden" name="action" value="cancel">
+<button type="submit" class="cancel" style="background:#b00">Cancel plan</button></form></section>`;
+  });
+  return page(
+    'Manage your subscription',
+    `<h1>Your subscription</h1>${rows.join('') || '<p>No active subscription.</p>'}${session.return_url ? `<p><a href="${esc(session.return_url)}">← Return</a></p>` : ''}`,
   );
 }
 

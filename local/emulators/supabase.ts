@@ -587,6 +587,18 @@ export function supabaseEmulator(options: { hostUrl: string }): VendorEmulator {
     return c.json({ ...userJson(user!), action_link: link, email_otp: otp, hashed_token: hashed, verification_type: type, redirect_to: redirectTo });
   });
 
+  // Listed oldest first, page by page, as GoTrue's adminUsers does (internal/api/admin.go), with its
+  // X-Total-Count header; supabase-js's admin.listUsers reads {users} and that header.
+  auth.get('/admin/users', (c) => {
+    const denied = requireAdmin(c);
+    if (denied) return denied;
+    const page = Math.max(1, Number(c.req.query('page') ?? 1) || 1);
+    const perPage = Math.min(1000, Math.max(1, Number(c.req.query('per_page') ?? 50) || 50));
+    const all = [...state.users].sort((a, b) => String(a.created_at).localeCompare(String(b.created_at)));
+    c.header('x-total-count', String(all.length));
+    return c.json({ users: all.slice((page - 1) * perPage, page * perPage).map(userJson), aud: 'authenticated' });
+  });
+
   auth.get('/admin/users/:id', (c) => {
     const denied = requireAdmin(c);
     if (denied) return denied;

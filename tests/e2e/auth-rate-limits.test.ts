@@ -1,6 +1,6 @@
 // Rate limits of the auth endpoints, end to end: counted in DynamoDB, so they
 // hold across Lambda instances and for concurrent requests. The local stack
-// runs the default limits (README, "Authentication"); each test calls from a
+// runs the default limits (docs/api.md, "Rate limits"); each test calls from a
 // client IP of its own.
 import { describe, expect, it } from 'vitest';
 import { api, errorCode, randomLoopbackIp, stack, type Reply } from '../support/http.ts';

@@ -1,7 +1,9 @@
 // Checkout and the payment webhook over HTTP on the local stack, with the
 // Stripe emulator's hosted page driven as a browser drives it, and webhook
 // fixtures signed with the stripe SDK's own test-header helper.
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { stackDb, table } from '../support/stack-db.ts';
 import { api, errorCode, recorded, stack } from '../support/http.ts';
 import {
   accountRow,
@@ -109,17 +111,20 @@ describe('POST /api/checkout/session', () => {
     }
   });
 
-  it("answers { url } of the hosted page; paying links the e-mail's account, created then", async () => {
+  it("answers { url } of the hosted page; paying for an address that owns no account gives the purchase an account, and the buyer an invitation to own it", async () => {
     const email = newEmail();
     const res = await api('/api/checkout/session', { body: { planId: 'starter', email } });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ url: expect.stringMatching(new RegExp(`^${stack().urls.emulators}/stripe/pay/cs_test_`)) });
-    expect(await memberOf(email)).toBeUndefined();
 
     expect((await payOnHostedPage(res.body.url)).status).toBe(303);
-    const member = (await memberOf(email))!;
-    expect(member).toMatchObject({ role: 'owner' });
-    expect(await accountRow(member.account_id)).toMatchObject({ plan: 'starter', subscription_status: 'active', contact_email: email });
+    const invited = await stackDb().send(
+      new QueryCommand({ TableName: table('invitations'), IndexName: 'byEmail', KeyConditionExpression: 'email = :e', ExpressionAttributeValues: { ':e': email } }),
+    );
+    expect(invited.Items).toEqual([expect.objectContaining({ role: 'owner', status: 'pending', invited_by: { kind: 'checkout' } })]);
+    expect(await accountRow(invited.Items![0]!.account_id)).toMatchObject({ plan: 'starter', subscription_status: 'active', contact_email: email });
+    // Nobody is a member of it until the buyer accepts, signed in with that address verified.
+    expect(await memberOf(email)).toBeUndefined();
   });
 
   it("never moves a paying account to a subscription someone bought anonymously with its e-mail: the event is recorded as a conflict", async () => {

@@ -52,7 +52,8 @@ describe('onboarding-v2', () => {
 
     // E-mails, the chat notice and the lead.
     const emails = (await recorded('emails')).filter((e: { to: string[] }) => e.to.includes(email));
-    expect(emails.map((e: { subject: string }) => e.subject).sort()).toEqual([`Welcome aboard, Acme ${t}`, `Your shared workspace for Acme ${t} is ready`]);
+    // The onboarding e-mails, and the invitation to own the account the service opened for the address.
+    expect(emails.map((e: { subject: string }) => e.subject).sort()).toEqual([`Join Acme ${t}`, `Welcome aboard, Acme ${t}`, `Your shared workspace for Acme ${t} is ready`]);
     expect(emails.every((e: { text: string; html: string }) => e.text && e.html)).toBe(true);
     expect((await recorded('chat')).filter((m: { text: string }) => m.text.includes(`Acme ${t}`))).toHaveLength(1);
     const leads = (await recorded('crm')).filter((l: { name: string }) => l.name === `Acme ${t}`);
@@ -75,7 +76,8 @@ describe('onboarding-v2', () => {
     expect(updated.body.accountId).toBe(body.accountId);
     expect((await recorded('tasks')).filter((f: { name: string }) => f.name.includes(`acme-${t}`))).toHaveLength(1);
     expect((await recorded('storage')).filter((e: { path: string }) => e.path.startsWith(`${root}/`))).toHaveLength(10);
-    expect((await recorded('emails')).filter((e: { to: string[] }) => e.to.includes(email))).toHaveLength(2);
+    // Welcome, workspace ready, and one invitation to own the account.
+    expect((await recorded('emails')).filter((e: { to: string[] }) => e.to.includes(email))).toHaveLength(3);
     expect((await recorded('chat')).filter((m: { text: string }) => m.text.includes(`Acme ${t}`))).toHaveLength(1);
     expect((await recorded('crm')).filter((l: { name: string }) => l.name === `Acme ${t}`)).toHaveLength(1);
   });
@@ -208,15 +210,18 @@ describe('onboarding-v2', () => {
     const own = await onboard(body, bearer(ann.accessToken));
     expect(own.status).toBe(200);
     expect(own.body.portalSlug).toBe(`self-${t}`);
-    // Reading the run is for the same user (or the service) only; to others it does not exist.
+    // Reading the run is for the account's members (or the service) only; to others it does not exist.
     expect((await api(`/api/onboarding/runs/${own.body.executionId}`, { headers: bearer(ann.accessToken) })).status).toBe(200);
     expect((await api(`/api/onboarding/runs/${own.body.executionId}`, { headers: bearer(bob.accessToken) })).status).toBe(404);
 
-    for (const headers of [bearer(bob.accessToken), bearer('not-a-token'), bearer(`${ann.accessToken}x`)]) {
+    for (const headers of [bearer('not-a-token'), bearer(`${ann.accessToken}x`)]) {
       const reply = await onboard(body, headers);
       expect(reply.status).toBe(401);
       expect(errorCode(reply)).toBe('unauthenticated');
     }
+    // Bob is signed in, but the form is about Ann: the form's address must be the caller's own.
+    const other = await onboard(body, bearer(bob.accessToken));
+    expect([other.status, errorCode(other)]).toEqual([403, 'not_your_email']);
     expect((await ann.client.post('/api/auth/logout', undefined, bearer(ann.accessToken))).status).toBe(200);
     expect((await onboard(body, bearer(ann.accessToken))).status).toBe(401);
   });

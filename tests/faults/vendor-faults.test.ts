@@ -3,8 +3,8 @@
 // expected outcome, retries as designed (counted at the emulator), nothing
 // duplicated, failures recorded, and a redrive that finishes what failed.
 // Faults here hit a vendor as a whole, so the scenarios run one at a time.
-import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { stateMachines } from '../../statemachines/cloudformation.ts';
 import { api, stack } from '../support/http.ts';
 import {
   clearFaults,
@@ -23,7 +23,7 @@ const VENDORS = ['clickup', 'dropbox', 'resend', 'slack', 'close'] as const;
 // Attempts as designed: the step's own attempts, times the state machine's invocations of the step.
 // Slack's first call is a post, which is never repeated in-process when its outcome is unknown (a 5xx, a timeout):
 // only the state machine's retry of the step sends it again.
-const asl = JSON.parse(readFileSync('statemachines/onboarding.asl.json', 'utf8'));
+const asl = JSON.parse(JSON.stringify(stateMachines.onboarding));
 const stepRetry = asl.States.Provision.Branches[0].States.ProvisionTaskTool.Retry.find((r: { ErrorEquals: string[] }) => r.ErrorEquals.includes('VendorUnavailable'));
 const stepInvocations = 1 + stepRetry.MaxAttempts;
 const attemptsPerCall = (vendor: string) => (vendor === 'slack' ? 1 : Number(stack().env.VENDOR_MAX_ATTEMPTS)) * stepInvocations;

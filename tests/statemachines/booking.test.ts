@@ -1,4 +1,4 @@
-// The booking ASL: valid, wired to the functions CloudFormation substitutes,
+// The booking ASL (statemachines/booking.ts): valid, wired to the functions CloudFormation substitutes,
 // and behaving as designed when run by the local engine with fake steps.
 import validator from 'asl-validator';
 import { readFileSync } from 'node:fs';
@@ -6,13 +6,14 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { collectStates, StepFunctionsEngine, type Invoke, type MachineDefinition } from '../../local/stepfunctions/engine.ts';
 import { functionLogicalId } from '../../local/serverless-config.ts';
+import { stateMachines, templates } from '../../statemachines/cloudformation.ts';
 
-const text = readFileSync('statemachines/booking.asl.json', 'utf8');
+const text = JSON.stringify(stateMachines.booking);
 const asl = JSON.parse(text);
 const infra = parse(readFileSync('infra/webhooks.yml', 'utf8'), { logLevel: 'silent' }) as {
-  Resources: { BookingStateMachine: { Properties: { StateMachineName: string; DefinitionSubstitutions: Record<string, { 'Fn::GetAtt': [string, string] }> } } };
+  Resources: { BookingStateMachine: { Properties: { StateMachineName: string } } };
 };
-const machineProps = infra.Resources.BookingStateMachine.Properties;
+const machineProps = { ...infra.Resources.BookingStateMachine.Properties, DefinitionSubstitutions: templates.booking.substitutions };
 const yml = parse(readFileSync('serverless.yml', 'utf8'), { logLevel: 'silent' }) as { functions: Record<string, unknown>; params: Record<string, Record<string, unknown>> };
 
 describe('the booking state machine definition', () => {

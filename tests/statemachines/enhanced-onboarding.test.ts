@@ -1,6 +1,6 @@
-// The enhanced onboarding and crawler refresh ASL: valid, wired to the
-// functions CloudFormation substitutes, and behaving as designed when run by
-// the local engine with fake steps.
+// The enhanced onboarding and crawler refresh ASL (built from the registry):
+// valid, wired to the functions CloudFormation substitutes, and behaving as
+// designed when run by the local engine with fake steps.
 import validator from 'asl-validator';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -8,17 +8,17 @@ import { parse } from 'yaml';
 import { ENHANCED_INTEGRATIONS } from '../../lib/onboarding/outcomes.ts';
 import { functionLogicalId } from '../../local/serverless-config.ts';
 import { collectStates, StepFunctionsEngine, type Invoke, type InvokeOutcome, type MachineDefinition } from '../../local/stepfunctions/engine.ts';
+import { stateMachines, templates } from '../../statemachines/cloudformation.ts';
 
-type Substitutions = Record<string, { 'Fn::GetAtt': [string, string] }>;
 const infra = parse(readFileSync('infra/crawler.yml', 'utf8'), { logLevel: 'silent' }) as {
-  Resources: Record<string, { Properties: { DefinitionSubstitutions: Substitutions; Definition: string } }>;
+  Resources: Record<string, { Properties: { DefinitionSubstitutions: string; Definition: string } }>;
 };
 const yml = parse(readFileSync('serverless.yml', 'utf8'), { logLevel: 'silent' }) as { functions: Record<string, unknown> };
 const machines = {
-  enhanced: { file: 'statemachines/enhanced-onboarding.asl.json', resource: 'EnhancedOnboardingStateMachine' },
-  refresh: { file: 'statemachines/crawler-refresh.asl.json', resource: 'CrawlerRefreshStateMachine' },
-};
-const text = (m: keyof typeof machines) => readFileSync(machines[m].file, 'utf8');
+  enhanced: { name: 'enhanced-onboarding', resource: 'EnhancedOnboardingStateMachine' },
+  refresh: { name: 'crawler-refresh', resource: 'CrawlerRefreshStateMachine' },
+} as const;
+const text = (m: keyof typeof machines) => JSON.stringify(stateMachines[machines[m].name]);
 
 describe.each(Object.keys(machines) as (keyof typeof machines)[])('the %s state machine definition', (m) => {
   it('is valid ASL', () => {
@@ -29,11 +29,13 @@ describe.each(Object.keys(machines) as (keyof typeof machines)[])('the %s state 
 
   it('is the definition CloudFormation deploys, substituting exactly its placeholders, each with a declared function', () => {
     const resource = infra.Resources[machines[m].resource]!.Properties;
-    expect(resource.Definition).toBe(`\${file(./${machines[m].file})}`);
+    expect(resource.Definition).toBe(`\${file(./infra/state-machines.cjs):${machines[m].name}.definition}`);
+    expect(resource.DefinitionSubstitutions).toBe(`\${file(./infra/state-machines.cjs):${machines[m].name}.substitutions}`);
+    const { substitutions } = templates[machines[m].name];
     const placeholders = new Set([...text(m).matchAll(/\$\{(\w+)\}/g)].map((x) => x[1]));
-    expect(new Set(Object.keys(resource.DefinitionSubstitutions))).toEqual(placeholders);
+    expect(new Set(Object.keys(substitutions))).toEqual(placeholders);
     const logicalIds = new Set(Object.keys(yml.functions).map(functionLogicalId));
-    for (const value of Object.values(resource.DefinitionSubstitutions)) expect(logicalIds).toContain(value['Fn::GetAtt'][0]);
+    for (const value of Object.values(substitutions)) expect(logicalIds).toContain(value['Fn::GetAtt'][0]);
   });
 });
 

@@ -1,18 +1,17 @@
-// The onboarding ASL: valid, wired to the functions CloudFormation substitutes,
-// and behaving as designed when run by the local engine with fake steps.
+// The onboarding ASL (built from the registry): valid, wired to the functions
+// CloudFormation substitutes, and behaving as designed when run by the local
+// engine with fake steps.
 import validator from 'asl-validator';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { collectStates, StepFunctionsEngine, type Invoke, type InvokeOutcome, type MachineDefinition } from '../../local/stepfunctions/engine.ts';
 import { functionLogicalId } from '../../local/serverless-config.ts';
+import { stateMachines, templates } from '../../statemachines/cloudformation.ts';
 
-const text = readFileSync('statemachines/onboarding.asl.json', 'utf8');
+const text = JSON.stringify(stateMachines.onboarding);
 const asl = JSON.parse(text);
-const infra = parse(readFileSync('infra/stepfunctions.yml', 'utf8'), { logLevel: 'silent' }) as {
-  Resources: { OnboardingStateMachine: { Properties: { DefinitionSubstitutions: Record<string, { 'Fn::GetAtt': [string, string] }> } } };
-};
-const substitutions = infra.Resources.OnboardingStateMachine.Properties.DefinitionSubstitutions;
+const substitutions = templates.onboarding.substitutions;
 const yml = parse(readFileSync('serverless.yml', 'utf8'), { logLevel: 'silent' }) as { functions: Record<string, unknown> };
 
 describe('the onboarding state machine definition', () => {
@@ -50,7 +49,7 @@ const machine: MachineDefinition = {
   definition: JSON.parse(text.replace(/\$\{(\w+)Arn\}/g, '$1')),
 };
 
-type Input = { hold?: boolean; redriveCount?: number; part?: string; branches?: { integration?: string; outcome?: string; emails?: { outcome?: string } }[] };
+type Input = { hold?: boolean; redriveCount?: number; part?: string; branches?: { integration?: string; outcome?: string; then?: { integration?: string; outcome?: string } }[][] };
 const integrationOf: Record<string, string> = {
   ProvisionTaskTool: 'clickup',
   ProvisionStorageTree: 'dropbox',
@@ -68,9 +67,9 @@ function steps(failing: Set<string>) {
     if (fn === 'AssignSlug') return { ok: true, payload: { portalSlug: 'acme', dashboardSlug: 'acme' } };
     if (fn === 'RecordOutcome') {
       const failed = Object.fromEntries(Object.values(integrationOf).map((i) => [i, false]));
-      for (const b of input.branches ?? []) {
+      for (const b of (input.branches ?? []).flat()) {
         if (b.outcome === 'failed') failed[b.integration!] = true;
-        if (b.emails?.outcome === 'failed') failed.resend = true;
+        if (b.then?.outcome === 'failed') failed[b.then.integration!] = true;
       }
       return { ok: true, payload: { success: !Object.values(failed).some(Boolean), failed } };
     }

@@ -20,6 +20,8 @@ export function client() {
   const fromIp = randomLoopbackIp();
   return {
     post: (path: string, body?: unknown, headers?: Record<string, string>) => api(path, { method: 'POST', body, headers, fromIp }),
+    patch: (path: string, body?: unknown, headers?: Record<string, string>) => api(path, { method: 'PATCH', body, headers, fromIp }),
+    delete: (path: string, headers?: Record<string, string>) => api(path, { method: 'DELETE', headers, fromIp }),
     get: (path: string, headers?: Record<string, string>) => api(path, { headers, fromIp }),
   };
 }

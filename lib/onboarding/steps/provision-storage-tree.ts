@@ -29,8 +29,9 @@ export interface StorageDeps {
 
 /**
  * The client's folder tree at {root}/{slug} with its ten subfolders, and a
- * shared link to it, stored on the account's members (storage_link,
- * storage_path, storage_created_at) for the portal to show.
+ * shared link to it, stored on the account (for its members to see) and on
+ * its member records (the contract's storage_link, storage_path,
+ * storage_created_at) for the portal to show.
  */
 export async function provisionStorageTree(deps: StorageDeps, input: StepInput): Promise<StepResult> {
   const { storage, ledger } = deps;
@@ -42,6 +43,7 @@ export async function provisionStorageTree(deps: StorageDeps, input: StepInput):
     return { path, folders: STORAGE_FOLDERS.length, createdAt: (deps.now?.() ?? new Date()).toISOString() };
   });
   const link = await remembered(ledger, { accountId: account.id, resource: 'dropbox#link', maker: input.runId }, async () => ({ url: await storage.sharedLink(tree.path) }));
+  await deps.accounts.saveAccountDetails(account.id, { storage_path: tree.path, storage_link: link.url });
   for (const member of await deps.accounts.membersOf(account.id)) {
     await deps.accounts.setMemberStorage(member.email, { link: link.url, path: tree.path, createdAt: tree.createdAt });
   }

@@ -8,7 +8,8 @@ interface BranchOutput {
   integration?: Integration;
   outcome?: Outcome | 'unchanged';
   error?: { Error?: string; Cause?: string };
-  emails?: BranchOutput;
+  /** A part of another integration's work that ran in this branch and failed (the storage-ready e-mail after the folder). */
+  then?: BranchOutput;
 }
 
 export interface RecordInput {
@@ -93,7 +94,7 @@ export async function recordOutcome(deps: RecordDeps, input: RecordInput): Promi
 }
 
 function branchFailure(branches: BranchOutput[], integration: Integration): IntegrationError | undefined {
-  const candidates = branches.flatMap((b) => [b, ...(b.emails ? [b.emails] : [])]);
+  const candidates = branches.flatMap((b) => [b, ...(b.then ? [b.then] : [])]);
   const failed = candidates.find((b) => b.integration === integration && b.outcome === 'failed');
   if (!failed) return undefined;
   const name = failed.error?.Error ?? 'States.TaskFailed';

@@ -24,13 +24,13 @@ export async function sendOnboardingEmails(deps: EmailDeps, input: StepInput): P
   const { mailer, ledger } = deps;
   if (!mailer) return skipped('Resend is not configured in this deployment');
   const account = await requireAccount(deps.accounts, input.accountId);
-  const member = await deps.accounts.getMember(input.email);
   const portalLink = `${deps.portalUrl}/${input.portalSlug}`;
 
   const due: { kind: string; to: string; content: EmailContent }[] = [{ kind: 'welcome', to: input.email, content: welcomeEmail(account, portalLink) }];
   if (deps.teamAddress) due.push({ kind: 'team-new-client', to: deps.teamAddress, content: newClientTeamEmail(account, portalLink) });
   const pending: string[] = [];
-  if (member?.storage_link) due.push({ kind: 'storage-ready', to: input.email, content: storageReadyEmail(account, member.storage_link) });
+  // The account's own link: a member record found by address may belong to another account.
+  if (account.storage_link) due.push({ kind: 'storage-ready', to: input.email, content: storageReadyEmail(account, account.storage_link) });
   else pending.push('storage-ready');
 
   await Promise.all(

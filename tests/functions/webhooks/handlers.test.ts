@@ -1,6 +1,6 @@
 // The webhook Lambdas in-process, wired from configuration exactly as on AWS,
 // against dynalite, the ClickUp and Slack emulators, and the local Step
-// Functions engine running statemachines/booking.asl.json with the real step
+// Functions engine running the booking state machine with the real step
 // handlers. Every log line is captured: the path secret must never be in one.
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { createHmac } from 'node:crypto';
@@ -14,6 +14,7 @@ import { clickupVendor } from '../../../local/emulators/clickup.ts';
 import { slackVendor } from '../../../local/emulators/slack.ts';
 import { StepFunctionsEngine, type Invoke, type MachineDefinition } from '../../../local/stepfunctions/engine.ts';
 import { serveStepFunctions, type LocalStepFunctionsServer } from '../../../local/stepfunctions/server.ts';
+import { stateMachines } from '../../../statemachines/cloudformation.ts';
 import { useDynamo } from '../../support/dynamo.ts';
 import { quickPolicy, useEmulators } from '../../support/emulators.ts';
 import { httpEvent, lambdaContext } from '../../support/events.ts';
@@ -50,7 +51,7 @@ beforeAll(async () => {
       return { ok: false, errorType: (error as Error).name, errorMessage: (error as Error).message };
     }
   };
-  const booking = JSON.parse(readFileSync('statemachines/booking.asl.json', 'utf8').replace(/\$\{(\w+)Arn\}/g, '$1'));
+  const booking = JSON.parse(JSON.stringify(stateMachines.booking).replace(/\$\{(\w+)Arn\}/g, '$1'));
   engine = new StepFunctionsEngine(
     [machine(BOOKING_ARN, booking), machine(ONBOARDING_ARN, { StartAt: 'Done', States: { Done: { Type: 'Succeed' } } })],
     invoke,

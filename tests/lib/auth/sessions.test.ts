@@ -1,6 +1,5 @@
 // logIn, logOut and currentUser against in-memory fakes of their ports.
 import { describe, expect, it } from 'vitest';
-import { currentUser } from '../../../lib/auth/current-user.ts';
 import { logIn } from '../../../lib/auth/log-in.ts';
 import { logOut } from '../../../lib/auth/log-out.ts';
 import { Forbidden, RateLimited, Unauthenticated } from '../../../lib/errors.ts';
@@ -49,33 +48,14 @@ describe('logging in', () => {
   });
 });
 
-describe('the current user', () => {
-  it('is the user of a live token', async () => {
-    const deps = setup();
-    const token = deps.identity.sessionFor(deps.identity.users[0]!);
-    expect(await currentUser(deps, token)).toEqual({
-      id: deps.identity.users[0]!.id,
-      email: 'ada@example.com',
-      email_confirmed: true,
-      app_metadata: { provider: 'email' },
-      metadata: { companyName: 'Acme' },
-    });
-  });
-
-  it('is 401 without a token, and for a token the provider does not know', async () => {
-    await expect(currentUser(setup(), undefined)).rejects.toBeInstanceOf(Unauthenticated);
-    await expect(currentUser(setup(), 'not-a-session')).rejects.toBeInstanceOf(Unauthenticated);
-  });
-});
-
 describe('logging out', () => {
   it('ends the sessions, after which the same token is no longer a user', async () => {
     const deps = setup();
     const token = deps.identity.sessionFor(deps.identity.users[0]!);
     const other = deps.identity.sessionFor(deps.identity.users[0]!);
     expect(await logOut(deps, token)).toEqual({ success: true, message: 'Signed out' });
-    await expect(currentUser(deps, token)).rejects.toBeInstanceOf(Unauthenticated);
-    await expect(currentUser(deps, other)).rejects.toBeInstanceOf(Unauthenticated);
+    expect(await deps.identity.userForAccessToken(token)).toBeUndefined();
+    expect(await deps.identity.userForAccessToken(other)).toBeUndefined();
   });
 
   it('is 401 without a token, or with one that no longer works', async () => {

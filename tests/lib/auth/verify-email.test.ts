@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { hashToken, newVerificationToken } from '../../../lib/auth/verification-tokens.ts';
 import { verifyEmail, type VerifyEmailDeps } from '../../../lib/auth/verify-email.ts';
 import { VendorError } from '../../../lib/errors.ts';
+import { firstAccountIdOf } from '../../../lib/accounts/open-account.ts';
+import { fakeMemberships } from '../../support/account-fakes.ts';
 import { FakeIdentity, MemoryAccounts, MemoryTokens, settings } from './fakes.ts';
 
 const NOW = new Date('2026-05-01T10:00:00Z');
@@ -13,17 +15,19 @@ function setup() {
   const identity = new FakeIdentity();
   const tokens = new MemoryTokens();
   const stores = new MemoryAccounts();
+  const memberships = fakeMemberships();
   let ids = 0;
   const deps: VerifyEmailDeps & { identity: FakeIdentity; tokens: MemoryTokens } = {
     identity,
     tokens,
     accounts: stores,
+    memberships,
     slugs: stores,
     settings,
     now: () => NOW,
     newId: () => `acct-${++ids}`,
   };
-  return { deps, stores };
+  return { deps, stores, memberships };
 }
 
 async function pendingSignup(deps: ReturnType<typeof setup>['deps'], email: string, companyName?: string, expiresAt = nowSeconds + 3600) {
@@ -35,8 +39,9 @@ async function pendingSignup(deps: ReturnType<typeof setup>['deps'], email: stri
 
 describe('verifying an e-mail address', () => {
   it('confirms the user, creates the account with a slug from the company, and sends the user to it', async () => {
-    const { deps, stores } = setup();
+    const { deps, stores, memberships } = setup();
     const { token, user } = await pendingSignup(deps, 'ada@example.com', 'Café Ünïcorn & Co.');
+    const accountId = firstAccountIdOf(user.id);
     expect(await verifyEmail(deps, token)).toEqual({
       success: true,
       email: 'ada@example.com',
@@ -44,14 +49,15 @@ describe('verifying an e-mail address', () => {
       portalSlug: 'cafe-unicorn-and-co',
     });
     expect(user.confirmed).toBe(true);
-    expect(stores.members.get('ada@example.com')).toMatchObject({ account_id: 'acct-1', role: 'owner', user_id: user.id, name: 'Ada', status: 'provisioning' });
-    expect(stores.accounts.get('acct-1')).toMatchObject({
+    expect(await memberships.get(accountId, user.id)).toMatchObject({ role: 'owner', status: 'active', joined_via: 'created' });
+    expect(stores.members.get('ada@example.com')).toMatchObject({ account_id: accountId, role: 'owner', user_id: user.id, name: 'Ada', status: 'provisioning' });
+    expect(stores.accounts.get(accountId)).toMatchObject({
       company_name: 'Café Ünïcorn & Co.',
       contact_email: 'ada@example.com',
       status: 'provisioning',
       portal_slug: 'cafe-unicorn-and-co',
     });
-    expect(stores.slugOwners.get('cafe-unicorn-and-co')).toBe('acct-1');
+    expect(stores.slugOwners.get('cafe-unicorn-and-co')).toBe(accountId);
   });
 
   it('gives two companies of the same name different slugs, by the onboarding rules', async () => {
@@ -76,14 +82,26 @@ describe('verifying an e-mail address', () => {
     expect(stores.accounts.size).toBe(0);
   });
 
-  it("sends a user who already has an account to that account's slug", async () => {
-    const { deps, stores } = setup();
+  it("sends a user who is a member of an account to that account's slug", async () => {
+    const { deps, stores, memberships } = setup();
     await stores.saveAccountDetails('existing', { company_name: 'Globex' });
     await stores.setPortalSlugOnce('existing', 'globex');
-    await stores.claimMember({ email: 'hank@example.com', account_id: 'existing', role: 'owner' });
-    const { token } = await pendingSignup(deps, 'hank@example.com', 'Something Else');
+    const { token, user } = await pendingSignup(deps, 'hank@example.com', 'Something Else');
+    await memberships.join({ accountId: 'existing', userId: user.id, email: 'hank@example.com', role: 'member', via: 'invitation' });
     expect((await verifyEmail(deps, token)).redirectTo).toBe('https://portal.test/globex');
     expect(stores.accounts.size).toBe(1);
+  });
+
+  it("never sends anyone to an account because someone else wrote their address into it", async () => {
+    const { deps, stores, memberships } = setup();
+    // Mallory's membership sync left a member record for the stranger's address in her account.
+    await stores.saveAccountDetails('mallory', { company_name: 'Mallory Ltd' });
+    await stores.setPortalSlugOnce('mallory', 'mallory-ltd');
+    await stores.claimMember({ email: 'ceo@bigcorp.example', account_id: 'mallory', role: 'member' });
+    const { token, user } = await pendingSignup(deps, 'ceo@bigcorp.example', 'BigCorp');
+    const verified = await verifyEmail(deps, token);
+    expect(verified.redirectTo).toBe('https://portal.test/bigcorp');
+    expect(await memberships.ofUser(user.id)).toEqual([expect.objectContaining({ account_id: firstAccountIdOf(user.id), role: 'owner' })]);
   });
 
   it('refuses a wrong token with 400 and changes nothing', async () => {

@@ -8,8 +8,11 @@ import {
 import { ConfigError } from '../../../lib/config.ts';
 import { Forbidden, InvalidInput, RateLimited } from '../../../lib/errors.ts';
 import type { PaidPlan } from '../../../lib/payments/plans.ts';
+import { ANONYMOUS, type Grant } from '../../../lib/access/guard.ts';
+import { firstAccountIdOf } from '../../../lib/accounts/open-account.ts';
+import { fakeMemberships, user as newUser } from '../../support/account-fakes.ts';
 import { fakeAccounts } from '../../support/fakes.ts';
-import { FakeIdentity, MemoryRateLimiter } from '../auth/fakes.ts';
+import { MemoryRateLimiter } from '../auth/fakes.ts';
 import { fakeBilling, fakePayments } from '../payments/fakes.ts';
 
 const DASHBOARD = 'https://app.test';
@@ -17,23 +20,25 @@ const REQUEST_URL = 'https://api.test/api/checkout?plan=pro&utm=x%20y';
 
 function setup(options: { sold?: PaidPlan[]; dashboardUrl?: string; now?: () => Date } = {}) {
   const { store, accounts, members } = fakeAccounts();
-  const identity = new FakeIdentity();
+  const memberships = fakeMemberships();
   const payments = fakePayments(options.sold);
   let ids = 0;
   const deps: CheckoutDeps = {
-    identity,
     payments,
     accounts: store,
+    memberships,
     billing: fakeBilling(accounts),
     settings: { dashboardUrl: options.dashboardUrl ?? DASHBOARD, publicSessionLimit: { limit: 3, windowSeconds: 600 } },
     now: options.now ?? (() => new Date('2030-01-01T12:00:10Z')),
     newId: () => `acct-${++ids}`,
   };
-  const user = identity.addUser('Ann@Example.com', 'Secret123');
-  const token = identity.sessionFor(user);
-  const as = (accessToken: string | undefined, plan: string | undefined) => checkoutRedirect(deps, { accessToken, plan, requestUrl: REQUEST_URL });
-  const go = (plan: string | undefined) => as(token, plan);
-  return { deps, identity, payments, accounts, members, user, token, go, as };
+  const user = newUser({ email: 'Ann@Example.com' });
+  const first = firstAccountIdOf(user.id);
+  /** The grant the access rule gives: the signed-in user, and the account they may buy for (none: their first is opened). */
+  const signedIn = (account?: string): Grant => ({ caller: { kind: 'user', user }, ...(account ? { account: { id: account, role: 'owner' } } : {}) });
+  const as = (grant: Grant, plan: string | undefined) => checkoutRedirect(deps, { grant, plan, requestUrl: REQUEST_URL });
+  const go = (plan: string | undefined, account?: string) => as(signedIn(account), plan);
+  return { deps, payments, accounts, members, memberships, user, first, go, as };
 }
 
 const signupRedirect = { status: 302, location: `${DASHBOARD}/signup?redirect=${encodeURIComponent(REQUEST_URL)}` };
@@ -41,18 +46,15 @@ const signupRedirect = { status: 302, location: `${DASHBOARD}/signup?redirect=${
 describe('GET /api/checkout', () => {
   it('sends a caller without a valid bearer token to signup, with this request URL-encoded, whatever the plan', async () => {
     const { as, payments, accounts } = setup();
-    for (const plan of ['pro', '', 'bogus', undefined]) {
-      expect(await as(undefined, plan)).toEqual(signupRedirect);
-      expect(await as('not-a-live-token', plan)).toEqual(signupRedirect);
-    }
+    for (const plan of ['pro', '', 'bogus', undefined]) expect(await as({ caller: ANONYMOUS }, plan)).toEqual(signupRedirect);
     expect(payments.requests).toHaveLength(0);
     expect(accounts.size).toBe(0);
   });
 
   it('refuses a user whose e-mail is not confirmed', async () => {
-    const { deps, identity } = setup();
-    const unconfirmed = identity.sessionFor(identity.addUser('new@example.com', 'Secret123', false));
-    await expect(checkoutRedirect(deps, { accessToken: unconfirmed, plan: 'pro', requestUrl: REQUEST_URL })).rejects.toThrow(Forbidden);
+    const { as } = setup();
+    const unconfirmed: Grant = { caller: { kind: 'user', user: newUser({ emailConfirmed: false }) } };
+    await expect(as(unconfirmed, 'pro')).rejects.toThrow(Forbidden);
   });
 
   it('answers a signed-in user 400 invalid_plan for a missing or unknown plan, and plan_unavailable for one not sold', async () => {
@@ -65,16 +67,16 @@ describe('GET /api/checkout', () => {
     expect(await go('pro').catch((e: InvalidInput) => e.code)).toBe('plan_unavailable');
   });
 
-  it('starts a subscription checkout for a user without an account yet: account and owner member first, linked in the session', async () => {
-    const { go, payments, accounts, members, user } = setup();
+  it('starts a subscription checkout for a user without an account yet: their first account (they own it) first, linked in the session', async () => {
+    const { go, payments, accounts, memberships, user, first } = setup();
     const answer = await go(' Pro ');
     expect(answer).toEqual({ status: 303, location: 'https://checkout.test/pay/cs_test_1' });
-    expect(members.get('ann@example.com')).toMatchObject({ account_id: 'acct-1', role: 'owner', user_id: user.id });
-    expect(accounts.get('acct-1')).toMatchObject({ contact_email: 'ann@example.com' });
+    expect(await memberships.get(first, user.id)).toMatchObject({ role: 'owner', status: 'active' });
+    expect(accounts.get(first)).toMatchObject({ contact_email: 'ann@example.com' });
     expect(payments.requests).toEqual([
       {
         plan: 'pro',
-        reference: { accountId: 'acct-1', userId: user.id, email: 'ann@example.com' },
+        reference: { accountId: first, userId: user.id, email: 'ann@example.com' },
         customer: { email: 'ann@example.com' },
         successUrl: `${DASHBOARD}/?checkout=success&session_id={CHECKOUT_SESSION_ID}`,
         cancelUrl: `${DASHBOARD}/?checkout=canceled&plan=pro`,
@@ -83,51 +85,49 @@ describe('GET /api/checkout', () => {
     ]);
   });
 
-  it("reuses the account's Stripe customer", async () => {
-    const { go, payments, accounts, deps } = setup();
-    await deps.accounts.claimMember({ email: 'ann@example.com', account_id: 'acct-paid', role: 'owner' });
+  it("offers the granted account's Stripe customer to its billing manager", async () => {
+    const { go, payments, accounts } = setup();
     accounts.set('acct-paid', { id: 'acct-paid', status: 'active', stripe_customer_id: 'cus_42', created_at: 'x', updated_at: 'x' });
-    await go('enterprise');
+    await go('enterprise', 'acct-paid');
     expect(payments.requests[0]).toMatchObject({ customer: { id: 'cus_42' }, reference: { accountId: 'acct-paid' } });
   });
 
   it('makes one session of a double click, and one account of two first clicks at once', async () => {
-    const { go, payments, members, accounts } = setup();
+    const { go, payments, memberships, accounts } = setup();
     const answers = await Promise.all([go('pro'), go('pro')]);
     expect(answers[0]).toEqual(answers[1]);
     expect(payments.sessions.size).toBe(1);
-    expect(members.size).toBe(1);
+    expect(memberships.rows.size).toBe(1);
     expect(accounts.size).toBe(1);
     expect(payments.requests[0]!.idempotencyKey).toBe(payments.requests[1]!.idempotencyKey);
   });
 
   it('records the free plan and sends the user to the dashboard, without a payment', async () => {
-    const { go, payments, accounts } = setup();
+    const { go, payments, accounts, first } = setup();
     expect(await go('free')).toEqual({ status: 303, location: `${DASHBOARD}/dashboard` });
-    expect(accounts.get('acct-1')).toMatchObject({ plan: 'free', billing_version: 1 });
+    expect(accounts.get(first)).toMatchObject({ plan: 'free', billing_version: 1 });
     expect(payments.requests).toHaveLength(0);
   });
 
   it('records free once however many clicks ask for it at once: none of them fails on the others', async () => {
-    const { go, accounts, deps } = setup();
+    const { go, accounts, deps, first } = setup();
     // More concurrent clicks than updateBilling makes attempts: each that re-wrote an already recorded free plan would make the others retry.
     const answers = await Promise.all(Array.from({ length: 25 }, () => go('free')));
     expect(answers).toEqual(Array(25).fill({ status: 303, location: `${DASHBOARD}/dashboard` }));
-    expect(accounts.get('acct-1')).toMatchObject({ plan: 'free', billing_version: 1 });
+    expect(accounts.get(first)).toMatchObject({ plan: 'free', billing_version: 1 });
     expect((deps.billing as ReturnType<typeof fakeBilling>).writes).toBe(1);
   });
 
   it('does not downgrade a live paid subscription to free', async () => {
-    const { go, deps, accounts } = setup();
-    await deps.accounts.claimMember({ email: 'ann@example.com', account_id: 'acct-paid', role: 'owner' });
+    const { go, accounts } = setup();
     accounts.set('acct-paid', { id: 'acct-paid', status: 'active', plan: 'pro', subscription_id: 'sub_1', subscription_status: 'active', created_at: 'x', updated_at: 'x' });
-    expect((await go('free')).location).toBe(`${DASHBOARD}/dashboard`);
+    expect((await go('free', 'acct-paid')).location).toBe(`${DASHBOARD}/dashboard`);
     expect(accounts.get('acct-paid')?.plan).toBe('pro');
   });
 
   it('needs the dashboard URL: it is the only place it redirects to besides the provider', async () => {
     const { deps } = setup({ dashboardUrl: '' });
-    await expect(checkoutRedirect(deps, { accessToken: undefined, plan: 'pro', requestUrl: REQUEST_URL })).rejects.toThrow(ConfigError);
+    await expect(checkoutRedirect(deps, { grant: { caller: ANONYMOUS }, plan: 'pro', requestUrl: REQUEST_URL })).rejects.toThrow(ConfigError);
   });
 });
 

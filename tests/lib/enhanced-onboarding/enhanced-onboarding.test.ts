@@ -45,9 +45,9 @@ describe('starting an enhanced onboarding', () => {
     const wf = workflow();
     const t = crypto.randomUUID().slice(0, 8);
     const intake = normaliseIntake({ email: `ann@${t}.example`, companyName: 'Acme', website: `${t}.example/home` });
-    const answer = await onboardEnhanced(deps(wf), intake);
+    const accountId = crypto.randomUUID();
+    const answer = await onboardEnhanced(deps(wf), accountId, intake);
     expect(answer).toMatchObject({ state: 'running' });
-    const accountId = accounts.members.get(`ann@${t}.example`)!.account_id;
     expect(wf.started).toEqual([{ runId: answer.runId, jobExisted: true }]);
     expect(await crawl.jobs.get(answer.runId)).toMatchObject({ account_id: accountId, kind: 'onboarding', url: `https://${t}.example/home`, status: 'queued' });
     expect(runs.records.get(answer.runId)).toMatchObject({ account_id: accountId, workflow: ENHANCED_WORKFLOW });
@@ -57,14 +57,15 @@ describe('starting an enhanced onboarding', () => {
   });
 
   it('opens no crawl job without a website', async () => {
-    const answer = await onboardEnhanced(deps(), normaliseIntake({ email: 'bo@example.com', companyName: 'No Site' }));
+    const answer = await onboardEnhanced(deps(), crypto.randomUUID(), normaliseIntake({ email: 'bo@example.com', companyName: 'No Site' }));
     expect(await crawl.jobs.get(answer.runId)).toBeUndefined();
   });
 
   it("reads an enhanced run's status from its own state machine", async () => {
-    const answer = await onboardEnhanced(deps(), normaliseIntake({ email: 'cy@example.com', companyName: 'Cy' }));
+    const accountId = crypto.randomUUID();
+    const answer = await onboardEnhanced(deps(), accountId, normaliseIntake({ email: 'cy@example.com', companyName: 'Cy' }));
     const asked: (string | undefined)[] = [];
-    await readRun({ runs, accounts: accounts.store, workflow: workflow(), executionArnOf: (runId, wf) => (asked.push(wf), `arn:${runId}`) }, { kind: 'service' }, answer.runId);
+    await readRun({ runs, workflow: workflow(), executionArnOf: (runId, wf) => (asked.push(wf), `arn:${runId}`) }, accountId, answer.runId);
     expect(asked).toEqual([ENHANCED_WORKFLOW]);
   });
 });

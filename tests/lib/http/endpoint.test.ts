@@ -10,7 +10,7 @@ const echoRoute = route({
   operationId: 'echo',
   summary: 'echo',
   tag: 'test',
-  access: 'public',
+  access: { who: 'anyone' },
   body: {
     type: 'object',
     additionalProperties: false,

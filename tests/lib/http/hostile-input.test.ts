@@ -3,7 +3,9 @@
 // 5xx), and no request ever changes a prototype in the process.
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
+import { accessGuard } from '../../../lib/access/guard.ts';
 import { catalog } from '../../../lib/api/catalog.ts';
+import { needsCaller } from '../../../lib/http/route.ts';
 import { InvalidInput } from '../../../lib/errors.ts';
 import { httpEndpoint, json } from '../../../lib/http/endpoint.ts';
 import { normaliseIntake } from '../../../lib/onboarding/intake.ts';
@@ -20,10 +22,22 @@ const prototypesUntouched = () => {
 
 afterEach(prototypesUntouched);
 
+/** A guard whose provider knows every caller as an owner of every account: hostile input reaches past access to validation. */
+const guard = accessGuard(() => ({
+  identity: { userForAccessToken: async (token) => ({ id: `u-${token.length}`, email: 'h@example.com', emailConfirmed: true, appMetadata: { role: 'admin' }, userMetadata: {} }) },
+  memberships: {
+    get: async (accountId, userId) => ({ account_id: accountId, user_id: userId, email: 'h@example.com', role: 'owner', status: 'active', joined_via: 'created', joined_at: 'x', updated_at: 'x' }),
+    ofUser: async () => [],
+  },
+  keys: { internalApiKey: 'k', adminApiKey: 'k' },
+}));
+
 describe('the HTTP stack of every route, under hostile requests', () => {
   for (const route of catalog) {
-    // The route's own validation and parsing, in front of a handler that echoes what it got.
-    const handler = httpEndpoint(route, async ({ body, query }) => json(200, { body, query }));
+    // The route's own access, validation and parsing, in front of a handler that echoes what it got.
+    const echo = async ({ body, query }: { body: unknown; query: unknown }) => json(200, { body, query });
+    const build = httpEndpoint as (...args: unknown[]) => ReturnType<typeof httpEndpoint>;
+    const handler = needsCaller(route.access) ? build(route, guard, echo) : build(route, echo);
     it(`${route.method} ${route.path}`, async () => {
       await fc.assert(
         fc.asyncProperty(hostileRequest(route), async (req) => {

@@ -83,6 +83,14 @@ describe('recording the outcome', () => {
     ]);
   });
 
+  it("finds a part's caught error where the branch that ran it left it, under `then`", async () => {
+    for (const integration of ['clickup', 'dropbox', 'slack', 'close'] as const) await deps.runs.recordStep('run', report({ integration, outcome: 'success' }));
+    const branch = { integration: 'dropbox' as const, outcome: 'success' as const, then: { integration: 'resend' as const, outcome: 'failed' as const, error: { Error: 'States.Timeout' } } };
+    const answer = await recordOutcome(deps, { ...input, branches: [[branch]] });
+    expect(answer.failed).toMatchObject({ dropbox: false, resend: true });
+    expect((await deps.runs.get('run'))!.result!.errors).toEqual([{ integration: 'resend', message: 'The resend step failed (States.Timeout)', context: { error: 'States.Timeout' } }]);
+  });
+
   it('never lets an earlier attempt overwrite a later result', async () => {
     await reportAll();
     await recordOutcome(deps, { ...input, attempt: 2 });

@@ -31,6 +31,7 @@ const result = (accountId: string, success = true): OnboardingResult => ({
 });
 
 const noWait = { ms: 0, pollMs: 1, sleep: async () => {} };
+const ACCOUNT = '0b6d5f7e-1111-4222-8333-444455556666';
 const intake = normaliseIntake({ email: 'ann@acme.example', companyName: 'Acme', website: 'acme.example', plan: 'pro' });
 let accounts: ReturnType<typeof fakeAccounts>;
 let runs: ReturnType<typeof fakeRuns>;
@@ -43,9 +44,9 @@ beforeEach(() => {
 });
 
 describe('starting an onboarding', () => {
-  it('creates member, account (provisioning, with the latest details) and integration row, then starts the run', async () => {
+  it('creates the member record, the account (provisioning, with the latest details) and integration row, then starts the run', async () => {
     const workflow = fakeWorkflow();
-    const started = await beginOnboarding({ accounts: accounts.store, runs, integrations, workflow }, intake);
+    const started = await beginOnboarding({ accounts: accounts.store, runs, integrations, workflow }, ACCOUNT, intake);
     const member = accounts.members.get('ann@acme.example')!;
     expect(member).toMatchObject({ account_id: started.accountId, status: 'provisioning', role: 'owner' });
     expect(accounts.accounts.get(started.accountId)).toMatchObject({
@@ -60,11 +61,11 @@ describe('starting an onboarding', () => {
     expect(runs.records.get(started.runId)).toMatchObject({ account_id: started.accountId, status: 'running' });
   });
 
-  it('keeps the account of an existing member and updates its details', async () => {
+  it('updates the account with the details of a later submission, as a new run', async () => {
     const workflow = fakeWorkflow();
     const deps = { accounts: accounts.store, runs, integrations, workflow };
-    const first = await beginOnboarding(deps, intake);
-    const second = await beginOnboarding(deps, normaliseIntake({ email: 'ann@acme.example', companyName: 'Acme Inc' }));
+    const first = await beginOnboarding(deps, ACCOUNT, intake);
+    const second = await beginOnboarding(deps, ACCOUNT, normaliseIntake({ email: 'ann@acme.example', companyName: 'Acme Inc' }));
     expect(second.accountId).toBe(first.accountId);
     expect(second.runId).not.toBe(first.runId);
     expect(accounts.accounts.get(first.accountId)!.company_name).toBe('Acme Inc');
@@ -73,9 +74,9 @@ describe('starting an onboarding', () => {
 
   it('never lets the form’s plan overwrite the plan the account is billed for', async () => {
     const deps = { accounts: accounts.store, runs, integrations, workflow: fakeWorkflow() };
-    const first = await beginOnboarding(deps, intake);
+    const first = await beginOnboarding(deps, ACCOUNT, intake);
     accounts.accounts.get(first.accountId)!.plan = 'enterprise';
-    await beginOnboarding(deps, normaliseIntake({ email: 'ann@acme.example', companyName: 'Acme', plan: 'starter' }));
+    await beginOnboarding(deps, ACCOUNT, normaliseIntake({ email: 'ann@acme.example', companyName: 'Acme', plan: 'starter' }));
     expect(accounts.accounts.get(first.accountId)).toMatchObject({ plan: 'enterprise', requested_plan: 'starter' });
   });
 
@@ -83,18 +84,18 @@ describe('starting an onboarding', () => {
     const workflow = fakeWorkflow((runId, input) => {
       setTimeout(() => void runs.saveResult(runId, String(input.accountId), 0, result(String(input.accountId))), 5);
     });
-    const answer = await onboard({ accounts: accounts.store, runs, integrations, workflow, wait: { ms: 2000, pollMs: 2 } }, intake);
+    const answer = await onboard({ accounts: accounts.store, runs, integrations, workflow, wait: { ms: 2000, pollMs: 2 } }, ACCOUNT, intake);
     expect(answer).toMatchObject({ state: 'finished', result: { success: true, portalSlug: 'acme' } });
   });
 
   it('answers "running" when the run outlives the wait', async () => {
-    const answer = await onboard({ accounts: accounts.store, runs, integrations, workflow: fakeWorkflow(), wait: noWait }, intake);
+    const answer = await onboard({ accounts: accounts.store, runs, integrations, workflow: fakeWorkflow(), wait: noWait }, ACCOUNT, intake);
     expect(answer).toMatchObject({ state: 'running', runId: expect.stringMatching(/-[0-9a-f]{16}$/) });
   });
 
   it('looks at the run soon at first and then about every twentieth of the time waited, up to a second; asks the workflow about once a second', async () => {
     const workflow = fakeWorkflow();
-    const started = await beginOnboarding({ accounts: accounts.store, runs, integrations, workflow }, intake);
+    const started = await beginOnboarding({ accounts: accounts.store, runs, integrations, workflow }, ACCOUNT, intake);
     let t = 0;
     const waits: number[] = [];
     const sleep = async (ms: number) => {
@@ -121,7 +122,7 @@ describe('starting an onboarding', () => {
   it('answers "broken" when the execution stopped without recording an outcome', async () => {
     const workflow = fakeWorkflow();
     workflow.setStatus('FAILED');
-    const started = await beginOnboarding({ accounts: accounts.store, runs, integrations, workflow }, intake);
+    const started = await beginOnboarding({ accounts: accounts.store, runs, integrations, workflow }, ACCOUNT, intake);
     let t = 0;
     const answer = await awaitRun({ runs, workflow, wait: { ms: 1000, pollMs: 1, statusEveryMs: 10, sleep: async () => {}, now: () => t++ } }, started);
     expect(answer).toEqual({ state: 'broken', reason: 'stopped', runId: started.runId, accountId: started.accountId });
@@ -134,23 +135,23 @@ describe('starting an onboarding', () => {
     });
     workflow.setStatus('MISSING');
     const deps = { accounts: accounts.store, runs, integrations, workflow };
-    await expect(beginOnboarding(deps, intake)).rejects.toThrow('ServiceUnavailable');
+    await expect(beginOnboarding(deps, ACCOUNT, intake)).rejects.toThrow('ServiceUnavailable');
     const [runId] = workflow.started;
     expect(runs.records.get(runId!)).toMatchObject({ status: 'running' });
-    const reading = { runs, workflow, accounts: accounts.store, executionArnOf: (id: string) => `arn:exec:${id}` };
-    expect(await readRun(reading, { kind: 'service' }, runId!)).toMatchObject({ state: 'broken', reason: 'not_started' });
+    const reading = { runs, workflow, executionArnOf: (id: string) => `arn:exec:${id}` };
+    expect(await readRun(reading, ACCOUNT, runId!)).toMatchObject({ state: 'broken', reason: 'not_started' });
 
     refuse = false;
     workflow.setStatus('RUNNING');
-    const again = await beginOnboarding(deps, intake);
+    const again = await beginOnboarding(deps, ACCOUNT, intake);
     expect(again.runId).toBe(runId);
     expect(workflow.started).toEqual([runId, runId]);
-    expect(await readRun(reading, { kind: 'service' }, runId!)).toMatchObject({ state: 'running' });
+    expect(await readRun(reading, ACCOUNT, runId!)).toMatchObject({ state: 'running' });
   });
 
   it('waits for the result of the current attempt, not an earlier one', async () => {
     const workflow = fakeWorkflow();
-    const started = await beginOnboarding({ accounts: accounts.store, runs, integrations, workflow }, intake);
+    const started = await beginOnboarding({ accounts: accounts.store, runs, integrations, workflow }, ACCOUNT, intake);
     await runs.saveResult(started.runId, started.accountId, 0, result(started.accountId, false));
     const answer = await awaitRun({ runs, workflow, wait: noWait }, { ...started, handle: { ...started.handle, attempt: 1 } });
     expect(answer.state).toBe('running');
@@ -158,52 +159,51 @@ describe('starting an onboarding', () => {
 });
 
 describe('reading a run', () => {
-  it('is allowed to the service and to the account’s members only', async () => {
+  it('answers a run of the account, and a run of another account as unknown', async () => {
     const workflow = fakeWorkflow();
-    const started = await beginOnboarding({ accounts: accounts.store, runs, integrations, workflow }, intake);
+    const started = await beginOnboarding({ accounts: accounts.store, runs, integrations, workflow }, ACCOUNT, intake);
     await runs.saveResult(started.runId, started.accountId, 0, result(started.accountId));
-    const deps = { runs, workflow, accounts: accounts.store, executionArnOf: (id: string) => `arn:exec:${id}` };
-    expect((await readRun(deps, { kind: 'service' }, started.runId)).state).toBe('finished');
-    expect((await readRun(deps, { kind: 'user', email: 'ann@acme.example', userId: 'u' }, started.runId)).state).toBe('finished');
-    await expect(readRun(deps, { kind: 'user', email: 'eve@evil.example', userId: 'e' }, started.runId)).rejects.toMatchObject({ code: 'not_found' });
-    await expect(readRun(deps, { kind: 'service' }, 'no-such-run')).rejects.toMatchObject({ code: 'not_found' });
+    const deps = { runs, workflow, executionArnOf: (id: string) => `arn:exec:${id}` };
+    expect((await readRun(deps, ACCOUNT, started.runId)).state).toBe('finished');
+    await expect(readRun(deps, crypto.randomUUID(), started.runId)).rejects.toMatchObject({ code: 'not_found' });
+    await expect(readRun(deps, ACCOUNT, 'no-such-run')).rejects.toMatchObject({ code: 'not_found' });
   });
 
   it('answers the result of a run that finished between reading its record and asking for its execution, not "broken"', async () => {
     const workflow = fakeWorkflow();
-    const started = await beginOnboarding({ accounts: accounts.store, runs, integrations, workflow }, intake);
+    const started = await beginOnboarding({ accounts: accounts.store, runs, integrations, workflow }, ACCOUNT, intake);
     // The record is read while the run is still at work; the run then stores its result and its execution ends.
     workflow.status = async () => {
       await runs.saveResult(started.runId, started.accountId, 0, result(started.accountId));
       return 'SUCCEEDED';
     };
-    const deps = { runs, workflow, accounts: accounts.store, executionArnOf: (id: string) => `arn:exec:${id}` };
-    expect(await readRun(deps, { kind: 'service' }, started.runId)).toMatchObject({ state: 'finished', result: { success: true } });
+    const deps = { runs, workflow, executionArnOf: (id: string) => `arn:exec:${id}` };
+    expect(await readRun(deps, ACCOUNT, started.runId)).toMatchObject({ state: 'finished', result: { success: true } });
   });
 
   it('answers "broken" for a run whose execution stopped without a result', async () => {
     const workflow = fakeWorkflow();
     workflow.setStatus('FAILED');
-    const started = await beginOnboarding({ accounts: accounts.store, runs, integrations, workflow }, intake);
-    const deps = { runs, workflow, accounts: accounts.store, executionArnOf: (id: string) => `arn:exec:${id}` };
-    expect(await readRun(deps, { kind: 'service' }, started.runId)).toEqual({ state: 'broken', reason: 'stopped', runId: started.runId, accountId: started.accountId });
+    const started = await beginOnboarding({ accounts: accounts.store, runs, integrations, workflow }, ACCOUNT, intake);
+    const deps = { runs, workflow, executionArnOf: (id: string) => `arn:exec:${id}` };
+    expect(await readRun(deps, ACCOUNT, started.runId)).toEqual({ state: 'broken', reason: 'stopped', runId: started.runId, accountId: started.accountId });
   });
 
   it('answers "broken" (never started), not "running" for ever, for a recorded run that has no execution', async () => {
     const workflow = fakeWorkflow();
-    const started = await beginOnboarding({ accounts: accounts.store, runs, integrations, workflow }, intake);
+    const started = await beginOnboarding({ accounts: accounts.store, runs, integrations, workflow }, ACCOUNT, intake);
     workflow.setStatus('MISSING');
-    const deps = { runs, workflow, accounts: accounts.store, executionArnOf: (id: string) => `arn:exec:${id}` };
-    expect(await readRun(deps, { kind: 'service' }, started.runId)).toEqual({ state: 'broken', reason: 'not_started', runId: started.runId, accountId: started.accountId });
+    const deps = { runs, workflow, executionArnOf: (id: string) => `arn:exec:${id}` };
+    expect(await readRun(deps, ACCOUNT, started.runId)).toEqual({ state: 'broken', reason: 'not_started', runId: started.runId, accountId: started.accountId });
   });
 
   it('answers "running" while the workflow cannot be asked (a passing error)', async () => {
     const workflow = fakeWorkflow();
-    const started = await beginOnboarding({ accounts: accounts.store, runs, integrations, workflow }, intake);
+    const started = await beginOnboarding({ accounts: accounts.store, runs, integrations, workflow }, ACCOUNT, intake);
     workflow.status = async () => {
       throw new Error('ThrottlingException');
     };
-    const deps = { runs, workflow, accounts: accounts.store, executionArnOf: (id: string) => `arn:exec:${id}` };
-    expect(await readRun(deps, { kind: 'service' }, started.runId)).toMatchObject({ state: 'running' });
+    const deps = { runs, workflow, executionArnOf: (id: string) => `arn:exec:${id}` };
+    expect(await readRun(deps, ACCOUNT, started.runId)).toMatchObject({ state: 'running' });
   });
 });

@@ -52,6 +52,7 @@ describe('the storage step', () => {
     expect(STORAGE_FOLDERS).toHaveLength(10);
     expect(storage.links.size).toBe(1);
     expect(accounts.members.get('ann@acme.example')).toMatchObject({ storage_link: 'https://share.example/1', storage_path: '/Clients/acme' });
+    expect(accounts.accounts.get('acct-1')).toMatchObject({ storage_link: 'https://share.example/1', storage_path: '/Clients/acme' });
   });
 });
 
@@ -61,7 +62,7 @@ describe('the e-mail step', () => {
     const deps = { mailer, ledger, accounts: accounts.store, portalUrl: 'https://portal.example', teamAddress: 'team@agency.example' };
     const early = await sendOnboardingEmails(deps, input);
     expect(early.details).toEqual({ sent: ['welcome', 'team-new-client'], pending: ['storage-ready'] });
-    await accounts.store.setMemberStorage('ann@acme.example', { link: 'https://share.example/1', path: '/Clients/acme', createdAt: 'now' });
+    await accounts.store.saveAccountDetails('acct-1', { storage_link: 'https://share.example/1', storage_path: '/Clients/acme' });
     const late = await sendOnboardingEmails(deps, input);
     expect(late.details).toEqual({ sent: ['welcome', 'team-new-client', 'storage-ready'], pending: [] });
     expect(mailer.sent.map((e) => e.kind)).toEqual(['welcome', 'team-new-client', 'storage-ready']);

@@ -4,7 +4,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
-import { recordingLogger } from '../auth/fakes.ts';
+import { dynamodbInvitations } from '../../../lib/accounts/dynamodb-invitations.ts';
+import { dynamodbMemberships } from '../../../lib/accounts/dynamodb-memberships.ts';
 import { dynamodbAccounts } from '../../../lib/accounts/dynamodb-accounts.ts';
 import { DeliveryInProgress } from '../../../lib/deliveries/deliveries.ts';
 import { dynamodbDeliveries } from '../../../lib/deliveries/dynamodb-deliveries.ts';
@@ -13,14 +14,21 @@ import { receivePaymentEvent } from '../../../lib/payments/receive-payment-event
 import { stripePayments } from '../../../lib/payments/stripe-payments.ts';
 import { dynamodbFollowUps } from '../../../lib/provisioning/follow-ups.ts';
 import { useDynamo } from '../../support/dynamo.ts';
+import { recordingLogger } from '../auth/fakes.ts';
 
 const d = useDynamo();
-const stores = () => ({
-  accounts: dynamodbAccounts({ db: d.db, tables: d.tables }),
-  billing: dynamodbBilling({ db: d.db, tables: d.tables }),
-  deliveries: dynamodbDeliveries({ db: d.db, tables: d.tables }),
-  followUps: dynamodbFollowUps({ db: d.db, tables: d.tables }),
-});
+const stores = () => {
+  const accounts = dynamodbAccounts({ db: d.db, tables: d.tables });
+  const memberships = dynamodbMemberships({ db: d.db, tables: d.tables });
+  return {
+    accounts,
+    memberships,
+    team: { accounts, memberships, invitations: dynamodbInvitations({ db: d.db, tables: d.tables }), mailer: null, portalUrl: 'https://portal.test' },
+    billing: dynamodbBilling({ db: d.db, tables: d.tables }),
+    deliveries: dynamodbDeliveries({ db: d.db, tables: d.tables }),
+    followUps: dynamodbFollowUps({ db: d.db, tables: d.tables }),
+  };
+};
 const newAccount = async () => {
   const id = crypto.randomUUID();
   await stores().accounts.saveAccountDetails(id, { contact_email: `${id}@example.com` });

@@ -1,12 +1,13 @@
 import { describe, expect, it, vi } from 'vitest';
-import { recordingLogger } from '../auth/fakes.ts';
 import type { Account } from '../../../lib/accounts/accounts.ts';
 import { DELIVERY_CLAIMS, DeliveryInProgress } from '../../../lib/deliveries/deliveries.ts';
 import { InvalidInput } from '../../../lib/errors.ts';
 import { applyBillingEvent, chooseFreePlan, REMEMBERED_EVENTS, type Billing } from '../../../lib/payments/billing.ts';
 import type { BillingEvent } from '../../../lib/payments/payments.ts';
 import { receivePaymentEvent } from '../../../lib/payments/receive-payment-event.ts';
-import { fakeAccounts, fakeDeliveries, fakeFollowUps } from '../../support/fakes.ts';
+import { fakeInvitations, fakeMemberships } from '../../support/account-fakes.ts';
+import { fakeAccounts, fakeDeliveries, fakeFollowUps, fakeMailer } from '../../support/fakes.ts';
+import { recordingLogger } from '../auth/fakes.ts';
 import { fakeBilling, fakePayments, signed } from './fakes.ts';
 
 const LEASE_MS = DELIVERY_CLAIMS.leaseMs;
@@ -18,33 +19,41 @@ function setup() {
   const deliveries = fakeDeliveries({ now: () => now });
   const log = recordingLogger();
   const followUps = fakeFollowUps();
-  let ids = 0;
+  const memberships = fakeMemberships();
+  const invitations = fakeInvitations();
+  const mailer = fakeMailer();
   const deps = {
     payments: fakePayments(),
     deliveries,
     billing,
     accounts: store,
+    memberships,
+    team: { accounts: store, memberships, invitations, mailer, portalUrl: 'https://portal.test' },
     followUps,
     log,
-    newId: () => `acct-new-${++ids}`,
   };
   const account = (id = 'acct-1', extra: Partial<Account> = {}) => {
     accounts.set(id, { id, status: 'provisioning', created_at: 'then', updated_at: 'then', ...extra });
     return id;
   };
   const later = (ms: number) => (now = new Date(now.getTime() + ms));
+  /** A person who joined the account with this e-mail, with this role. */
+  const joined = (accountId: string, email: string, role: 'owner' | 'admin' | 'member' = 'owner') =>
+    memberships.join({ accountId, userId: crypto.randomUUID(), email, role, via: 'created' });
   return {
     deps,
     accounts,
     members,
+    memberships,
+    invitations,
+    mailer,
+    joined,
     billing,
     deliveries,
     followUps,
     log,
     account,
     later,
-    /** The delivery row of a Stripe event. */
-    row: (eventId: string) => deliveries.rows.get(`stripe#${eventId}`),
     receive: (e: Parameters<typeof signed>[0], signature?: string) => receivePaymentEvent(deps, signed(e, signature)),
   };
 }
@@ -78,7 +87,7 @@ describe('the payment webhook', () => {
   });
 
   it("keeps the account's plan, customer, subscription and status from a completed checkout", async () => {
-    const { receive, account, accounts, row } = setup();
+    const { receive, account, accounts, deliveries } = setup();
     account();
     const event = ev({ type: 'checkout.session.completed' });
     expect(await receive(event)).toBe('applied');
@@ -90,7 +99,7 @@ describe('the payment webhook', () => {
       billing_version: 1,
       billing_event_at: 1_800_000_000,
     });
-    expect(row(event.id)).toMatchObject({ value: 'applied', about: { source: 'stripe', account_id: 'acct-1' } });
+    expect(deliveries.rows.get(`stripe#${event.id}`)).toMatchObject({ value: 'applied', about: { source: 'stripe', account_id: 'acct-1' } });
   });
 
   it('takes effect once when the same event arrives 20 times at once: the copies are told at once to come back, and a later one is acknowledged', async () => {
@@ -108,7 +117,7 @@ describe('the payment webhook', () => {
   });
 
   it('takes up an event whose delivery crashed before or after changing the account, with one effect', async () => {
-    const { receive, deps, account, accounts, billing, deliveries, row, later } = setup();
+    const { receive, deps, account, accounts, billing, deliveries, later } = setup();
     account();
     // Crashed after the claim, before the change: while its lease runs, a retry is told to come back later (409)...
     const first = ev({ type: 'checkout.session.completed' });
@@ -118,7 +127,7 @@ describe('the payment webhook', () => {
     // ...and once it has run out, the next delivery takes the event over and applies it.
     later(LEASE_MS + 1);
     expect(await receive(first)).toBe('applied');
-    expect(row(first.id)).toMatchObject({ value: 'applied', about: { account_id: 'acct-1' } });
+    expect(deliveries.rows.get(`stripe#${first.id}`)).toMatchObject({ value: 'applied', about: { account_id: 'acct-1' } });
 
     // Crashed after the change, before recording it done: the delivery that takes over changes nothing, and records it done.
     const second = ev({ type: 'invoice.payment_failed', status: 'past_due', created: 1_800_000_100 });
@@ -131,13 +140,13 @@ describe('the payment webhook', () => {
     later(LEASE_MS + 1);
     expect(await receive(second)).toBe('duplicate');
     expect(billing.writes).toBe(writes);
-    expect(row(second.id)).toMatchObject({ value: 'duplicate', about: { account_id: 'acct-1' } });
+    expect(deliveries.rows.get(`stripe#${second.id}`)).toMatchObject({ value: 'duplicate', about: { account_id: 'acct-1' } });
     expect(accounts.get('acct-1')?.subscription_status).toBe('past_due');
     expect(await receive(second)).toBe('already-processed');
   });
 
   it('applies an event once when a delivery slower than its lease and the retry that took over both reach the account', async () => {
-    const { receive, deps, account, accounts, billing, row, later } = setup();
+    const { receive, deps, account, accounts, billing, deliveries, later } = setup();
     account();
     const event = ev({ type: 'checkout.session.completed' });
     // The first delivery stalls right before it reads the account's billing...
@@ -159,7 +168,7 @@ describe('the payment webhook', () => {
     expect(await slow).toBe('duplicate');
     expect(billing.writes).toBe(1);
     expect(accounts.get('acct-1')).toMatchObject({ billing_version: 1, billing_events: [event.id] });
-    expect(row(event.id)).toMatchObject({ value: 'applied', about: { account_id: 'acct-1' } });
+    expect(deliveries.rows.get(`stripe#${event.id}`)).toMatchObject({ value: 'applied', about: { account_id: 'acct-1' } });
   });
 
   it("gives the event back when its delivery fails, so Stripe's retry applies it", async () => {
@@ -212,33 +221,47 @@ describe('the payment webhook', () => {
     expect(accounts.get('acct-1')?.subscription_status).toBe('active');
   });
 
-  it("links a public checkout by its e-mail, creating the account and owner member once, whichever event comes first", async () => {
-    const { receive, accounts, members } = setup();
+  it('gives a public checkout of an address that owns no account an account of its own, once, and its buyer an invitation to own it', async () => {
+    const { receive, accounts, members, memberships, invitations, mailer } = setup();
     const reference = { email: 'New.Buyer@Example.com' };
     const outcomes = await Promise.all([
       receive(ev({ type: 'invoice.paid', customerId: 'cus_new', subscriptionId: 'sub_new', reference, created: 10 })),
       receive(ev({ type: 'checkout.session.completed', customerId: 'cus_new', subscriptionId: 'sub_new', reference, created: 10 })),
     ]);
     expect(outcomes).toEqual(['applied', 'applied']);
-    expect([...members.values()]).toEqual([expect.objectContaining({ email: 'new.buyer@example.com', role: 'owner', account_id: expect.any(String) })]);
-    const accountId = members.get('new.buyer@example.com')!.account_id;
-    expect([...accounts.keys()]).toEqual([accountId]);
-    expect(accounts.get(accountId)).toMatchObject({ contact_email: 'new.buyer@example.com', plan: 'pro', subscription_status: 'active', billing_version: 2 });
+    const [accountId] = [...accounts.keys()];
+    expect(accounts.size).toBe(1);
+    expect(accounts.get(accountId!)).toMatchObject({ contact_email: 'new.buyer@example.com', plan: 'pro', subscription_status: 'active', billing_version: 2 });
+    // Nobody is a member until the buyer accepts, signed in with that address verified.
+    expect(memberships.rows.size + members.size).toBe(0);
+    const invited = [...invitations.rows.values()];
+    expect(invited).toEqual([expect.objectContaining({ account_id: accountId, email: 'new.buyer@example.com', role: 'owner', status: 'pending', invited_by: { kind: 'checkout' } })]);
+    expect(mailer.sent.map((m) => m.to)).toContain('new.buyer@example.com');
   });
 
-  it('links a public checkout to the account of an existing member with that e-mail', async () => {
-    const { receive, deps, account, accounts } = setup();
+  it('links a public checkout to the one account its e-mail owns', async () => {
+    const { receive, account, accounts, joined } = setup();
     account('acct-existing');
-    await deps.accounts.claimMember({ email: 'ann@example.com', account_id: 'acct-existing', role: 'owner' });
+    await joined('acct-existing', 'ann@example.com', 'owner');
     await receive(ev({ type: 'checkout.session.completed', reference: { email: 'ann@example.com' }, customerId: 'cus_x', subscriptionId: 'sub_x' }));
     expect(accounts.get('acct-existing')).toMatchObject({ stripe_customer_id: 'cus_x', subscription_status: 'active' });
     expect(accounts.size).toBe(1);
   });
 
+  it('never links a public checkout to an account only because its e-mail is a plain member there, or written into it by a sync', async () => {
+    const { receive, deps, account, accounts, joined } = setup();
+    account('acct-mallory');
+    await joined('acct-mallory', 'ceo@bigcorp.example', 'member');
+    await deps.accounts.claimMember({ email: 'ceo@bigcorp.example', account_id: 'acct-mallory', role: 'member' });
+    await receive(ev({ type: 'checkout.session.completed', reference: { email: 'ceo@bigcorp.example' }, customerId: 'cus_ceo', subscriptionId: 'sub_ceo' }));
+    expect(accounts.get('acct-mallory')).not.toHaveProperty('stripe_customer_id');
+    expect(accounts.size).toBe(2);
+  });
+
   it("never lets a public checkout take over an existing account's live subscription or customer: it is recorded for an operator", async () => {
-    const { receive, deps, account, accounts, row, followUps, log } = setup();
+    const { receive, account, accounts, deliveries, followUps, log, joined } = setup();
     account('acct-paying', { plan: 'pro', stripe_customer_id: 'cus_owner', subscription_id: 'sub_owner', subscription_status: 'past_due', billing_event_at: 100 });
-    await deps.accounts.claimMember({ email: 'ann@example.com', account_id: 'acct-paying', role: 'owner' });
+    await joined('acct-paying', 'ann@example.com');
     const before = { ...accounts.get('acct-paying') };
     const reference = { email: 'Ann@Example.com' };
 
@@ -249,7 +272,7 @@ describe('the payment webhook', () => {
     expect(await receive(completed)).toBe('already-processed');
 
     expect(accounts.get('acct-paying')).toEqual(before);
-    expect(row(completed.id)).toMatchObject({ value: 'conflict', about: { account_id: 'acct-paying' } });
+    expect(deliveries.rows.get(`stripe#${completed.id}`)).toEqual(expect.objectContaining({ value: 'conflict', about: expect.objectContaining({ account_id: 'acct-paying' }) }));
     expect(log.entries).toContainEqual(expect.objectContaining({ level: 'warn', message: 'a public checkout matches an account that pays for another subscription; not linked' }));
     expect(await followUps.listOpen()).toEqual([
       expect.objectContaining({
@@ -263,9 +286,9 @@ describe('the payment webhook', () => {
   });
 
   it('links a public checkout to an existing account whose subscription has ended, customer included', async () => {
-    const { receive, deps, account, accounts, followUps } = setup();
+    const { receive, account, accounts, followUps, joined } = setup();
     account('acct-lapsed', { plan: 'free', stripe_customer_id: 'cus_old', subscription_id: 'sub_old', subscription_status: 'canceled', billing_event_at: 100 });
-    await deps.accounts.claimMember({ email: 'ann@example.com', account_id: 'acct-lapsed', role: 'owner' });
+    await joined('acct-lapsed', 'ann@example.com');
     const completed = ev({ type: 'checkout.session.completed', reference: { email: 'ann@example.com' }, customerId: 'cus_new', subscriptionId: 'sub_new', created: 200 });
     expect(await receive(completed)).toBe('applied');
     expect(accounts.get('acct-lapsed')).toMatchObject({ plan: 'pro', stripe_customer_id: 'cus_new', subscription_id: 'sub_new', subscription_status: 'active' });
@@ -280,11 +303,11 @@ describe('the payment webhook', () => {
   });
 
   it('leaves alone events of subscriptions it cannot place, and event types it does not act on', async () => {
-    const { receive, accounts, members, deliveries, row, log } = setup();
+    const { receive, accounts, members, deliveries, log } = setup();
     const stranger = ev({ reference: undefined, customerId: 'cus_stranger' });
     expect(await receive(stranger)).toBe('unmatched');
-    expect(row(stranger.id)).toMatchObject({ value: 'unmatched', about: { source: 'stripe' } });
-    expect(row(stranger.id)!.about).not.toHaveProperty('account_id');
+    expect(deliveries.rows.get(`stripe#${stranger.id}`)).toMatchObject({ value: 'unmatched', about: { source: 'stripe' } });
+    expect(deliveries.rows.get(`stripe#${stranger.id}`)!.about).not.toHaveProperty('account_id');
     expect(accounts.size + members.size).toBe(0);
     expect(log.entries).toContainEqual(expect.objectContaining({ level: 'warn', message: 'payment event matches no account' }));
 

@@ -243,3 +243,17 @@ describe('the Stripe payments adapter: webhook events', () => {
     expect(verified(payload, sign(payload, { timestamp: Math.floor(Date.now() / 1000) - 290 })).handled).toBe(false);
   });
 });
+
+describe('the Stripe payments adapter: billing portal', () => {
+  it("opens a portal session for an existing customer, returning to the dashboard; an unknown customer is the vendor's refusal", async () => {
+    const session = await payments().startCheckout(request());
+    const html = await (await fetch(session.url)).text();
+    const card = /name="card" value="([^"]*)"/.exec(html)![1]!;
+    await fetch(session.url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ card }), redirect: 'manual' });
+    const customer = (await recordedSession(session.id)).customer as string;
+    const portal = await payments().openBillingPortal({ customerId: customer, returnUrl: 'https://app.test/dashboard' });
+    expect(portal.url).toMatch(new RegExp(`^${emu.url}/stripe/portal/bps_`));
+    const refused = await failure(payments().openBillingPortal({ customerId: 'cus_nobody', returnUrl: 'https://app.test/dashboard' }));
+    expect(refused.context).toMatchObject({ transient: false, status: 400, vendorCode: 'resource_missing' });
+  });
+});

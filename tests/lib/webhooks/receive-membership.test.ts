@@ -6,7 +6,9 @@ import { normaliseIntake } from '../../../lib/onboarding/intake.ts';
 import { runIdFor } from '../../../lib/onboarding/run-id.ts';
 import { beginOnboarding } from '../../../lib/onboarding/start-onboarding.ts';
 import { receiveMembershipDelivery, type MembershipDeps } from '../../../lib/webhooks/receive-membership.ts';
-import { fakeAccounts, fakeDeliveries, fakeIntegrations, fakeLedger, fakeRuns } from '../../support/fakes.ts';
+import { fakeInvitations, fakeMemberships } from '../../support/account-fakes.ts';
+import { fakeAccounts, fakeDeliveries, fakeIntegrations, fakeLedger, fakeMailer, fakeRuns } from '../../support/fakes.ts';
+import { recordingLogger } from '../auth/fakes.ts';
 import { fakeMembershipMembers, fakeWebhookIntegrations, fakeWorkflow } from './fakes.ts';
 
 const NOW = new Date('2026-03-01T12:00:00Z');
@@ -18,6 +20,9 @@ let deliveries: ReturnType<typeof fakeDeliveries>;
 let integrations: ReturnType<typeof fakeWebhookIntegrations>;
 let workflow: ReturnType<typeof fakeWorkflow>;
 let ledger: ReturnType<typeof fakeLedger>;
+let memberships: ReturnType<typeof fakeMemberships>;
+let invitations: ReturnType<typeof fakeInvitations>;
+let mailer: ReturnType<typeof fakeMailer>;
 let deps: MembershipDeps;
 let accountId: string;
 let secret: string;
@@ -28,9 +33,13 @@ beforeEach(async () => {
   integrations = fakeWebhookIntegrations();
   workflow = fakeWorkflow();
   ledger = fakeLedger();
+  memberships = fakeMemberships();
+  invitations = fakeInvitations();
+  mailer = fakeMailer();
   const onboarding = { accounts: accounts.store, integrations: fakeIntegrations(), runs: fakeRuns(), workflow };
-  // The account as onboarding-v2 leaves it.
-  accountId = (await beginOnboarding(onboarding, normaliseIntake(FORM))).accountId;
+  // The account as onboarding-v2 leaves it, its owner a member.
+  accountId = (await beginOnboarding(onboarding, crypto.randomUUID(), normaliseIntake(FORM))).accountId;
+  await memberships.join({ accountId, userId: 'owner-user', email: 'owner@acme.example', role: 'owner', via: 'created' });
   workflow.started.clear();
   secret = (await integrations.ensure(accountId)).secret;
   deps = {
@@ -38,8 +47,11 @@ beforeEach(async () => {
     deliveries,
     members: fakeMembershipMembers(accounts.members),
     accounts: accounts.store,
+    memberships,
+    team: { accounts: accounts.store, memberships, invitations, mailer, portalUrl: 'https://portal.test', now: () => NOW },
     ledger,
     onboarding,
+    log: recordingLogger(),
     now: () => NOW,
   };
 });
@@ -73,6 +85,37 @@ describe('a membership delivery', () => {
     expect(await deliver(delivery)).toEqual({ outcome: 'duplicate' });
     expect(accounts.members.get('bo@acme.example')).toMatchObject({ membership_version: 1 });
     expect([...deliveries.rows.values()]).toEqual([expect.objectContaining({ value: 'applied', finishedAt: expect.any(String) })]);
+  });
+
+  it('invites a synced person who has not joined, once, and never makes them a member', async () => {
+    await deliver(created('bo@acme.example'));
+    await deliver(body('member.updated', { id: 'mem_bo@acme.example', auth: { email: 'bo@acme.example' }, customFields: {} }, NOW.getTime() + 1));
+    expect([...invitations.rows.values()]).toEqual([
+      expect.objectContaining({
+        account_id: accountId,
+        email: 'bo@acme.example',
+        role: 'member',
+        status: 'pending',
+        invited_by: { kind: 'membership-sync', provider: 'memberstack', memberId: 'mem_bo@acme.example' },
+      }),
+    ]);
+    expect(mailer.sent.filter((m) => m.kind === 'invitation').map((m) => m.to)).toEqual(['bo@acme.example']);
+    expect(await memberships.ofEmail('bo@acme.example')).toEqual([]);
+  });
+
+  it('invites nobody who has already joined the account, and revokes the open invitation of a deleted member', async () => {
+    await deliver(created('owner@acme.example'));
+    expect(invitations.rows.size).toBe(0);
+    await deliver(created('bo@acme.example', {}, NOW.getTime() - 1000));
+    await deliver(body('member.deleted', { id: 'mem_bo@acme.example' }));
+    expect([...invitations.rows.values()]).toEqual([expect.objectContaining({ email: 'bo@acme.example', status: 'revoked' })]);
+  });
+
+  it('never touches a person who belongs to another account: no record, no invitation', async () => {
+    await memberships.join({ accountId: 'bigcorp', userId: 'ceo', email: 'ceo@bigcorp.example', role: 'owner', via: 'created' });
+    expect(await deliver(created('ceo@bigcorp.example'))).toEqual({ outcome: 'ignored', detail: 'member belongs to another account' });
+    expect(accounts.members.has('ceo@bigcorp.example')).toBe(false);
+    expect(invitations.rows.size).toBe(0);
   });
 
   it('updates the member on a plan change, finding it by member id, and starts the onboarding of a newly paying member with the account’s details', async () => {

@@ -269,3 +269,45 @@ describe('the Stripe emulator', () => {
     expect((await sdk().checkout.sessions.create(sessionParams())).status).toBe('open');
   });
 });
+
+describe('the customer portal', () => {
+  async function paidCustomer() {
+    const session = await sdk().checkout.sessions.create(sessionParams());
+    await pay(session.url!);
+    const paid = await sdk().checkout.sessions.retrieve(session.id);
+    received.length = 0;
+    return { customer: paid.customer as string, subscription: paid.subscription as string };
+  }
+  const portalForm = async (url: string, form: Record<string, string>) =>
+    fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form), redirect: 'manual' });
+  const typesReceived = () => received.map((r) => (JSON.parse(r.body) as { type: string }).type);
+
+  it('opens a session for a customer, refusing unknown customers and parameters as Stripe does', async () => {
+    const { customer } = await paidCustomer();
+    const portal = await sdk().billingPortal.sessions.create({ customer, return_url: 'http://dashboard.test/dashboard' });
+    expect(portal).toMatchObject({ object: 'billing_portal.session', customer, return_url: 'http://dashboard.test/dashboard', url: expect.stringContaining('/stripe/portal/bps_') });
+    expect((await errorOf(sdk().billingPortal.sessions.create({ customer: 'cus_nobody' }))).code).toBe('resource_missing');
+    const unknown = await errorOf(sdk().billingPortal.sessions.create({ customer, colour: 'blue' } as never));
+    expect(unknown.code).toBe('parameter_unknown');
+  });
+
+  it('switches the plan (customer.subscription.updated with the new price) and cancels (customer.subscription.deleted), each signed', async () => {
+    const { customer, subscription } = await paidCustomer();
+    const portal = await sdk().billingPortal.sessions.create({ customer, return_url: 'http://dashboard.test/dashboard' });
+    const html = await (await fetch(portal.url)).text();
+    expect(html).toContain(`data-subscription="${subscription}" data-plan="pro"`);
+
+    expect((await portalForm(portal.url, { action: 'change', subscription, price: 'price_local_enterprise' })).status).toBe(303);
+    expect((await sdk().subscriptions.retrieve(subscription)).items.data[0]!.price.id).toBe('price_local_enterprise');
+    expect((await portalForm(portal.url, { action: 'cancel', subscription })).status).toBe(303);
+    expect((await sdk().subscriptions.retrieve(subscription)).status).toBe('canceled');
+
+    expect(typesReceived()).toEqual(['customer.subscription.updated', 'customer.subscription.deleted']);
+    for (const r of received) expect(() => Stripe.webhooks.constructEvent(r.body, r.signature, STRIPE_WEBHOOK_SECRET)).not.toThrow();
+    const updated = JSON.parse(received[0]!.body);
+    expect(updated.data.object.items.data[0].price.id).toBe('price_local_enterprise');
+    expect(updated.data.previous_attributes.items.data[0].price.id).toBe('price_local_pro');
+    // A canceled subscription is no longer offered.
+    expect(await (await fetch(portal.url)).text()).toContain('No active subscription');
+  });
+});

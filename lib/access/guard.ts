@@ -1,0 +1,168 @@
+// Enforces a route's access rule (lib/http/route.ts) for the HTTP stack, in two
+// steps so that an anonymous caller is refused before the body is even parsed:
+//   authenticate: who is calling (a key in its header, a bearer token, or
+//     nobody), 401 when the rule needs someone and nobody valid came;
+//   authorize: what they may do here, from their membership of the account the
+//     request names (path, body or query) — 404 for an account they are not an
+//     active member of (whether or not it exists), 403 when their role does not
+//     allow the permission, 400 when they belong to several accounts and the
+//     request does not say which.
+// A key that is sent but wrong is refused outright, never tried as a user; a
+// key the route does not take is not a credential there at all.
+import { activeOnly, type MembershipStore } from '../accounts/memberships.ts';
+import { idParam, type Access, type AccountFrom } from '../http/route.ts';
+import { Forbidden, InvalidInput, NotFound, Unauthenticated } from '../errors.ts';
+import { bearerToken, secretsEqual } from '../http/credentials.ts';
+import type { IdentityProvider, IdentityUser } from '../identity/identity.ts';
+import { allows, PERMISSIONS, type Permission, type Role } from './permissions.ts';
+
+export type Caller =
+  | { kind: 'anonymous' }
+  | { kind: 'user'; user: IdentityUser }
+  /** The internal service token (x-api-key): the portal's backend. */
+  | { kind: 'service' }
+  /** The admin key (x-admin-key): the admin dashboard's backend. */
+  | { kind: 'admin-key' };
+
+export interface Grant {
+  caller: Caller;
+  /** The account the request acts on, when its rule is about one and it names one (or the caller has exactly one). No role for the service key. */
+  account?: { id: string; role?: Role };
+}
+
+export interface GuardDeps {
+  identity: Pick<IdentityProvider, 'userForAccessToken'>;
+  memberships: Pick<MembershipStore, 'get' | 'ofUser'>;
+  keys: { internalApiKey?: string; adminApiKey?: string };
+}
+
+/** What authorize reads from the request: the parts that may name an account. */
+export interface Naming {
+  pathParams: Record<string, string | undefined>;
+  query: Record<string, string | undefined>;
+  body: unknown;
+}
+
+export interface Guard {
+  authenticate(access: Access, headers: Record<string, string | undefined>): Promise<Caller>;
+  authorize(access: Access, caller: Caller, request: Naming): Promise<Grant>;
+}
+
+/** Users whose app_metadata says this are admins (app_metadata is writable only with the service-role key). */
+export const ADMIN_ROLE = 'admin';
+export const ANONYMOUS: Caller = Object.freeze({ kind: 'anonymous' });
+
+const ID = new RegExp(idParam.pattern);
+/** A run id: its account's id (a UUID), a hyphen and a 16-hex digest (lib/onboarding/run-id.ts). */
+const RUN_ID = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})-[0-9a-f]{16}$/;
+
+/**
+ * The guard, with its dependencies made on first use: a route that is called
+ * without credentials never loads the identity provider's client.
+ */
+export function accessGuard(makeDeps: () => GuardDeps): Guard {
+  let deps: GuardDeps | undefined;
+  const use = () => (deps ??= makeDeps());
+
+  return {
+    async authenticate(access, headers) {
+      if (access.who === 'anyone' || access.who === 'path-secret' || access.who === 'signed') return ANONYMOUS;
+      const key = keyFor(access, use);
+      const presented = key && headers[key.header];
+      if (key && presented !== undefined) {
+        if (secretsEqual(presented, key.value())) return key.caller;
+        throw new Unauthenticated(`The ${key.name} is not valid`);
+      }
+      const token = bearerToken(headers);
+      const user = token ? await use().identity.userForAccessToken(token) : undefined;
+      if (user) return { kind: 'user', user };
+      if (access.who === 'member' && access.anonymous === 'pass') return ANONYMOUS;
+      if (token) throw new Unauthenticated('The bearer token is invalid, expired or revoked');
+      throw new Unauthenticated(key ? `Send the ${key.name} (${key.header}) or a bearer token` : 'Send the access token as Authorization: Bearer <token>');
+    },
+
+    async authorize(access, caller, request) {
+      if (access.who === 'admin') {
+        if (caller.kind === 'user' && caller.user.appMetadata.role !== ADMIN_ROLE) throw new Forbidden('This is for admins only');
+        return { caller };
+      }
+      if (access.who !== 'member' || caller.kind === 'anonymous') return { caller };
+      const named = accountNamed(access.account, request);
+      if (caller.kind !== 'user') return named ? { caller, account: { id: named } } : { caller };
+
+      const refuse = (role: Role) =>
+        new Forbidden(`As ${role === 'admin' ? 'an' : 'a'} ${role} of this account you may not do this (it needs: ${rolesFor(access.permission)})`);
+      if (named) {
+        const membership = await use().memberships.get(named, caller.user.id);
+        if (membership?.status !== 'active') throw noSuchAccount();
+        if (!allows(access.permission, membership.role)) throw refuse(membership.role);
+        return { caller, account: { id: named, role: membership.role } };
+      }
+      // Only "named, else the caller's only account" gets here without an id.
+      const mine = activeOnly(await use().memberships.ofUser(caller.user.id));
+      if (mine.length === 0) return { caller };
+      if (mine.length > 1) {
+        const where = 'named' in access.account ? access.account.named : 'body';
+        throw new InvalidInput(
+          'You belong to several accounts: say which one this is for',
+          [{ path: `/${where}/accountId`, message: `is required; one of: ${mine.map((m) => m.account_id).join(', ')}` }],
+          'account_required',
+        );
+      }
+      const only = mine[0]!;
+      if (!allows(access.permission, only.role)) throw refuse(only.role);
+      return { caller, account: { id: only.account_id, role: only.role } };
+    },
+  };
+}
+
+function keyFor(access: Access, use: () => GuardDeps) {
+  if (access.who === 'admin') {
+    return { header: 'x-admin-key', name: 'admin key', value: () => use().keys.adminApiKey, caller: { kind: 'admin-key' } as const };
+  }
+  if (access.who === 'member' && access.serviceKey) {
+    return { header: 'x-api-key', name: 'API key', value: () => use().keys.internalApiKey, caller: { kind: 'service' } as const };
+  }
+  return undefined;
+}
+
+/** The account id a request names, if it names one; a malformed one is refused like any other invalid input. */
+function accountNamed(from: AccountFrom, request: Naming): string | undefined {
+  if ('path' in from) return checked(request.pathParams[from.path], `/path/${from.path}`);
+  if ('runPath' in from) {
+    const account = RUN_ID.exec(request.pathParams[from.runPath] ?? '')?.[1];
+    // Not a run id at all: there is no such run, for anyone.
+    if (!account) throw new NotFound('No onboarding run with this id');
+    return account;
+  }
+  const source = from.named === 'body' ? request.body : request.query;
+  const value = source && typeof source === 'object' ? (source as Record<string, unknown>).accountId : undefined;
+  return value === undefined ? undefined : checked(value, `/${from.named}/accountId`);
+}
+
+function checked(value: unknown, path: string): string {
+  if (typeof value !== 'string' || !ID.test(value)) {
+    throw new InvalidInput('The request is invalid', [{ path, message: 'must be an account id' }], 'invalid_request');
+  }
+  return value;
+}
+
+const rolesFor = (permission: Permission) => PERMISSIONS[permission].join(' or ');
+
+/** The same answer for an account that does not exist and one the caller is not in: an id reveals nothing. */
+export const noSuchAccount = () => new NotFound('No such account, or not one you belong to', 'account_not_found');
+
+/** The account a request was granted, for routes whose rule names it in the path (the guard has always set it then). */
+export function grantedAccount(grant: Grant): { id: string; role?: Role } {
+  if (!grant.account) throw new Error('This route has no account in its access rule');
+  return grant.account;
+}
+
+/** Who did it, for records: the user's id, or the key's kind. */
+export const actorOf = (caller: Caller): string => (caller.kind === 'user' ? caller.user.id : caller.kind);
+
+/** The signed-in user of a request whose rule admits only users. */
+export function signedInUser(grant: Grant): IdentityUser {
+  if (grant.caller.kind !== 'user') throw new Error('This route admits signed-in users only');
+  return grant.caller.user;
+}

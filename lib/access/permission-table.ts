@@ -1,0 +1,38 @@
+// The permission table as people read it (docs/accounts.md): one row per route,
+// made from the same rules the HTTP stack enforces; a test keeps the
+// document's copy equal to this.
+import type { Access, RouteSpec } from '../http/route.ts';
+import { PERMISSIONS } from './permissions.ts';
+
+function callers(access: Access): string {
+  switch (access.who) {
+    case 'anyone':
+      return 'anyone';
+    case 'path-secret':
+      return "anyone holding the account's webhook secret (in the path)";
+    case 'signed':
+      return 'the payment provider (signed body)';
+    case 'user':
+      return 'any signed-in user';
+    case 'admin':
+      return 'the admin key, or a signed-in admin user';
+    case 'member':
+      return [
+        `${PERMISSIONS[access.permission].join(', ')} (${access.permission})`,
+        ...(access.serviceKey ? ['or the internal API key'] : []),
+        ...(access.anonymous ? ['anonymous: sent to sign up'] : []),
+      ].join('; ');
+  }
+}
+
+function account(access: Access): string {
+  if (access.who !== 'member') return '';
+  if ('path' in access.account) return `path \`${access.account.path}\``;
+  if ('runPath' in access.account) return 'the run in the path';
+  return `\`accountId\` in the ${access.account.named}, else your only account`;
+}
+
+export function permissionTable(routes: readonly RouteSpec[]): string {
+  const rows = routes.map((r) => `| \`${r.method} ${r.path}\` | ${callers(r.access)} | ${account(r.access)} |`);
+  return ['| Route | Who may call | The account it acts on |', '|---|---|---|', ...rows].join('\n');
+}

@@ -1,0 +1,27 @@
+// The permission table: what a person may do to an account, by their role in
+// it. Every route of the catalog names who may call it (lib/http/route.ts); the
+// HTTP stack enforces that before validation and before the handler
+// (lib/access/guard.ts), so a use case never has to ask again.
+
+/** A person's role in an account, from most to least powerful. */
+export const ROLES = ['owner', 'admin', 'member'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const PERMISSIONS = {
+  /** The account, its members and its onboarding runs. */
+  read: ['owner', 'admin', 'member'],
+  /** Checkout for the account, and the billing portal of its customer. */
+  billing: ['owner', 'admin'],
+  /** onboarding-v2 and enhanced onboarding for the account. */
+  onboard: ['owner', 'admin'],
+  /** Inviting people, and revoking invitations. */
+  invite: ['owner', 'admin'],
+  /** Webhook settings, secrets and signing keys; members' roles and removal. */
+  manage: ['owner'],
+} as const satisfies Record<string, readonly Role[]>;
+export type Permission = keyof typeof PERMISSIONS;
+
+export const allows = (permission: Permission, role: Role): boolean => (PERMISSIONS[permission] as readonly Role[]).includes(role);
+
+/** Whether `role` may hand out `granted` (an admin may not make owners). */
+export const mayGrant = (role: Role, granted: Role): boolean => ROLES.indexOf(role) <= ROLES.indexOf(granted);

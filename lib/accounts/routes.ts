@@ -1,0 +1,238 @@
+// Accounts and their people: the account view, members and roles,
+// invitations, and the billing portal. Who may call each is its access rule.
+import { ROLES } from '../access/permissions.ts';
+import { idParam, route } from '../http/route.ts';
+
+const accountParams = { type: 'object', required: ['accountId'], properties: { accountId: idParam } } as const;
+const nullableString = { type: ['string', 'null'] } as const;
+const role = { enum: ROLES } as const;
+
+export const accountSummary = {
+  type: 'object',
+  required: ['accountId', 'role', 'companyName', 'portalSlug', 'plan', 'subscriptionStatus'],
+  properties: {
+    accountId: { type: 'string' },
+    role: { ...role, description: "The caller's role in the account" },
+    companyName: nullableString,
+    portalSlug: nullableString,
+    plan: { ...nullableString, description: 'The plan the account is billed for (starter, pro, enterprise, free), as the payment provider last told us' },
+    subscriptionStatus: { ...nullableString, description: "The payment provider's subscription status: active, trialing, past_due, canceled, ..." },
+  },
+} as const;
+
+const accountView = {
+  type: 'object',
+  required: [...accountSummary.required, 'status', 'companyUrl', 'storageLink', 'memberCount', 'onboarding', 'createdAt'],
+  properties: {
+    ...accountSummary.properties,
+    status: { enum: ['provisioning', 'active', 'needs_attention'] },
+    companyUrl: nullableString,
+    storageLink: { ...nullableString, description: 'The shared link of the client storage folder' },
+    memberCount: { type: 'integer' },
+    onboarding: {
+      description: 'The latest onboarding run: its state and, once finished, the outcome per integration',
+      anyOf: [
+        { type: 'null' },
+        {
+          type: 'object',
+          required: ['runId', 'status'],
+          properties: {
+            runId: { type: 'string' },
+            status: { enum: ['running', 'succeeded', 'failed'] },
+            integrations: { type: 'object', additionalProperties: { enum: ['success', 'skipped', 'failed'] } },
+            finishedAt: { type: 'string', format: 'date-time' },
+          },
+        },
+      ],
+    },
+    createdAt: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
+const member = {
+  type: 'object',
+  required: ['userId', 'email', 'role', 'joinedAt', 'joinedVia'],
+  properties: {
+    userId: { type: 'string' },
+    email: { type: 'string' },
+    role,
+    joinedAt: { type: 'string', format: 'date-time' },
+    joinedVia: { enum: ['created', 'invitation', 'migration'] },
+  },
+} as const;
+
+export const invitation = {
+  type: 'object',
+  required: ['invitationId', 'accountId', 'email', 'role', 'status', 'invitedBy', 'createdAt', 'expiresAt'],
+  properties: {
+    invitationId: { type: 'string' },
+    accountId: { type: 'string' },
+    email: { type: 'string' },
+    role,
+    status: { enum: ['pending', 'accepted', 'revoked', 'expired'] },
+    invitedBy: {
+      type: 'object',
+      required: ['kind'],
+      description: 'user (with userId and email), service (the internal API key), membership-sync, checkout or migration',
+      properties: { kind: { type: 'string' }, userId: { type: 'string' }, email: { type: 'string' } },
+    },
+    createdAt: { type: 'string', format: 'date-time' },
+    expiresAt: { type: 'string', format: 'date-time' },
+    acceptedAt: { type: 'string', format: 'date-time' },
+    revokedAt: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
+const refused = {
+  400: { description: 'Invalid input' },
+  401: { description: 'No valid bearer token (unauthenticated)' },
+  403: { description: 'Your role in this account does not allow it (forbidden)' },
+  404: { description: 'No such account, or not one you belong to' },
+} as const;
+
+const email = { type: 'string', format: 'email', maxLength: 254 } as const;
+
+export const accountRoutes = {
+  openAccount: route({
+    method: 'POST',
+    path: '/api/accounts',
+    operationId: 'openAccount',
+    summary: 'Open a new account, with the caller as its owner',
+    tag: 'accounts',
+    access: { who: 'user' },
+    body: { type: 'object', additionalProperties: false, required: ['companyName'], properties: { companyName: { type: 'string', minLength: 1, maxLength: 200 } } },
+    responses: { 201: { description: 'The new account', schema: accountView }, 400: refused[400], 401: refused[401] },
+  }),
+  getAccount: route({
+    method: 'GET',
+    path: '/api/accounts/{accountId}',
+    params: accountParams,
+    operationId: 'getAccount',
+    summary: 'The account: company, portal slug, plan and subscription status, latest onboarding outcome, member count',
+    tag: 'accounts',
+    access: { who: 'member', permission: 'read', account: { path: 'accountId' } },
+    responses: { 200: { description: 'The account', schema: accountView }, ...refused },
+  }),
+  listMembers: route({
+    method: 'GET',
+    path: '/api/accounts/{accountId}/members',
+    params: accountParams,
+    operationId: 'listMembers',
+    summary: "The account's active members and their roles",
+    tag: 'accounts',
+    access: { who: 'member', permission: 'read', account: { path: 'accountId' } },
+    responses: {
+      200: { description: 'The members', schema: { type: 'object', required: ['members'], properties: { members: { type: 'array', items: member } } } },
+      ...refused,
+    },
+  }),
+  changeMemberRole: route({
+    method: 'PATCH',
+    path: '/api/accounts/{accountId}/members/{userId}',
+    params: { type: 'object', required: ['accountId', 'userId'], properties: { accountId: idParam, userId: idParam } },
+    operationId: 'changeMemberRole',
+    summary: "Change a member's role (owners only); the last owner cannot be demoted",
+    tag: 'accounts',
+    access: { who: 'member', permission: 'manage', account: { path: 'accountId' } },
+    body: { type: 'object', additionalProperties: false, required: ['role'], properties: { role } },
+    responses: {
+      200: { description: 'The member with the new role', schema: member },
+      ...refused,
+      409: { description: 'The account would have no owner left (last_owner), or the membership changed meanwhile' },
+    },
+  }),
+  removeMember: route({
+    method: 'DELETE',
+    path: '/api/accounts/{accountId}/members/{userId}',
+    params: { type: 'object', required: ['accountId', 'userId'], properties: { accountId: idParam, userId: idParam } },
+    operationId: 'removeMember',
+    summary: 'Remove a member (owners only); their access ends with their next request. The last owner cannot be removed',
+    tag: 'accounts',
+    access: { who: 'member', permission: 'manage', account: { path: 'accountId' } },
+    responses: { 204: { description: 'Removed' }, ...refused, 409: { description: 'The last owner (last_owner)' } },
+  }),
+  leaveAccount: route({
+    method: 'POST',
+    path: '/api/accounts/{accountId}/leave',
+    params: accountParams,
+    operationId: 'leaveAccount',
+    summary: 'Leave the account; the last owner cannot leave',
+    tag: 'accounts',
+    access: { who: 'member', permission: 'read', account: { path: 'accountId' } },
+    responses: { 204: { description: 'Left' }, ...refused, 409: { description: 'The last owner (last_owner)' } },
+  }),
+  listInvitations: route({
+    method: 'GET',
+    path: '/api/accounts/{accountId}/invitations',
+    params: accountParams,
+    operationId: 'listInvitations',
+    summary: "The account's invitations, newest first, with who invited whom and their state",
+    tag: 'accounts',
+    access: { who: 'member', permission: 'invite', account: { path: 'accountId' }, serviceKey: true },
+    responses: {
+      200: { description: 'The invitations', schema: { type: 'object', required: ['invitations'], properties: { invitations: { type: 'array', items: invitation } } } },
+      ...refused,
+    },
+  }),
+  createInvitation: route({
+    method: 'POST',
+    path: '/api/accounts/{accountId}/invitations',
+    params: accountParams,
+    operationId: 'createInvitation',
+    summary: 'Invite an e-mail address to the account (owners and admins; only owners invite owners); the invitee gets an e-mail with a portal link, valid 7 days',
+    tag: 'accounts',
+    access: { who: 'member', permission: 'invite', account: { path: 'accountId' }, serviceKey: true },
+    body: { type: 'object', additionalProperties: false, required: ['email'], properties: { email, role: { ...role, default: 'member' } } },
+    responses: {
+      201: { description: 'Invited; the e-mail is on its way', schema: invitation },
+      ...refused,
+      409: { description: 'Already a member (already_member), or an open invitation exists (invitation_pending)' },
+      500: { description: 'The invitation e-mail could not be sent; nothing was kept' },
+    },
+  }),
+  revokeInvitation: route({
+    method: 'DELETE',
+    path: '/api/accounts/{accountId}/invitations/{invitationId}',
+    params: { type: 'object', required: ['accountId', 'invitationId'], properties: { accountId: idParam, invitationId: idParam } },
+    operationId: 'revokeInvitation',
+    summary: 'Revoke a pending invitation; its link stops working',
+    tag: 'accounts',
+    access: { who: 'member', permission: 'invite', account: { path: 'accountId' }, serviceKey: true },
+    responses: { 200: { description: 'Revoked', schema: invitation }, ...refused, 409: { description: 'Not pending any more (invitation_not_pending)' } },
+  }),
+  acceptInvitation: route({
+    method: 'POST',
+    path: '/api/invitations/{invitationId}/accept',
+    params: { type: 'object', required: ['invitationId'], properties: { invitationId: idParam } },
+    operationId: 'acceptInvitation',
+    summary: 'Accept an invitation sent to your verified e-mail address; you are a member from your next request',
+    tag: 'accounts',
+    access: { who: 'user' },
+    responses: {
+      200: {
+        description: 'Accepted',
+        schema: { type: 'object', required: ['accountId', 'role'], properties: { accountId: { type: 'string' }, role } },
+      },
+      401: refused[401],
+      403: { description: 'Sent to another address (invitation_not_for_you), or your address is not verified (email_not_confirmed)' },
+      404: { description: 'No such invitation' },
+      409: { description: 'Already used (invitation_already_used)' },
+      410: { description: 'Expired (invitation_expired) or revoked (invitation_revoked)' },
+    },
+  }),
+  billingPortal: route({
+    method: 'POST',
+    path: '/api/accounts/{accountId}/billing-portal',
+    params: accountParams,
+    operationId: 'billingPortal',
+    summary: "A session of the payment provider's customer portal for the account: change plan, update the card, cancel",
+    tag: 'accounts',
+    access: { who: 'member', permission: 'billing', account: { path: 'accountId' } },
+    responses: {
+      200: { description: 'Send the browser to url', schema: { type: 'object', required: ['url'], properties: { url: { type: 'string', format: 'uri' } } } },
+      ...refused,
+      409: { description: 'The account has no customer at the payment provider yet: choose a plan first (no_billing_customer)' },
+      500: { description: 'The payment provider failed or is not configured' },
+    },
+  }),
+};

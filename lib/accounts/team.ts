@@ -1,0 +1,250 @@
+// The people of an account: invitations, joining, roles and leaving. Who may
+// call each of these is the route's rule, enforced before they run
+// (lib/access/permissions.ts); what is left here are the rules about people:
+// - one joins only by accepting an invitation sent to an address they have
+//   verified, signed in as themselves;
+// - an invitation works once, lapses after INVITATION_TTL_DAYS, and can be revoked;
+// - an admin may invite members and admins, only an owner makes owners;
+// - an account never loses its last owner (the membership store guarantees it).
+import { randomUUID } from 'node:crypto';
+import { mayGrant, type Role } from '../access/permissions.ts';
+import { Conflict, Forbidden, Gone, NotFound, type DomainError } from '../errors.ts';
+import type { IdentityUser } from '../identity/identity.ts';
+import type { Mailer } from '../integrations/mailer.ts';
+import type { Logger } from '../log.ts';
+import { normaliseEmail, type AccountStore } from './accounts.ts';
+import { invitationEmail } from './emails.ts';
+import { INVITATION_TTL_DAYS, isOpen, type Invitation, type InvitationStore, type Inviter } from './invitations.ts';
+import type { Membership, MembershipStore, SeatChange } from './memberships.ts';
+
+export interface TeamDeps {
+  accounts: Pick<AccountStore, 'getAccount'>;
+  memberships: MembershipStore;
+  invitations: InvitationStore;
+  mailer: Mailer | null;
+  /** Invitation links go to {portalUrl}/invitations/<id>. */
+  portalUrl: string;
+  now?: () => Date;
+  newId?: () => string;
+}
+
+export interface MemberView {
+  userId: string;
+  email: string;
+  role: Role;
+  joinedAt: string;
+  joinedVia: Membership['joined_via'];
+}
+
+export interface InvitationView {
+  invitationId: string;
+  accountId: string;
+  email: string;
+  role: Role;
+  status: 'pending' | 'accepted' | 'revoked' | 'expired';
+  invitedBy: Inviter;
+  createdAt: string;
+  expiresAt: string;
+  acceptedAt?: string;
+  revokedAt?: string;
+}
+
+export const memberView = (m: Membership): MemberView => ({
+  userId: m.user_id,
+  email: m.email,
+  role: m.role,
+  joinedAt: m.joined_at,
+  joinedVia: m.joined_via,
+});
+
+export function invitationView(i: Invitation, now: Date): InvitationView {
+  return {
+    invitationId: i.id,
+    accountId: i.account_id,
+    email: i.email,
+    role: i.role,
+    status: i.status === 'pending' && !isOpen(i, now) ? 'expired' : i.status,
+    invitedBy: i.invited_by,
+    createdAt: i.created_at,
+    expiresAt: new Date(i.expires_at * 1000).toISOString(),
+    ...(i.accepted_at ? { acceptedAt: i.accepted_at } : {}),
+    ...(i.revoked_at ? { revokedAt: i.revoked_at } : {}),
+  };
+}
+
+const refusal = (i: Invitation, now: Date): DomainError | undefined => {
+  if (i.status === 'accepted') return new Conflict('This invitation has already been used', 'invitation_already_used');
+  if (i.status === 'revoked') return new Gone('This invitation was revoked', 'invitation_revoked');
+  if (!isOpen(i, now)) return new Gone(`This invitation has expired (they last ${INVITATION_TTL_DAYS} days): ask for a new one`, 'invitation_expired');
+  return undefined;
+};
+
+const noSuchInvitation = () => new NotFound('No such invitation');
+
+/**
+ * Invites an address to the account, and e-mails them the link. Refused when
+ * the address already belongs to a member, or has an open invitation here;
+ * undone if the e-mail cannot be sent, so a failed invitation leaves nothing.
+ */
+export async function invite(
+  deps: TeamDeps,
+  request: { accountId: string; email: string; role: Role; invitedBy: Inviter; inviterRole?: Role },
+): Promise<InvitationView> {
+  if (request.inviterRole && !mayGrant(request.inviterRole, request.role)) {
+    throw new Forbidden(`As ${request.inviterRole === 'admin' ? 'an' : 'a'} ${request.inviterRole} you may not invite an ${request.role}`);
+  }
+  const account = await deps.accounts.getAccount(request.accountId);
+  if (!account) throw new NotFound('No such account, or not one you belong to');
+  const email = normaliseEmail(request.email);
+  const members = await deps.memberships.ofAccount(account.id);
+  if (members.some((m) => m.status === 'active' && m.email === email)) throw new Conflict('This address already belongs to a member of the account', 'already_member');
+  const open = await openInvitation(deps, account.id, email);
+  if (open) throw new Conflict('This address already has an open invitation to the account; revoke it to send another', 'invitation_pending');
+  return invitationView(await issue(deps, { accountId: account.id, companyName: account.company_name, email, role: request.role, invitedBy: request.invitedBy }), now(deps));
+}
+
+/** The open invitation of this address to the account, if there is one. */
+export async function openInvitation(deps: Pick<TeamDeps, 'invitations' | 'now'>, accountId: string, email: string): Promise<Invitation | undefined> {
+  return (await deps.invitations.toEmail(email)).find((i) => i.account_id === accountId && isOpen(i, now(deps)));
+}
+
+/**
+ * Writes an invitation and e-mails it (no checks: the caller decides it is
+ * due). The invitee also finds it on signing in (`me`), so one that cannot be
+ * e-mailed still works: with `keepIfUnsent`, the failure is logged and the
+ * invitation kept (flows a person is not waiting on: syncs, the service's
+ * onboarding, purchases); without it, a failed e-mail undoes the invitation
+ * and is the answer (a person inviting someone learns it did not go out).
+ * Without e-mail settings at all, nothing is e-mailed.
+ */
+export async function issue(
+  deps: TeamDeps,
+  request: { accountId: string; companyName?: string; email: string; role: Role; invitedBy: Inviter },
+  options: { keepIfUnsent?: Logger } = {},
+): Promise<Invitation> {
+  const at = now(deps);
+  const invitation: Invitation = {
+    id: (deps.newId ?? randomUUID)(),
+    account_id: request.accountId,
+    email: normaliseEmail(request.email),
+    role: request.role,
+    status: 'pending',
+    invited_by: request.invitedBy,
+    created_at: at.toISOString(),
+    expires_at: Math.floor(at.getTime() / 1000) + INVITATION_TTL_DAYS * 86_400,
+  };
+  await deps.invitations.create(invitation);
+  if (!deps.mailer) return invitation;
+  try {
+    await deps.mailer.send({
+      to: invitation.email,
+      ...invitationEmail({
+        company: request.companyName,
+        inviter: request.invitedBy.kind === 'user' ? request.invitedBy.email : undefined,
+        role: invitation.role,
+        link: `${deps.portalUrl}/invitations/${invitation.id}`,
+        validDays: INVITATION_TTL_DAYS,
+      }),
+      idempotencyKey: `invitation/${invitation.id}`,
+      kind: 'invitation',
+    });
+  } catch (error) {
+    if (options.keepIfUnsent) {
+      options.keepIfUnsent.warn('an invitation e-mail could not be sent; the invitation waits for the invitee to sign in', { invitationId: invitation.id, accountId: invitation.account_id, error });
+      return invitation;
+    }
+    await deps.invitations.revoke(invitation.id, 'undelivered', at).catch(() => undefined);
+    throw error;
+  }
+  return invitation;
+}
+
+/**
+ * The signed-in user accepts an invitation sent to their verified address,
+ * and is a member from their next request. Accepting twice at once (a double
+ * click) is one acceptance; a used, revoked or lapsed invitation is refused.
+ */
+export async function acceptInvitation(deps: TeamDeps, user: IdentityUser, invitationId: string): Promise<{ accountId: string; role: Role }> {
+  const at = now(deps);
+  const invitation = await deps.invitations.get(invitationId);
+  if (!invitation) throw noSuchInvitation();
+  const refused = refusal(invitation, at);
+  if (refused) throw refused;
+  if (!user.emailConfirmed) throw new Forbidden('Verify your e-mail address before accepting an invitation', 'email_not_confirmed');
+  if (normaliseEmail(user.email) !== invitation.email) {
+    throw new Forbidden('This invitation was sent to another e-mail address: sign in with that one', 'invitation_not_for_you');
+  }
+
+  // Joined first, then marked used: a crash in between leaves an invitation that can be accepted again, never a used one without its member.
+  const { membership, joined } = await deps.memberships.join({
+    accountId: invitation.account_id,
+    userId: user.id,
+    email: invitation.email,
+    role: invitation.role,
+    via: 'invitation',
+    invitationId: invitation.id,
+  });
+  if (!(await deps.invitations.accept(invitation.id, user.id, at))) {
+    const now = await deps.invitations.get(invitation.id);
+    if (now?.status === 'accepted' && now.accepted_by === user.id) return { accountId: invitation.account_id, role: membership.role };
+    if (joined) await deps.memberships.remove(invitation.account_id, user.id, invitation.role);
+    throw (now && refusal(now, at)) ?? noSuchInvitation();
+  }
+  // A member invited again with a higher role takes it up.
+  if (!joined && mayGrant(invitation.role, membership.role) && invitation.role !== membership.role) {
+    await deps.memberships.setRole(invitation.account_id, user.id, membership.role, invitation.role);
+    return { accountId: invitation.account_id, role: invitation.role };
+  }
+  return { accountId: invitation.account_id, role: membership.role };
+}
+
+export async function revokeInvitation(deps: TeamDeps, accountId: string, invitationId: string, by: string): Promise<InvitationView> {
+  const invitation = await deps.invitations.get(invitationId);
+  if (invitation?.account_id !== accountId) throw noSuchInvitation();
+  if (!(await deps.invitations.revoke(invitationId, by, now(deps)))) {
+    throw new Conflict(`This invitation is ${invitation.status} and can no longer be revoked`, 'invitation_not_pending');
+  }
+  return invitationView((await deps.invitations.get(invitationId))!, now(deps));
+}
+
+export async function listInvitations(deps: Pick<TeamDeps, 'invitations' | 'now'>, accountId: string): Promise<InvitationView[]> {
+  return (await deps.invitations.ofAccount(accountId)).map((i) => invitationView(i, now(deps)));
+}
+
+/** What waits for a person at their verified address: open invitations, with the account's company name. */
+export async function invitationsWaitingFor(deps: Pick<TeamDeps, 'invitations' | 'accounts' | 'now'>, email: string) {
+  const open = (await deps.invitations.toEmail(normaliseEmail(email))).filter((i) => isOpen(i, now(deps)));
+  const accounts = await Promise.all(open.map((i) => deps.accounts.getAccount(i.account_id)));
+  return open.map((i, n) => ({ ...invitationView(i, now(deps)), companyName: accounts[n]?.company_name ?? null }));
+}
+
+export async function listMembers(deps: Pick<TeamDeps, 'memberships'>, accountId: string): Promise<MemberView[]> {
+  return (await deps.memberships.ofAccount(accountId)).filter((m) => m.status === 'active').map(memberView);
+}
+
+const lastOwner = () => new Conflict('An account must keep an owner: make someone else an owner first', 'last_owner');
+
+function settle(change: SeatChange): void {
+  if (change === 'last-owner') throw lastOwner();
+  if (change === 'not-member') throw new NotFound('No such member of this account');
+  if (change === 'moved-meanwhile') throw new Conflict('This membership changed meanwhile; look again and retry', 'membership_changed');
+}
+
+async function activeMember(deps: Pick<TeamDeps, 'memberships'>, accountId: string, userId: string): Promise<Membership> {
+  const member = await deps.memberships.get(accountId, userId);
+  if (member?.status !== 'active') throw new NotFound('No such member of this account');
+  return member;
+}
+
+export async function changeRole(deps: Pick<TeamDeps, 'memberships'>, accountId: string, userId: string, role: Role): Promise<MemberView> {
+  const member = await activeMember(deps, accountId, userId);
+  settle(await deps.memberships.setRole(accountId, userId, member.role, role));
+  return memberView({ ...member, role });
+}
+
+export async function removeMember(deps: Pick<TeamDeps, 'memberships'>, accountId: string, userId: string): Promise<void> {
+  const member = await activeMember(deps, accountId, userId);
+  settle(await deps.memberships.remove(accountId, userId, member.role));
+}
+
+const now = (deps: Pick<TeamDeps, 'now'>) => deps.now?.() ?? new Date();

@@ -1,0 +1,48 @@
+// Which account an onboarding submission is for. The route's access rule has
+// already decided who may act on which account (lib/http/route.ts); this turns
+// that grant into the account the run works on:
+// - a signed-in user onboards the account the rule granted (named in the body,
+//   or their only one) or, having none, opens their first, as its owner; the
+//   form's e-mail must be their own verified one;
+// - the portal's backend (the internal API key) onboards the account named in
+//   the body, else the account an earlier onboarding of this e-mail created,
+//   else a new account, whose owner the person becomes by accepting the
+//   invitation this sends them.
+// An e-mail address alone never makes anyone a member of anything.
+import { normaliseEmail, type AccountStore } from '../accounts/accounts.ts';
+import type { MembershipStore } from '../accounts/memberships.ts';
+import { openAccountFor } from '../accounts/open-account.ts';
+import { issue, type TeamDeps } from '../accounts/team.ts';
+import type { Grant } from '../access/guard.ts';
+import { Forbidden, NotFound } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import type { OnboardingIntake } from './intake.ts';
+
+export interface OnboardingAccountDeps {
+  accounts: Pick<AccountStore, 'getAccount' | 'getMember' | 'saveAccountDetails' | 'claimMember'>;
+  memberships: Pick<MembershipStore, 'join' | 'get'>;
+  /** How a new account's owner is invited, when the internal service onboards someone who has not joined yet. */
+  team: TeamDeps;
+  log: Logger;
+}
+
+export async function onboardingAccount(deps: OnboardingAccountDeps, grant: Grant, intake: OnboardingIntake): Promise<string> {
+  const { caller } = grant;
+  if (caller.kind === 'user') {
+    if (normaliseEmail(caller.user.email) !== intake.email) {
+      throw new Forbidden('The onboarding form must carry your own e-mail address', 'not_your_email');
+    }
+    return grant.account?.id ?? (await openAccountFor(deps, caller.user)).id;
+  }
+  if (grant.account) {
+    if (!(await deps.accounts.getAccount(grant.account.id))) throw new NotFound('No such account');
+    return grant.account.id;
+  }
+  // The member record of an earlier onboarding of this address names its account.
+  const contact = await deps.accounts.getMember(intake.email);
+  if (contact?.role === 'owner') return contact.account_id;
+  const accountId = crypto.randomUUID();
+  await deps.accounts.saveAccountDetails(accountId, { company_name: intake.companyName, contact_email: intake.email });
+  await issue(deps.team, { accountId, companyName: intake.companyName, email: intake.email, role: 'owner', invitedBy: { kind: 'service' } }, { keepIfUnsent: deps.log });
+  return accountId;
+}

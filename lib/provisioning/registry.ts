@@ -1,0 +1,81 @@
+// The integrations an onboarding run provisions, and the workflows that run
+// them. Both onboarding state machines are built from this at build time
+// (statemachines/onboarding.ts): a branch per integration with its retry
+// policy and a Catch, its held retry for a redrive, and RecordOutcome told
+// the workflow's integrations. Adding an integration is an entry here, its
+// step (a function in serverless.yml), its adapter and its settings.
+//
+// Plain data: step Lambdas import it (through outcomes.ts), so it stays light.
+
+/** How the state machine retries a step; the retriers are in statemachines/asl.ts. */
+export type RetryPolicy = 'vendor' | 'site';
+
+export interface IntegrationSpec {
+  /** The serverless.yml function that does the work; its state and ${...Arn} placeholder are named after it. */
+  readonly step: string;
+  readonly retry: RetryPolicy;
+  /** How long one call may take before the state machine gives up on it: the function's timeout and a margin. */
+  readonly timeoutSeconds: number;
+  /** Input beyond the run's own (accountId, email, runId, portalSlug), as ASL Parameters. */
+  readonly input?: Readonly<Record<string, string>>;
+  /**
+   * Parts of the work that wait for another integration: in a workflow with
+   * both, the other's branch runs the part (the step called with `part`)
+   * right after it succeeds. A part's failure is this integration's.
+   */
+  readonly parts?: readonly { readonly part: string; readonly after: string }[];
+}
+
+const SITE_JOB = { 'jobId.$': '$.runId' } as const;
+
+/** Every integration, under the key the run's answer reports it by (the contract's names for the first five). */
+export const integrations = {
+  clickup: { step: 'provision-task-tool', retry: 'vendor', timeoutSeconds: 150 },
+  dropbox: { step: 'provision-storage-tree', retry: 'vendor', timeoutSeconds: 150 },
+  resend: { step: 'send-onboarding-emails', retry: 'vendor', timeoutSeconds: 150, parts: [{ part: 'after-storage', after: 'dropbox' }] },
+  slack: { step: 'post-chat-notices', retry: 'vendor', timeoutSeconds: 150 },
+  close: { step: 'sync-crm-lead', retry: 'vendor', timeoutSeconds: 150 },
+  // The site's analysis and scrape are a crawl job named after the run.
+  analysis: { step: 'analyse-site', retry: 'site', timeoutSeconds: 330, input: SITE_JOB },
+  scrape: { step: 'scrape-site', retry: 'site', timeoutSeconds: 330, input: SITE_JOB },
+  upload: { step: 'upload-site-csv', retry: 'vendor', timeoutSeconds: 150, input: SITE_JOB },
+} as const satisfies Record<string, IntegrationSpec>;
+
+export type Integration = keyof typeof integrations;
+
+export interface Stage<K extends string = Integration> {
+  /** The Parallel state that runs it; its results land at $.<name in lower camel case>. */
+  readonly name: string;
+  /** Integrations that run side by side; a stage starts when the one before has finished. */
+  readonly run: readonly K[];
+  /** A bookkeeping step given the stage's outcomes afterwards; its failure never stops the run. */
+  readonly then?: { readonly step: string; readonly input: Readonly<Record<string, string>> };
+}
+
+export interface Workflow<K extends string = Integration> {
+  /** The workflow's integrations, in the order its answer lists them. */
+  readonly integrations: readonly K[];
+  readonly stages: readonly Stage<K>[];
+}
+
+/** The onboarding workflows, by the name of their state machine (agency-backend-<stage>-<name>). */
+export const workflows = {
+  onboarding: {
+    integrations: ['clickup', 'dropbox', 'resend', 'slack', 'close'],
+    stages: [{ name: 'Provision', run: ['clickup', 'dropbox', 'resend', 'slack', 'close'] }],
+  },
+  'enhanced-onboarding': {
+    // The contract's order.
+    integrations: ['dropbox', 'analysis', 'scrape', 'upload', 'close', 'slack'],
+    stages: [
+      // Each needs only the account and its URL; the crawl job is closed with what they found.
+      { name: 'Gather', run: ['dropbox', 'analysis', 'scrape', 'close'], then: { step: 'finish-crawl-job', input: SITE_JOB } },
+      // The CSV needs the scrape and the folder.
+      { name: 'Upload', run: ['upload'] },
+      // The team's notice reports the site findings and the CSV.
+      { name: 'Announce', run: ['slack'] },
+    ],
+  },
+} as const satisfies Record<string, Workflow>;
+
+export type WorkflowName = keyof typeof workflows;

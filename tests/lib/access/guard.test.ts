@@ -1,0 +1,144 @@
+// The guard against in-memory ports: who is calling, and what they may do to
+// the account the request names.
+import { describe, expect, it } from 'vitest';
+import { accessGuard, type Caller, type Naming } from '../../../lib/access/guard.ts';
+import type { Access } from '../../../lib/http/route.ts';
+import { fakeMemberships, user } from '../../support/account-fakes.ts';
+
+const ACCOUNT = '11111111-2222-4333-8444-555555555555';
+const OTHER = '99999999-2222-4333-8444-555555555555';
+
+function setup() {
+  const memberships = fakeMemberships();
+  const tokens = new Map<string, ReturnType<typeof user>>();
+  let identityCalls = 0;
+  const guard = accessGuard(() => ({
+    identity: {
+      userForAccessToken: async (token) => {
+        identityCalls++;
+        return tokens.get(token);
+      },
+    },
+    memberships,
+    keys: { internalApiKey: 'service-key', adminApiKey: 'admin-key' },
+  }));
+  const person = async (role?: 'owner' | 'admin' | 'member', account = ACCOUNT, extra: Parameters<typeof user>[0] = {}) => {
+    const u = user(extra);
+    const token = `token-${u.id}`;
+    tokens.set(token, u);
+    if (role) await memberships.join({ accountId: account, userId: u.id, email: u.email, role, via: 'created' });
+    return { user: u, headers: { authorization: `Bearer ${token}` } };
+  };
+  return { guard, memberships, person, identityCalls: () => identityCalls };
+}
+
+const read: Access = { who: 'member', permission: 'read', account: { path: 'accountId' } };
+const manage: Access = { who: 'member', permission: 'manage', account: { path: 'accountId' }, serviceKey: true };
+const onboard: Access = { who: 'member', permission: 'onboard', account: { named: 'body' }, serviceKey: true };
+const path = (accountId = ACCOUNT): Naming => ({ pathParams: { accountId }, query: {}, body: undefined });
+
+async function decide(g: ReturnType<typeof setup>['guard'], access: Access, headers: Record<string, string>, naming: Naming = path()) {
+  const caller: Caller = await g.authenticate(access, headers);
+  return g.authorize(access, caller, naming);
+}
+
+describe('the access guard', () => {
+  it('lets anyone through public, path-secret and signed routes without asking the identity provider', async () => {
+    const s = setup();
+    for (const who of ['anyone', 'path-secret', 'signed'] as const) {
+      expect(await decide(s.guard, { who }, { authorization: 'Bearer whatever' })).toEqual({ caller: { kind: 'anonymous' } });
+    }
+    expect(s.identityCalls()).toBe(0);
+  });
+
+  it('refuses a route that needs a caller with 401 for no token, an unknown token, or a wrong key', async () => {
+    const s = setup();
+    await expect(s.guard.authenticate({ who: 'user' }, {})).rejects.toMatchObject({ code: 'unauthenticated' });
+    await expect(s.guard.authenticate({ who: 'user' }, { authorization: 'Bearer nope' })).rejects.toMatchObject({ code: 'unauthenticated' });
+    await expect(s.guard.authenticate(manage, { 'x-api-key': 'wrong' })).rejects.toMatchObject({ code: 'unauthenticated' });
+    // A key the route does not take is no credential there.
+    await expect(s.guard.authenticate(read, { 'x-api-key': 'service-key' })).rejects.toMatchObject({ code: 'unauthenticated' });
+  });
+
+  it('never tries a wrong key as a user, even with a valid bearer token beside it', async () => {
+    const s = setup();
+    const owner = await s.person('owner');
+    await expect(s.guard.authenticate(manage, { ...owner.headers, 'x-api-key': 'wrong' })).rejects.toMatchObject({ code: 'unauthenticated' });
+  });
+
+  it('grants by role from the permission table: 404 for a stranger or another account, 403 for a role short of it', async () => {
+    const s = setup();
+    const owner = await s.person('owner');
+    const admin = await s.person('admin');
+    const member = await s.person('member');
+    const stranger = await s.person();
+    const otherOwner = await s.person('owner', OTHER);
+    expect(await decide(s.guard, manage, owner.headers)).toMatchObject({ account: { id: ACCOUNT, role: 'owner' } });
+    await expect(decide(s.guard, manage, admin.headers)).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(decide(s.guard, manage, member.headers)).rejects.toMatchObject({ code: 'forbidden' });
+    expect(await decide(s.guard, read, member.headers)).toMatchObject({ account: { id: ACCOUNT, role: 'member' } });
+    await expect(decide(s.guard, read, stranger.headers)).rejects.toMatchObject({ code: 'account_not_found' });
+    await expect(decide(s.guard, read, otherOwner.headers)).rejects.toMatchObject({ code: 'account_not_found' });
+    expect(await decide(s.guard, manage, { 'x-api-key': 'service-key' })).toEqual({ caller: { kind: 'service' }, account: { id: ACCOUNT } });
+  });
+
+  it('ends access with the membership: a removed member is a stranger on the next request', async () => {
+    const s = setup();
+    const member = await s.person('member');
+    await s.memberships.remove(ACCOUNT, member.user.id, 'member');
+    await expect(decide(s.guard, read, member.headers)).rejects.toMatchObject({ code: 'account_not_found' });
+  });
+
+  it("falls to the caller's only account when the request names none; with several, 400 names the choice; with none, no account", async () => {
+    const s = setup();
+    const body = (accountId?: string) => ({ pathParams: {}, query: {}, body: accountId ? { accountId } : {} });
+    const single = await s.person('admin');
+    expect(await decide(s.guard, onboard, single.headers, body())).toMatchObject({ account: { id: ACCOUNT, role: 'admin' } });
+    const fresh = await s.person();
+    expect(await decide(s.guard, onboard, fresh.headers, body())).toEqual({ caller: { kind: 'user', user: fresh.user } });
+    const both = await s.person('owner');
+    await s.memberships.join({ accountId: OTHER, userId: both.user.id, email: both.user.email, role: 'owner', via: 'created' });
+    const error = await decide(s.guard, onboard, both.headers, body()).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'account_required', details: [{ path: '/body/accountId', message: expect.stringContaining(OTHER) }] });
+    expect(await decide(s.guard, onboard, both.headers, body(OTHER))).toMatchObject({ account: { id: OTHER, role: 'owner' } });
+    const member = await s.person('member');
+    await expect(decide(s.guard, onboard, member.headers, body())).rejects.toMatchObject({ code: 'forbidden' });
+  });
+
+  it('refuses a malformed account id as invalid input before looking anything up', async () => {
+    const s = setup();
+    const owner = await s.person('owner');
+    await expect(decide(s.guard, read, owner.headers, path('../../etc'))).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(decide(s.guard, onboard, owner.headers, { pathParams: {}, query: {}, body: { accountId: 42 } })).rejects.toMatchObject({
+      code: 'invalid_request',
+      details: [{ path: '/body/accountId' }],
+    });
+  });
+
+  it("reads a run's account from its id, and knows no run whose id is not one", async () => {
+    const s = setup();
+    const owner = await s.person('member');
+    const run: Access = { who: 'member', permission: 'read', account: { runPath: 'runId' }, serviceKey: true };
+    const runId = (id: string) => ({ pathParams: { runId: id }, query: {}, body: undefined });
+    expect(await decide(s.guard, run, owner.headers, runId(`${ACCOUNT}-0123456789abcdef`))).toMatchObject({ account: { id: ACCOUNT } });
+    await expect(decide(s.guard, run, owner.headers, runId(`${OTHER}-0123456789abcdef`))).rejects.toMatchObject({ code: 'account_not_found' });
+    await expect(decide(s.guard, run, owner.headers, runId('not-a-run'))).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('admits admins: the admin key, or a user whose app_metadata says admin', async () => {
+    const s = setup();
+    const admin = await s.person(undefined, ACCOUNT, { appMetadata: { role: 'admin' } });
+    const plain = await s.person();
+    expect((await decide(s.guard, { who: 'admin' }, { 'x-admin-key': 'admin-key' })).caller).toEqual({ kind: 'admin-key' });
+    expect((await decide(s.guard, { who: 'admin' }, admin.headers)).caller).toMatchObject({ kind: 'user' });
+    await expect(decide(s.guard, { who: 'admin' }, plain.headers)).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(decide(s.guard, { who: 'admin' }, { 'x-api-key': 'service-key' })).rejects.toMatchObject({ code: 'unauthenticated' });
+  });
+
+  it('passes an anonymous caller on where the rule says so (the checkout redirect sends them to sign up)', async () => {
+    const s = setup();
+    const checkout: Access = { who: 'member', permission: 'billing', account: { named: 'query' }, anonymous: 'pass' };
+    expect(await decide(s.guard, checkout, {}, { pathParams: {}, query: {}, body: undefined })).toEqual({ caller: { kind: 'anonymous' } });
+    expect(await decide(s.guard, checkout, { authorization: 'Bearer expired' }, { pathParams: {}, query: {}, body: undefined })).toEqual({ caller: { kind: 'anonymous' } });
+  });
+});

@@ -1,0 +1,113 @@
+// Invitations, roles and leaving, against in-memory ports.
+import { describe, expect, it } from 'vitest';
+import { acceptInvitation, changeRole, invite, listInvitations, listMembers, removeMember, revokeInvitation } from '../../../lib/accounts/team.ts';
+import { fakeTeam, user } from '../../support/account-fakes.ts';
+
+const ACCOUNT = 'acct-1';
+
+async function setup() {
+  let now = new Date('2026-06-01T10:00:00Z');
+  const team = fakeTeam({ now: () => now });
+  await team.accounts.store.saveAccountDetails(ACCOUNT, { company_name: 'Acme\r\nBcc: spy@evil.example' });
+  const owner = user();
+  await team.memberships.join({ accountId: ACCOUNT, userId: owner.id, email: owner.email, role: 'owner', via: 'created' });
+  const byOwner = { kind: 'user' as const, userId: owner.id, email: owner.email };
+  const later = (days: number) => (now = new Date(now.getTime() + days * 86_400_000));
+  return { ...team, owner, byOwner, later };
+}
+
+describe('invitations', () => {
+  it('e-mail the invitee a portal link, and let them in only signed in with that verified address', async () => {
+    const s = await setup();
+    const invitation = await invite(s.deps, { accountId: ACCOUNT, email: 'Bo@Example.com', role: 'admin', invitedBy: s.byOwner, inviterRole: 'owner' });
+    expect(invitation).toMatchObject({ email: 'bo@example.com', role: 'admin', status: 'pending', invitedBy: s.byOwner, expiresAt: '2026-06-08T10:00:00.000Z' });
+    const [mail] = s.mailer.sent;
+    expect(mail).toMatchObject({ to: 'bo@example.com', kind: 'invitation' });
+    expect(mail!.text).toContain(`https://portal.test/invitations/${invitation.invitationId}`);
+    // The company name came from a user: one line in the subject, whatever it holds.
+    expect(mail!.subject).not.toMatch(/[\r\n]/);
+
+    await expect(acceptInvitation(s.deps, user({ email: 'eve@example.com' }), invitation.invitationId)).rejects.toMatchObject({ code: 'invitation_not_for_you' });
+    await expect(acceptInvitation(s.deps, user({ email: 'bo@example.com', emailConfirmed: false }), invitation.invitationId)).rejects.toMatchObject({
+      code: 'email_not_confirmed',
+    });
+    const bo = user({ email: 'bo@example.com' });
+    expect(await acceptInvitation(s.deps, bo, invitation.invitationId)).toEqual({ accountId: ACCOUNT, role: 'admin' });
+    expect(await s.memberships.get(ACCOUNT, bo.id)).toMatchObject({ role: 'admin', status: 'active', joined_via: 'invitation', invitation_id: invitation.invitationId });
+    await expect(acceptInvitation(s.deps, bo, invitation.invitationId)).rejects.toMatchObject({ code: 'invitation_already_used' });
+  });
+
+  it('are accepted once when accepted twice at once', async () => {
+    const s = await setup();
+    const { invitationId } = await invite(s.deps, { accountId: ACCOUNT, email: 'bo@example.com', role: 'member', invitedBy: s.byOwner, inviterRole: 'owner' });
+    const bo = user({ email: 'bo@example.com' });
+    const answers = await Promise.all([acceptInvitation(s.deps, bo, invitationId), acceptInvitation(s.deps, bo, invitationId)]);
+    expect(answers).toEqual([{ accountId: ACCOUNT, role: 'member' }, { accountId: ACCOUNT, role: 'member' }]);
+    expect((await listMembers(s.deps, ACCOUNT)).length).toBe(2);
+  });
+
+  it('lapse after seven days, and can be revoked; either way with a clear code', async () => {
+    const s = await setup();
+    const lapsing = await invite(s.deps, { accountId: ACCOUNT, email: 'late@example.com', role: 'member', invitedBy: s.byOwner, inviterRole: 'owner' });
+    const revoked = await invite(s.deps, { accountId: ACCOUNT, email: 'gone@example.com', role: 'member', invitedBy: s.byOwner, inviterRole: 'owner' });
+    expect(await revokeInvitation(s.deps, ACCOUNT, revoked.invitationId, s.owner.id)).toMatchObject({ status: 'revoked' });
+    await expect(revokeInvitation(s.deps, ACCOUNT, revoked.invitationId, s.owner.id)).rejects.toMatchObject({ code: 'invitation_not_pending' });
+    await expect(acceptInvitation(s.deps, user({ email: 'gone@example.com' }), revoked.invitationId)).rejects.toMatchObject({ code: 'invitation_revoked' });
+    s.later(7);
+    await expect(acceptInvitation(s.deps, user({ email: 'late@example.com' }), lapsing.invitationId)).rejects.toMatchObject({ code: 'invitation_expired' });
+    expect((await listInvitations(s.deps, ACCOUNT)).map((i) => i.status).sort()).toEqual(['expired', 'revoked']);
+  });
+
+  it('cannot be revoked through another account, nor accepted when unknown', async () => {
+    const s = await setup();
+    const { invitationId } = await invite(s.deps, { accountId: ACCOUNT, email: 'bo@example.com', role: 'member', invitedBy: s.byOwner, inviterRole: 'owner' });
+    await expect(revokeInvitation(s.deps, 'acct-other', invitationId, 'x')).rejects.toMatchObject({ code: 'not_found' });
+    await expect(acceptInvitation(s.deps, user(), 'no-such-invitation')).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('refuse an address that is already a member or already invited, and an admin making an owner', async () => {
+    const s = await setup();
+    await expect(invite(s.deps, { accountId: ACCOUNT, email: s.owner.email, role: 'member', invitedBy: s.byOwner, inviterRole: 'owner' })).rejects.toMatchObject({
+      code: 'already_member',
+    });
+    await invite(s.deps, { accountId: ACCOUNT, email: 'bo@example.com', role: 'member', invitedBy: s.byOwner, inviterRole: 'owner' });
+    await expect(invite(s.deps, { accountId: ACCOUNT, email: 'bo@example.com', role: 'member', invitedBy: s.byOwner, inviterRole: 'owner' })).rejects.toMatchObject({
+      code: 'invitation_pending',
+    });
+    await expect(invite(s.deps, { accountId: ACCOUNT, email: 'cy@example.com', role: 'owner', invitedBy: s.byOwner, inviterRole: 'admin' })).rejects.toMatchObject({
+      code: 'forbidden',
+    });
+  });
+
+  it('leave nothing behind when the e-mail cannot be sent', async () => {
+    const s = await setup();
+    s.deps.mailer = { send: async () => Promise.reject(new Error('resend down')) };
+    await expect(invite(s.deps, { accountId: ACCOUNT, email: 'bo@example.com', role: 'member', invitedBy: s.byOwner, inviterRole: 'owner' })).rejects.toThrow('resend down');
+    expect((await listInvitations(s.deps, ACCOUNT)).map((i) => i.status)).toEqual(['revoked']);
+  });
+});
+
+describe('members and roles', () => {
+  it('never lose the last owner: not by demotion, not by removal, not by leaving', async () => {
+    const s = await setup();
+    await expect(changeRole(s.deps, ACCOUNT, s.owner.id, 'admin')).rejects.toMatchObject({ code: 'last_owner' });
+    await expect(removeMember(s.deps, ACCOUNT, s.owner.id)).rejects.toMatchObject({ code: 'last_owner' });
+    const second = user();
+    await s.memberships.join({ accountId: ACCOUNT, userId: second.id, email: second.email, role: 'member', via: 'invitation' });
+    expect(await changeRole(s.deps, ACCOUNT, second.id, 'owner')).toMatchObject({ role: 'owner' });
+    // Two owners demoting each other at once: one of them stays an owner.
+    const outcomes = await Promise.allSettled([changeRole(s.deps, ACCOUNT, s.owner.id, 'member'), changeRole(s.deps, ACCOUNT, second.id, 'member')]);
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    expect((await listMembers(s.deps, ACCOUNT)).filter((m) => m.role === 'owner')).toHaveLength(1);
+  });
+
+  it('end a removed member’s membership, and say so for one who is not a member', async () => {
+    const s = await setup();
+    const bo = user();
+    await s.memberships.join({ accountId: ACCOUNT, userId: bo.id, email: bo.email, role: 'member', via: 'invitation' });
+    await removeMember(s.deps, ACCOUNT, bo.id);
+    expect(await s.memberships.get(ACCOUNT, bo.id)).toMatchObject({ status: 'removed' });
+    await expect(removeMember(s.deps, ACCOUNT, bo.id)).rejects.toMatchObject({ code: 'not_found' });
+    expect((await listMembers(s.deps, ACCOUNT)).map((m) => m.userId)).toEqual([s.owner.id]);
+  });
+});

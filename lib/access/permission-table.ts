@@ -2,7 +2,7 @@
 // made from the same rules the HTTP stack enforces; a test keeps the
 // document's copy equal to this.
 import type { Access, RouteSpec } from '../http/route.ts';
-import { PERMISSIONS } from './permissions.ts';
+import { PERMISSIONS } from '../permissions.ts';
 
 function callers(access: Access): string {
   switch (access.who) {

@@ -8,11 +8,11 @@ import { checkoutRoutes } from '../checkout/routes.ts';
 import { crawlerRoutes } from '../crawler/routes.ts';
 import { enhancedOnboardingRoutes } from '../enhanced-onboarding/routes.ts';
 import { healthRoutes } from '../health/routes.ts';
+import type { RouteSpec } from '../http/route.ts';
 import { onboardingRoutes } from '../onboarding/routes.ts';
 import { paymentRoutes } from '../payments/routes.ts';
-import type { RouteSpec } from '../http/route.ts';
-import { docsRoutes } from './routes.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
+import { docsRoutes } from './routes.ts';
 
 export const catalog: readonly RouteSpec[] = [
   ...Object.values(healthRoutes),

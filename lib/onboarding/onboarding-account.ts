@@ -13,8 +13,8 @@ import { normaliseEmail, type AccountStore } from '../accounts/accounts.ts';
 import type { MembershipStore } from '../accounts/memberships.ts';
 import { openAccountFor } from '../accounts/open-account.ts';
 import { issue, type TeamDeps } from '../accounts/team.ts';
-import type { Grant } from '../access/guard.ts';
 import { Forbidden, NotFound } from '../errors.ts';
+import type { Grant } from '../http/guard.ts';
 import type { Logger } from '../log.ts';
 import type { OnboardingIntake } from './intake.ts';
 

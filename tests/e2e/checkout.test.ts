@@ -3,8 +3,8 @@
 // fixtures signed with the stripe SDK's own test-header helper.
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { stackDb, table } from '../support/stack-db.ts';
 import { api, errorCode, recorded, stack } from '../support/http.ts';
+import { stackDb, table } from '../support/stack-db.ts';
 import {
   accountRow,
   clearOfCheckoutBucketEdge,

@@ -41,7 +41,7 @@ function moduleGraph(root: string, files: Record<string, string>): Graph {
   return graph;
 }
 
-/** One cycle through each strongly connected group of modules (Tarjan), each hop with the imports that make it. */
+/** Each group of modules that depend on each other (Tarjan), with one cycle through it, each hop with the imports that make it. */
 function cyclesOf(graph: Graph): string[] {
   const index = new Map<string, number>();
   const low = new Map<string, number>();
@@ -66,9 +66,10 @@ function cyclesOf(graph: Graph): string[] {
   for (const node of graph.keys()) if (!index.has(node)) visit(node);
 
   return groups.map((group) => {
-    const path = pathBack(graph, new Set(group), [...group].sort()[0]!);
+    const members = [...group].sort();
+    const path = pathBack(graph, new Set(group), members[0]!);
     const hops = path.slice(1).map((to, i) => `  ${path[i]} -> ${to}: ${graph.get(path[i]!)!.get(to)!.join('; ')}`);
-    return [path.join(' -> '), ...hops].join('\n');
+    return [`${members.join(', ')} depend on each other, e.g. ${path.join(' -> ')}`, ...hops].join('\n');
   });
 }
 
@@ -104,7 +105,7 @@ describe('imports between the capability folders of lib/', () => {
     });
     expect(cyclesOf(graph)).toEqual([
       [
-        'a -> b -> c -> a',
+        'a, b, c depend on each other, e.g. a -> b -> c -> a',
         '  a -> b: lib/a/one.ts imports lib/b/two.ts',
         '  b -> c: lib/b/two.ts imports lib/c/three.ts',
         '  c -> a: lib/c/three.ts imports lib/a/one.ts',

@@ -3,9 +3,9 @@
 // posts a confirmed alert twice (Slack has no idempotency key).
 import { createHash } from 'node:crypto';
 import type { AccountStore } from '../../accounts/accounts.ts';
-import { alertText } from '../booking-text.ts';
 import type { Chat } from '../../integrations/chat.ts';
 import { remembered, type Ledger } from '../../provisioning/ledger.ts';
+import { alertText } from '../booking-text.ts';
 import type { BookingStepAnswer, BookingStepInput } from './record-booking-task.ts';
 
 export interface BookingAlertDeps {

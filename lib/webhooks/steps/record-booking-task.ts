@@ -4,11 +4,11 @@
 // booking's task is remembered, an event older than the task's last one
 // changes nothing, and a retry after a crash between creating and recording
 // adopts the task by its name (which carries the booking's short reference).
+import type { TaskTool } from '../../integrations/task-tool.ts';
+import type { Ledger } from '../../provisioning/ledger.ts';
 import type { BookingJob } from '../booking-queue.ts';
 import type { BookingTaskRecord, BookingTasks } from '../booking-tasks.ts';
 import { bookingRef, newTaskFor, taskPatchFor } from '../booking-text.ts';
-import type { TaskTool } from '../../integrations/task-tool.ts';
-import type { Ledger } from '../../provisioning/ledger.ts';
 
 export interface BookingStepInput extends BookingJob {
   /** The execution's name: the holder of the booking's lease. */

@@ -1,7 +1,8 @@
 // The guard against in-memory ports: who is calling, and what they may do to
 // the account the request names.
 import { describe, expect, it } from 'vitest';
-import { accessGuard, type Caller, type Naming } from '../../../lib/access/guard.ts';
+import { accessGuard } from '../../../lib/access/guard.ts';
+import type { Caller, Naming } from '../../../lib/http/guard.ts';
 import type { Access } from '../../../lib/http/route.ts';
 import { fakeMemberships, user } from '../../support/account-fakes.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { route } from '../../../lib/http/route.ts';
 import { Conflict, InvalidInput, RateLimited, VendorError } from '../../../lib/errors.ts';
 import { httpEndpoint, json } from '../../../lib/http/endpoint.ts';
+import { route } from '../../../lib/http/route.ts';
 import { httpEvent, lambdaContext } from '../../support/events.ts';
 
 const echoRoute = route({

@@ -4,9 +4,9 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
+import { dynamodbAccounts } from '../../../lib/accounts/dynamodb-accounts.ts';
 import { dynamodbInvitations } from '../../../lib/accounts/dynamodb-invitations.ts';
 import { dynamodbMemberships } from '../../../lib/accounts/dynamodb-memberships.ts';
-import { dynamodbAccounts } from '../../../lib/accounts/dynamodb-accounts.ts';
 import { DeliveryInProgress } from '../../../lib/deliveries/deliveries.ts';
 import { dynamodbDeliveries } from '../../../lib/deliveries/dynamodb-deliveries.ts';
 import { dynamodbBilling } from '../../../lib/payments/dynamodb-billing.ts';

@@ -8,7 +8,7 @@ import { join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import * as esbuild from 'esbuild';
 import { parse } from 'yaml';
-import { buildTimeValues, builtinsThroughRequire, precompiledValidators } from '../infra/esbuild-plugins.mjs';
+import { buildTimeValues, builtinsThroughRequire, credentialsFromEnvironment, precompiledValidators } from '../infra/esbuild-plugins.mjs';
 import { hermetic, SLS_BIN } from '../local/serverless-config.ts';
 
 const run = promisify(execFile);
@@ -78,7 +78,7 @@ export async function buildLikeLambda(
   entry: string,
   outfile: string,
   routes: { method: string; path: string }[] = [],
-  overrides: { external?: string[] } = {},
+  overrides: { external?: string[]; defaultCredentialChain?: boolean } = {},
 ): Promise<number> {
   const yml = parse(readFileSync(join(ROOT, 'serverless.yml'), 'utf8'), { logLevel: 'silent' }) as { custom: { esbuild: Record<string, any> } };
   const o = yml.custom.esbuild;
@@ -98,7 +98,7 @@ export async function buildLikeLambda(
     mainFields: o.mainFields,
     banner: o.banner,
     external: overrides.external ?? o.external,
-    plugins: [precompiledValidators(functions), builtinsThroughRequire(), buildTimeValues()],
+    plugins: [precompiledValidators(functions), builtinsThroughRequire(), ...(overrides.defaultCredentialChain ? [] : [credentialsFromEnvironment()]), buildTimeValues()],
     logLevel: 'error',
   });
   return statSync(outfile).size;

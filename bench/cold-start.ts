@@ -1,9 +1,13 @@
 // Cold starts: every packaged function, each in a fresh Node process that
-// loads its bundle and answers one real request, against an empty handler
-// built the same way. Rounds run every function once in a shuffled order, the
-// empty handler several times among them, so a noisy moment hits both alike.
+// loads its bundle and answers one real request, against two floors measured
+// in the same rounds: the empty handler (Node itself), and the function's
+// same-I/O floor, a bare handler that makes exactly the requests the
+// function's first call made (captured from the function itself, once, before
+// the rounds). Rounds run every job once in a shuffled order, so a noisy
+// moment hits functions and floors alike.
 import { pathToFileURL } from 'node:url';
 import type { PackagedFunction } from './build.ts';
+import type { CapturedRequest } from './fixtures/same-io-handler.ts';
 import { runProbe } from './probe.ts';
 import { probeRequest } from './requests.ts';
 import type { Scenario } from './scenario.ts';
@@ -16,75 +20,67 @@ export interface ColdStartSample {
   totalMs: number;
   wallMs: number;
   answer: string;
+  requests?: CapturedRequest[];
 }
 
-export interface Tier {
-  name: string;
-  budget: number;
-  /** The packages that put the function in this tier. */
-  because: string[];
+interface Timing {
+  importMs: number;
+  firstCallMs: number;
+  totalMs: number;
 }
 
-export interface ColdStartFigure {
+export interface ColdStartFigure extends Timing {
   key: string;
-  tier: Tier;
   bundleBytes: number;
   zipBytes: number;
   request: string;
   answers: string[];
-  importMs: number;
-  firstCallMs: number;
-  totalMs: number;
+  /** What its first call asked of the outside world, e.g. "3 × dynamodb, 1 × supabase". */
+  io: string;
+  /** Its floor: the empty handler when it makes no request, else its same-I/O floor. */
+  floor: Timing & { kind: 'empty handler' | 'same-I/O floor'; bundleBytes: number };
+  ratioToEmpty: number;
   ratio: number;
+  budget: number;
 }
 
-/** A design choice measured the other way: the same function built or run differently. */
+/** The same function (or a stand-in) built or run another way, against the function as shipped (or the empty handler). */
 export interface Variant {
   label: string;
-  of: PackagedFunction;
   bundle: string;
   bundleBytes: number;
+  /** The function it is a variant of; none: a stand-in compared with the empty handler. */
+  of?: PackagedFunction;
   env?: Record<string, string>;
+  /** Run once before the rounds (e.g. to write a compile cache). */
+  prepare?: (probe: () => Promise<void>) => Promise<void>;
 }
 
-export interface VariantFigure {
+export interface VariantFigure extends Timing {
   label: string;
   of: string;
   bundleBytes: number;
-  totalMs: number;
-  /** Against the function as shipped, in the same rounds. */
-  ratioToShipped: number;
+  /** Against the function as shipped (or the empty handler), in the same rounds. */
+  ratio: number;
 }
 
 export interface ColdStarts {
-  floor: { bundleBytes: number; totalMs: number; importMs: number; samples: number };
+  floor: Timing & { bundleBytes: number; samples: number };
   functions: ColdStartFigure[];
   variants: VariantFigure[];
 }
 
-const HEAVY_SDKS = ['stripe', '@supabase/supabase-js', '@supabase/auth-js'];
-const OTHER_SERVICES = ['@aws-sdk/client-sfn', 'resend', 'parse5', 'csv-stringify', 'robots-parser', 'ipaddr.js'];
-
-/**
- * The issue's budgets: our HTTP stack and DynamoDB at most 1.3× the empty
- * handler; with Stripe or supabase-js at most 2×. A function with another
- * client (Step Functions, Resend, the crawler's parsers) has no budget of its
- * own in the issue; it is held to the 2× of an SDK-carrying function.
- */
-export function tierOf(packages: string[]): Tier {
-  const heavy = packages.filter((p) => HEAVY_SDKS.includes(p));
-  if (heavy.length) return { name: 'Stripe or supabase-js', budget: 2, because: heavy };
-  const other = packages.filter((p) => OTHER_SERVICES.includes(p));
-  if (other.length) return { name: 'another client', budget: 2, because: other };
-  const clients = packages.filter((p) => p.startsWith('@aws-sdk/client-'));
-  return { name: clients.length ? 'HTTP stack + DynamoDB' : 'HTTP stack', budget: 1.3, because: clients };
-}
+/** Functions that make no request: held to the empty handler itself. */
+export const WITHOUT_IO = ['health', 'healthz', 'openapi', 'not-found'];
+export const BUDGET = { withoutIo: 1.3, sameIo: 1.5 };
 
 export async function measureColdStarts(options: {
   scenario: Scenario;
   functions: PackagedFunction[];
   emptyBundle: string;
   emptyBundleBytes: number;
+  sameIoBundle: string;
+  sameIoBundleBytes: number;
   rounds: number;
   variants: Variant[];
   envOf: (fn?: PackagedFunction) => Record<string, string>;
@@ -94,58 +90,92 @@ export async function measureColdStarts(options: {
   const samples = new Map<string, ColdStartSample[]>();
   const requests = new Map<string, string>();
   const EMPTY = '(empty handler)';
-  const floorEvery = 5;
 
-  const probe = async (key: string, bundle: string, fn?: PackagedFunction, env?: Record<string, string>) => {
-    let stdin = '{}';
-    if (fn) {
-      const request = await probeRequest(scenario, fn);
-      if (key === fn.key) requests.set(fn.key, request.what);
-      stdin = JSON.stringify(request.event);
-    }
-    const sample = await runProbe<ColdStartSample>('cold-start.mjs', [pathToFileURL(bundle).href], { env: { ...envOf(fn), ...env }, stdin });
-    samples.set(key, [...(samples.get(key) ?? []), sample]);
+  const probe = async (key: string, bundle: string, event: unknown, env: Record<string, string>, record = true) => {
+    const sample = await runProbe<ColdStartSample>('cold-start.mjs', [pathToFileURL(bundle).href], { env, stdin: JSON.stringify(event) });
+    if (record) samples.set(key, [...(samples.get(key) ?? []), sample]);
+    return sample;
+  };
+  const functionProbe = async (key: string, fn: PackagedFunction, bundle: string, env: Record<string, string> = {}, record = true) => {
+    const request = await probeRequest(scenario, fn);
+    if (key === fn.key) requests.set(fn.key, request.what);
+    return probe(key, bundle, request.event, { ...envOf(fn), ...env }, record);
   };
 
-  type Job = { key: string; run: () => Promise<void> };
-  const jobs: Job[] = [
-    ...functions.map((fn) => ({ key: fn.key, run: () => probe(fn.key, fn.bundle, fn) })),
-    ...options.variants.map((v) => ({ key: v.label, run: () => probe(v.label, v.bundle, v.of, v.env) })),
+  // What each function's first call asks of the outside world, from the function itself.
+  const captured = new Map<string, CapturedRequest[]>();
+  for (const fn of functions) {
+    const sample = await functionProbe(fn.key, fn, fn.bundle, { BENCH_CAPTURE: '1' }, false);
+    captured.set(fn.key, sample.requests ?? []);
+  }
+  options.progress(`cold starts: captured the first call's requests of ${functions.length} functions`);
+  for (const v of options.variants) await v.prepare?.(async () => void (v.of ? await functionProbe(v.label, v.of, v.bundle, v.env, false) : await probe(v.label, v.bundle, {}, { ...envOf(), ...v.env }, false)));
+
+  const sameIoKey = (fn: PackagedFunction) => `same-I/O floor of ${fn.key}`;
+  const jobs: (() => Promise<unknown>)[] = [
+    ...functions.map((fn) => () => functionProbe(fn.key, fn, fn.bundle)),
+    ...functions.filter((fn) => captured.get(fn.key)!.length > 0).map((fn) => () => probe(sameIoKey(fn), options.sameIoBundle, { requests: captured.get(fn.key) }, envOf(fn))),
+    ...options.variants.map((v) => () => (v.of ? functionProbe(v.label, v.of, v.bundle, v.env) : probe(v.label, v.bundle, {}, { ...envOf(), ...v.env }))),
   ];
-  for (let round = 1; round <= rounds; round++) {
+  const emptyEvery = 5;
+  for (let r = 1; r <= rounds; r++) {
     for (const [i, job] of shuffled(jobs).entries()) {
-      if (i % floorEvery === 0) await probe(EMPTY, options.emptyBundle);
-      await job.run();
+      if (i % emptyEvery === 0) await probe(EMPTY, options.emptyBundle, {}, envOf());
+      await job();
     }
-    options.progress(`cold starts: round ${round}/${rounds}`);
+    options.progress(`cold starts: round ${r}/${rounds}`);
   }
 
-  const floorSamples = samples.get(EMPTY)!;
-  const floorTotal = median(floorSamples.map((s) => s.totalMs));
+  const timing = (key: string): Timing => {
+    const mine = samples.get(key)!;
+    return {
+      importMs: round(median(mine.map((s) => s.importMs))),
+      firstCallMs: round(median(mine.map((s) => s.firstCallMs))),
+      totalMs: round(median(mine.map((s) => s.totalMs))),
+    };
+  };
+  const empty = timing(EMPTY);
   return {
-    floor: { bundleBytes: options.emptyBundleBytes, totalMs: round(floorTotal), importMs: round(median(floorSamples.map((s) => s.importMs))), samples: floorSamples.length },
+    floor: { ...empty, bundleBytes: options.emptyBundleBytes, samples: samples.get(EMPTY)!.length },
     functions: functions
       .map((fn) => {
-        const mine = samples.get(fn.key)!;
-        const totalMs = median(mine.map((s) => s.totalMs));
+        const own = timing(fn.key);
+        const io = captured.get(fn.key)!;
+        const floor = io.length
+          ? { ...timing(sameIoKey(fn)), kind: 'same-I/O floor' as const, bundleBytes: options.sameIoBundleBytes }
+          : { ...empty, kind: 'empty handler' as const, bundleBytes: options.emptyBundleBytes };
+        const withoutIo = WITHOUT_IO.includes(fn.key);
         return {
           key: fn.key,
-          tier: tierOf(fn.packages),
           bundleBytes: fn.bundleBytes,
           zipBytes: fn.zipBytes,
           request: requests.get(fn.key)!,
-          answers: [...new Set(mine.map((s) => s.answer))],
-          importMs: round(median(mine.map((s) => s.importMs))),
-          firstCallMs: round(median(mine.map((s) => s.firstCallMs))),
-          totalMs: round(totalMs),
-          ratio: round(totalMs / floorTotal),
+          answers: [...new Set(samples.get(fn.key)!.map((s) => s.answer))],
+          io: describeIo(io),
+          ...own,
+          floor,
+          ratioToEmpty: round(own.totalMs / empty.totalMs),
+          ratio: round(own.totalMs / (withoutIo ? empty.totalMs : floor.totalMs)),
+          budget: withoutIo ? BUDGET.withoutIo : BUDGET.sameIo,
         };
       })
-      .sort((a, b) => b.ratio - a.ratio),
+      .sort((a, b) => b.ratio / b.budget - a.ratio / a.budget),
     variants: options.variants.map((v) => {
-      const totalMs = median(samples.get(v.label)!.map((s) => s.totalMs));
-      const shipped = median(samples.get(v.of.key)!.map((s) => s.totalMs));
-      return { label: v.label, of: v.of.key, bundleBytes: v.bundleBytes, totalMs: round(totalMs), ratioToShipped: round(totalMs / shipped) };
+      const mine = timing(v.label);
+      const base = v.of ? timing(v.of.key) : empty;
+      return { label: v.label, of: v.of?.key ?? 'the empty handler', bundleBytes: v.bundleBytes, ...mine, ratio: round(mine.totalMs / base.totalMs) };
     }),
   };
+}
+
+/** "3 × dynamodb, 1 × 127.0.0.1:4001", by AWS service or host. */
+function describeIo(requests: CapturedRequest[]): string {
+  if (!requests.length) return 'none';
+  const counts = new Map<string, number>();
+  for (const r of requests) {
+    const service = /Credential=[^/]+\/\d{8}\/[^/]+\/([^/]+)\//.exec(r.headers.authorization ?? '')?.[1];
+    const name = service ?? `${r.via} ${new URL(r.url).pathname.split('/').slice(0, 3).join('/')}`;
+    counts.set(name, (counts.get(name) ?? 0) + 1);
+  }
+  return [...counts].map(([name, n]) => `${n} × ${name}`).join(', ');
 }

@@ -6,17 +6,19 @@
 //
 //   npm run bench                      everything (about ten minutes)
 //   npm run bench -- --quick           fewer rounds, for a first look
-//   npm run bench -- --only cold,warm  some parts (cold, warm, onboarding, webhooks)
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, platform, release } from 'node:os';
+//   npm run bench -- --only cold,warm  some parts (cold, warm, onboarding, webhooks, gap)
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, platform, release, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { hermetic } from '../local/serverless-config.ts';
 import { buildLikeLambda, packageService, type PackagedFunction } from './build.ts';
-import { measureColdStarts } from './cold-start.ts';
+import { measureColdStarts, type Variant } from './cold-start.ts';
 import { measureOnboarding } from './onboarding.ts';
 import { budgets, markdown, type BenchResults } from './report.ts';
 import { startScenario } from './scenario.ts';
+import { startSsmStandIn } from './ssm-stand-in.ts';
+import { measureTimingGap } from './timing-gap.ts';
 import { measureWarm } from './warm.ts';
 import { measureWebhooks } from './webhooks.ts';
 
@@ -24,7 +26,7 @@ const ROOT = resolve(import.meta.dirname, '..');
 const { values: args } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
-    only: { type: 'string', default: 'cold,warm,onboarding,webhooks' },
+    only: { type: 'string', default: 'cold,warm,onboarding,webhooks,gap' },
     rounds: { type: 'string' },
   },
 });
@@ -35,15 +37,15 @@ const settings = {
   warmCalls: args.quick ? 2_000 : 10_000,
   onboardingRuns: args.quick ? 3 : 7,
   vendorLatencyMs: 100,
-  webhookConcurrency: 50,
-  webhookRounds: args.quick ? 3 : 8,
+  webhookRounds: args.quick ? 2 : 6,
+  timingGapPairs: args.quick ? 24 : 40,
 };
 
 const work = join(ROOT, '.local', `bench-${process.pid}`);
 const progress = (line: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
 const results: BenchResults = {
   startedAt: new Date().toISOString(),
-  machine: { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model.trim() ?? 'unknown', platform: `${platform()} ${release()}` },
+  machine: { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model.trim() ?? 'unknown', platform: `${platform()} ${release()}`, loadAverage: loadavg() },
   settings,
 };
 
@@ -55,6 +57,8 @@ try {
   await buildLikeLambda('bench/fixtures/stacked-handler.ts', stackedBundle, [{ method: 'POST', path: '/api/auth/forgot-password' }]);
   const bareBundle = join(work, 'floors/bare-handler.mjs');
   await buildLikeLambda('bench/fixtures/bare-handler.ts', bareBundle);
+  const sameIoBundle = join(work, 'floors/same-io-handler.mjs');
+  const sameIoBundleBytes = await buildLikeLambda('bench/fixtures/same-io-handler.ts', sameIoBundle);
 
   progress('packaging the service (sls package)');
   const functions = await packageService(work, 'local', {});
@@ -77,26 +81,23 @@ try {
     };
 
     if (parts.has('cold')) {
-      // The design choices behind the bundles, measured the other way on one DynamoDB step.
-      const step = functions.find((f) => f.key === 'assign-slug')!;
-      const sdkOutside = join(work, 'variants/assign-slug-sdk-outside.mjs');
-      const variants = [
-        {
-          label: 'assign-slug with the AWS SDK left out of the bundle (loaded from node_modules, as the runtime\'s copy would be)',
-          of: step,
-          bundle: sdkOutside,
-          bundleBytes: await buildLikeLambda('functions/onboarding/steps/assign-slug.ts', sdkOutside, [], { external: ['@aws-sdk/*'] }),
-        },
-        {
-          label: 'assign-slug with --enable-source-maps',
-          of: step,
-          bundle: step.bundle,
-          bundleBytes: step.bundleBytes,
-          env: { NODE_OPTIONS: `${step.environment.NODE_OPTIONS ?? ''} --enable-source-maps`.trim() },
-        },
-      ];
-      progress(`cold starts: ${functions.length} functions and ${variants.length} alternatives × ${settings.coldStartRounds} rounds`);
-      results.coldStarts = await measureColdStarts({ scenario, functions, variants, emptyBundle, emptyBundleBytes, rounds: settings.coldStartRounds, envOf, progress });
+      const ssm = await startSsmStandIn();
+      try {
+        results.coldStarts = await measureColdStarts({
+          scenario,
+          functions,
+          variants: await variants(functions, ssm.endpoint),
+          emptyBundle,
+          emptyBundleBytes,
+          sameIoBundle,
+          sameIoBundleBytes,
+          rounds: settings.coldStartRounds,
+          envOf,
+          progress,
+        });
+      } finally {
+        await ssm.close();
+      }
     }
     if (parts.has('warm')) {
       progress('warm overhead of the HTTP stack');
@@ -114,14 +115,51 @@ try {
       results.onboarding = await measureOnboarding(scenario, { runs: settings.onboardingRuns, vendorLatencyMs: settings.vendorLatencyMs });
     }
     if (parts.has('webhooks')) {
-      progress(`webhook acknowledgement, ${settings.webhookConcurrency} concurrent duplicates`);
-      results.webhooks = await measureWebhooks(scenario, { concurrency: settings.webhookConcurrency, rounds: settings.webhookRounds });
+      results.webhooks = [];
+      for (const scenarioOf of [
+        { name: 'duplicates' as const, requests: 50, concurrency: 50 },
+        { name: 'distinct' as const, requests: 200, concurrency: 20 },
+      ]) {
+        progress(`webhook acknowledgement: ${scenarioOf.name}, ${scenarioOf.requests} at ${scenarioOf.concurrency} concurrent`);
+        results.webhooks.push(await measureWebhooks(scenario, { ...scenarioOf, rounds: settings.webhookRounds }));
+      }
+    }
+    if (parts.has('gap')) {
+      progress(`forgot-password timing gap: ${settings.timingGapPairs} pairs, vendors at 80 ms`);
+      results.timingGap = await measureTimingGap(scenario, { pairs: settings.timingGapPairs, vendorLatencyMs: 80 });
     }
   } finally {
     await scenario.close();
   }
 } finally {
   rmSync(work, { recursive: true, force: true });
+}
+
+/** The design choices behind the bundles, and where secrets live, each measured the other way. */
+async function variants(functions: PackagedFunction[], ssmEndpoint: string): Promise<Variant[]> {
+  const of = (key: string) => functions.find((f) => f.key === key)!;
+  const built = async (label: string, entry: string, overrides: Parameters<typeof buildLikeLambda>[3] = {}, fn?: PackagedFunction) => {
+    const bundle = join(work, 'variants', `${label.replace(/\W+/g, '-')}.mjs`);
+    return { label, bundle, bundleBytes: await buildLikeLambda(entry, bundle, [], overrides), ...(fn ? { of: fn } : {}) };
+  };
+  const step = of('assign-slug');
+  const list: Variant[] = [
+    await built('assign-slug with the AWS SDK left out of the bundle (loaded from node_modules, as the runtime\'s copy would be)', 'functions/onboarding/steps/assign-slug.ts', { external: ['@aws-sdk/*'] }, step),
+    await built('assign-slug with the SDK\'s default credential chain (as before issue 16)', 'functions/onboarding/steps/assign-slug.ts', { defaultCredentialChain: true }, step),
+    { label: 'assign-slug with --enable-source-maps', of: step, bundle: step.bundle, bundleBytes: step.bundleBytes, env: { NODE_OPTIONS: `${step.environment.NODE_OPTIONS ?? ''} --enable-source-maps`.trim() } },
+  ];
+  // The V8 compile cache, written by one run of the very bundle (its first call included) before the rounds.
+  for (const key of ['assign-slug', 'payments-webhook', 'login', 'healthz']) {
+    const fn = of(key);
+    const dir = mkdtempSync(join(tmpdir(), `compile-cache-${key}-`));
+    list.push({ label: `${key} with a V8 compile cache (NODE_COMPILE_CACHE, written by a run before)`, of: fn, bundle: fn.bundle, bundleBytes: fn.bundleBytes, env: { NODE_COMPILE_CACHE: dir }, prepare: (probe) => probe() });
+  }
+  // Where deployed secrets live: three secrets from the environment, or from SSM (Powertools Parameters) at cold start.
+  list.push(await built('three secrets read from environment variables', 'bench/fixtures/secrets-from-env.ts'));
+  list[list.length - 1]!.env = { BENCH_SECRET_A: 'a', BENCH_SECRET_B: 'b', BENCH_SECRET_C: 'c' };
+  list.push(await built('three secrets read from SSM Parameter Store at cold start (Powertools Parameters, one GetParameters call)', 'bench/fixtures/secrets-from-ssm.ts'));
+  list[list.length - 1]!.env = { AWS_ENDPOINT_URL_SSM: ssmEndpoint };
+  return list;
 }
 
 const report = markdown(results);

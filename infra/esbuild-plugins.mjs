@@ -16,11 +16,25 @@
 // about 27 ms). A CommonJS require() reads nothing, so the bundles take Node's
 // built-in modules through require() (the banner defines it).
 //
+// Built-ins also load lazily: a built-in whose export is a plain object (http,
+// https, zlib, http2, crypto...) is bundled as an object of getters that
+// require() it on the first read of one of its members, so a module that
+// imports https at its top but only uses it for a request it never makes (the
+// AWS SDK's HTTP handler does, for http2 and zlib too) costs nothing.
+//
+// credentialsFromEnvironment: the AWS SDK clients resolve credentials with
+// @aws-sdk/credential-provider-node, the whole default chain (SSO, STS, web
+// identity, ini files, process, container and instance metadata), whose code
+// is most of a DynamoDB bundle. A Lambda gets its role's credentials in
+// environment variables, and the local stack sets them there too, so the
+// bundles take the environment provider in its place (measured in issue 16:
+// bundles 385 → 242 KB, cold starts 5 to 12 ms shorter).
+//
 // buildTimeValues: a module named *.prebuilt.ts is evaluated at build time and
 // bundled as its exported values (JSON), so what it imports and computes
 // costs nothing at cold start (the OpenAPI document, built from every route's
 // schemas, is one).
-import { isBuiltin } from 'node:module';
+import { createRequire, isBuiltin } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -102,6 +116,21 @@ export function validatorFor(schema) {
 `;
 }
 
+const requireBuiltin = createRequire(import.meta.url);
+
+/** The CommonJS text that stands for a built-in module in a bundle. */
+export function builtinModule(name) {
+  const exported = requireBuiltin(name);
+  // A module that is itself a function or class (events, stream, assert) is used as one at once.
+  if (typeof exported === 'function') return `module.exports = require(${JSON.stringify(name)});`;
+  const members = Object.keys(exported);
+  return [
+    `let loaded;`,
+    `const load = () => (loaded ??= require(${JSON.stringify(name)}));`,
+    `for (const name of ${JSON.stringify(members)}) Object.defineProperty(exports, name, { enumerable: true, get: () => load()[name] });`,
+  ].join('\n');
+}
+
 export function builtinsThroughRequire() {
   return {
     name: 'builtins-through-require',
@@ -109,9 +138,20 @@ export function builtinsThroughRequire() {
       build.onResolve({ filter: /^[a-z_:/0-9]+$/ }, (args) =>
         isBuiltin(args.path) && args.namespace !== 'builtin-require' ? { path: args.path, namespace: 'builtin-require' } : undefined,
       );
-      build.onLoad({ filter: /.*/, namespace: 'builtin-require' }, (args) => ({
-        contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      build.onLoad({ filter: /.*/, namespace: 'builtin-require' }, (args) => ({ contents: builtinModule(args.path), loader: 'js' }));
+    },
+  };
+}
+
+export function credentialsFromEnvironment() {
+  return {
+    name: 'credentials-from-environment',
+    setup(build) {
+      build.onResolve({ filter: /^@aws-sdk\/credential-provider-node$/ }, () => ({ path: 'credential-provider-node', namespace: 'credentials-from-environment' }));
+      build.onLoad({ filter: /.*/, namespace: 'credentials-from-environment' }, () => ({
+        contents: `export { fromEnv as defaultProvider } from '@aws-sdk/credential-provider-env';`,
         loader: 'js',
+        resolveDir: root,
       }));
     },
   };
@@ -137,5 +177,5 @@ export function buildTimeValues() {
 
 /** What serverless-esbuild loads: it calls this with the Serverless instance. */
 export default function plugins(serverless) {
-  return [precompiledValidators(serverless.service.functions ?? {}), builtinsThroughRequire(), buildTimeValues()];
+  return [precompiledValidators(serverless.service.functions ?? {}), builtinsThroughRequire(), credentialsFromEnvironment(), buildTimeValues()];
 }

@@ -1,12 +1,25 @@
-// The one place that reads the environment. It is read once, at cold start,
-// validated, and frozen; a missing required value fails the cold start with the
-// variable's name, so a misconfigured deployment fails loudly on its first call.
-// Every key is listed, with a one-line comment, in .env.example.
+// The one place that reads the environment. Each section below is a function
+// that reads its variables by their literal names, validates them and returns
+// a frozen value; a missing required value throws a ConfigError naming the
+// variable. The adapters (adapters.ts) read a section when they are built, at
+// cold start, so a misconfigured deployment fails loudly on its first call.
+//
+// Sections are plain functions so that esbuild leaves out of a Lambda's bundle
+// every section its code never reads, names included: serverless.yml gives
+// each function only the settings whose names its bundle holds
+// (infra/settings-per-function.cjs). Read a setting anywhere else and it will
+// not be there. Every key is listed, with a one-line comment, in .env.example.
 
-type Env = Record<string, string | undefined>;
+export type Env = Record<string, string | undefined>;
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
+  /** Each thing wrong, e.g. "STAGE is required". */
+  readonly problems: string[];
+  constructor(message: string, problems: string[] = [message]) {
+    super(message);
+    this.problems = problems;
+  }
 }
 
 function reader(env: Env) {
@@ -90,164 +103,299 @@ export interface RateLimit {
   windowSeconds: number;
 }
 
-export function loadConfig(env: Env = process.env) {
+type Reader = ReturnType<typeof reader>;
+
+/** Reads one section: its value frozen, or a ConfigError naming every variable that is wrong. */
+function section<T>(env: Env, read: (r: Reader) => T): T {
   const r = reader(env);
+  const value = read(r);
+  if (r.problems.length > 0) throw new ConfigError(`Invalid configuration: ${r.problems.join('; ')}`, r.problems);
+  return deepFreeze(value);
+}
 
-  // Every link, e-mail and redirect the service builds starts from these two.
-  const portalUrl = r.url('PORTAL_URL') ?? r.required('PORTAL_URL');
-  const dashboardUrl = r.url('DASHBOARD_URL') ?? r.required('DASHBOARD_URL');
+// --- The service ---
 
-  const stripeKey = r.optional('STRIPE_SECRET_KEY');
-  const resendKey = r.optional('RESEND_API_KEY');
-  const clickupToken = r.optional('CLICKUP_API_TOKEN');
-  const dropboxToken = r.optional('DROPBOX_ACCESS_TOKEN');
-  const dropboxRefresh = r.optional('DROPBOX_REFRESH_TOKEN');
-  const slackWebhook = r.url('SLACK_WEBHOOK_URL');
-  const slackBot = r.optional('SLACK_BOT_TOKEN');
-  const closeKey = r.optional('CLOSE_API_KEY');
+export function stageName(env: Env = process.env): string {
+  return section(env, (r) => r.required('STAGE'));
+}
 
-  const config = {
-    stage: r.required('STAGE'),
-    region: r.optional('AWS_REGION', 'eu-west-1')!,
-    tablePrefix: r.required('TABLE_PREFIX'),
-    logLevel: r.optional('LOG_LEVEL', 'info')!,
+export function tablePrefix(env: Env = process.env): string {
+  return section(env, (r) => r.required('TABLE_PREFIX'));
+}
 
-    urls: {
-      portal: portalUrl,
-      dashboard: dashboardUrl,
-      /** This API's public base URL; unset on AWS means API Gateway's own domain. */
-      api: r.url('PUBLIC_API_URL'),
-      passwordResetRedirect:
-        r.url('PASSWORD_RESET_REDIRECT_URL') ?? r.url('AUTH_RESET_REDIRECT_URL') ?? `${portalUrl}/reset-password`,
-    },
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export function logSettings(env: Env = process.env) {
+  return section(env, (r) => {
+    const level = (r.optional('LOG_LEVEL', 'info')!).toLowerCase();
+    if (!(LOG_LEVELS as readonly string[]).includes(level)) r.problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+    return { level: level as LogLevel, service: r.optional('SERVICE_NAME', 'agency-backend')! };
+  });
+}
+
+/** What every HTTP function needs: who may call from a browser, and this API's public address. */
+export function httpSettings(env: Env = process.env) {
+  return section(env, (r) => ({
     /**
      * Origins allowed by CORS: the portal, the dashboard and any extra ones.
      * API Gateway answers preflights from the same list (infra/cors-origins.cjs).
      */
     corsOrigins: [...new Set([...r.origins('PORTAL_URL'), ...r.origins('DASHBOARD_URL'), ...r.origins('CORS_EXTRA_ORIGINS')])],
+    /** This API's public base URL; unset on AWS means API Gateway's own domain. */
+    apiUrl: r.url('PUBLIC_API_URL'),
+  }));
+}
 
-    access: {
-      /** The internal service token expected in x-api-key. Unset: the key path is closed. */
-      internalApiKey: r.optional('INTERNAL_API_KEY'),
-      /** The admin key for crawler intelligence. Unset: only admin users get in. */
-      adminApiKey: r.optional('ADMIN_API_KEY'),
-    },
+/** Every link, e-mail and redirect the service builds starts from these two. */
+export function portalUrls(env: Env = process.env) {
+  return section(env, (r) => ({
+    portal: r.url('PORTAL_URL') ?? r.required('PORTAL_URL'),
+    dashboard: r.url('DASHBOARD_URL') ?? r.required('DASHBOARD_URL'),
+  }));
+}
 
-    identity: {
-      url: r.url('SUPABASE_URL') ?? r.required('SUPABASE_URL'),
-      anonKey: r.required('SUPABASE_ANON_KEY'),
-      serviceRoleKey: r.optional('SUPABASE_SERVICE_ROLE_KEY'),
-    },
+export function passwordResetRedirect(env: Env = process.env): string {
+  const { portal } = portalUrls(env);
+  return section(env, (r) => r.url('PASSWORD_RESET_REDIRECT_URL') ?? r.url('AUTH_RESET_REDIRECT_URL') ?? `${portal}/reset-password`);
+}
 
-    email: resendKey
-      ? {
-          apiKey: resendKey,
-          baseUrl: r.url('RESEND_BASE_URL', 'https://api.resend.com')!,
-          from: r.required('EMAIL_FROM'),
-          teamAddress: r.optional('TEAM_NOTIFICATION_EMAIL'),
-        }
-      : null,
+/** The internal service token expected in x-api-key. Unset: the key path is closed. */
+export function internalApiKey(env: Env = process.env): string | undefined {
+  return section(env, (r) => r.optional('INTERNAL_API_KEY'));
+}
 
-    payments: stripeKey
-      ? {
-          secretKey: stripeKey,
-          webhookSecret: r.required('STRIPE_WEBHOOK_SECRET'),
-          apiBase: r.origin('STRIPE_API_BASE', 'https://api.stripe.com'),
-          prices: {
-            starter: r.optional('STRIPE_PRICE_STARTER'),
-            pro: r.optional('STRIPE_PRICE_PRO'),
-            enterprise: r.optional('STRIPE_PRICE_ENTERPRISE'),
-          },
-        }
-      : null,
+/** The admin key for crawler intelligence. Unset: only admin users get in. */
+export function adminApiKey(env: Env = process.env): string | undefined {
+  return section(env, (r) => r.optional('ADMIN_API_KEY'));
+}
 
-    taskTool: clickupToken
-      ? {
-          token: clickupToken,
-          apiBase: r.url('CLICKUP_API_BASE', 'https://api.clickup.com/api/v2')!,
-          spaceId: r.required('CLICKUP_SPACE_ID'),
-        }
-      : null,
+// --- Identity ---
 
-    storage:
-      dropboxToken || dropboxRefresh
-        ? {
-            accessToken: dropboxToken,
-            refreshToken: dropboxRefresh,
-            appKey: dropboxRefresh ? r.required('DROPBOX_APP_KEY') : undefined,
-            appSecret: dropboxRefresh ? r.required('DROPBOX_APP_SECRET') : undefined,
-            apiBase: r.url('DROPBOX_API_BASE', 'https://api.dropboxapi.com')!,
-            contentBase: r.url('DROPBOX_CONTENT_BASE', 'https://content.dropboxapi.com')!,
-            rootPath: normaliseRoot(r.optional('DROPBOX_ROOT_PATH', '/Clients')!),
-          }
-        : null,
+export function identitySettings(env: Env = process.env) {
+  return section(env, (r) => ({
+    url: r.url('SUPABASE_URL') ?? r.required('SUPABASE_URL'),
+    anonKey: r.required('SUPABASE_ANON_KEY'),
+  }));
+}
 
-    chat: slackWebhook
-      ? { mode: 'incoming-webhook' as const, webhookUrl: slackWebhook }
-      : slackBot
-        ? {
-            mode: 'web-api' as const,
-            botToken: slackBot,
-            channel: r.required('SLACK_CHANNEL'),
-            apiBase: r.url('SLACK_API_BASE', 'https://slack.com/api')!,
-          }
-        : null,
+/** The service-role key: only the functions that do admin work (recovery links, confirming e-mails) read it. */
+export function identityAdminKey(env: Env = process.env): string | undefined {
+  return section(env, (r) => r.optional('SUPABASE_SERVICE_ROLE_KEY'));
+}
 
-    crm: closeKey ? { apiKey: closeKey, apiBase: r.url('CLOSE_API_BASE', 'https://api.close.com/api/v1')! } : null,
+// --- Vendors. A vendor whose credential is absent is not configured (null). ---
 
-    crawler: {
-      firecrawl: r.optional('FIRECRAWL_API_KEY')
-        ? { apiKey: r.optional('FIRECRAWL_API_KEY')!, apiBase: r.url('FIRECRAWL_API_BASE', 'https://api.firecrawl.dev')! }
-        : null,
-      pagespeed: r.optional('PAGESPEED_API_KEY')
-        ? { apiKey: r.optional('PAGESPEED_API_KEY')!, apiBase: r.url('PAGESPEED_API_BASE', 'https://www.googleapis.com')! }
-        : null,
-      /** Only a local stage may crawl loopback and private addresses (to reach a fixture site). */
-      allowPrivateNetworks: r.bool('CRAWLER_ALLOW_PRIVATE_NETWORKS', false),
-      maxPages: r.int('CRAWLER_MAX_PAGES', 20),
-    },
+export function emailSettings(env: Env = process.env) {
+  return section(env, (r) => {
+    const apiKey = r.optional('RESEND_API_KEY');
+    if (!apiKey) return null;
+    return {
+      apiKey,
+      baseUrl: r.url('RESEND_BASE_URL', 'https://api.resend.com')!,
+      from: r.required('EMAIL_FROM'),
+      teamAddress: r.optional('TEAM_NOTIFICATION_EMAIL'),
+    };
+  });
+}
 
-    vendors: {
-      /** Per-attempt timeout of an outbound vendor call. */
-      timeoutMs: r.int('VENDOR_TIMEOUT_MS', 8000),
-      /** Attempts inside one step before the state machine's own retry takes over. */
-      maxAttempts: r.int('VENDOR_MAX_ATTEMPTS', 4),
-      /** The longest vendor retry hint honoured inside a step; longer waits are left to the state machine. */
-      maxRetryWaitMs: r.int('VENDOR_MAX_RETRY_WAIT_MS', 10000),
-    },
+const stripePrices = (r: Reader) => ({
+  starter: r.optional('STRIPE_PRICE_STARTER'),
+  pro: r.optional('STRIPE_PRICE_PRO'),
+  enterprise: r.optional('STRIPE_PRICE_ENTERPRISE'),
+});
 
-    workflows: {
-      /** Set by serverless.yml: the onboarding state machine (the local one on the local stage). */
-      onboardingArn: r.optional('ONBOARDING_STATE_MACHINE_ARN'),
-      /** How long onboarding endpoints wait for the run before answering 202. */
-      waitMs: r.int('ONBOARDING_WAIT_MS', 20000),
-      /** Set by serverless.yml: the booking state machine, which does the booking webhook's task-tool and chat work. */
-      bookingArn: r.optional('BOOKING_STATE_MACHINE_ARN'),
-      /** Set by serverless.yml: the enhanced onboarding state machine. */
-      enhancedOnboardingArn: r.optional('ENHANCED_ONBOARDING_STATE_MACHINE_ARN'),
-      /** Set by serverless.yml: the crawler refresh state machine. */
-      crawlerRefreshArn: r.optional('CRAWLER_REFRESH_STATE_MACHINE_ARN'),
-    },
+/** Stripe's API, for checkouts. */
+export function stripeApiSettings(env: Env = process.env) {
+  return section(env, (r) => {
+    const secretKey = r.optional('STRIPE_SECRET_KEY');
+    if (!secretKey) return null;
+    return { secretKey, apiBase: r.origin('STRIPE_API_BASE', 'https://api.stripe.com'), prices: stripePrices(r) };
+  });
+}
 
-    rateLimits: {
-      signup: r.limit('RATE_LIMIT_SIGNUP', '5/600'),
-      login: r.limit('RATE_LIMIT_LOGIN', '10/300'),
-      forgotPassword: r.limit('RATE_LIMIT_FORGOT_PASSWORD', '5/900'),
-      resetPassword: r.limit('RATE_LIMIT_RESET_PASSWORD', '5/900'),
-      perEmail: r.limit('RATE_LIMIT_PER_EMAIL', '3/900'),
-      checkoutSession: r.limit('RATE_LIMIT_CHECKOUT_SESSION', '20/600'),
-    },
+/** Stripe's webhook: its signing secret, and the prices that say which plan an event is about. */
+export function stripeWebhookSettings(env: Env = process.env) {
+  return section(env, (r) => {
+    const webhookSecret = r.optional('STRIPE_WEBHOOK_SECRET');
+    if (!webhookSecret) return null;
+    return { webhookSecret, prices: stripePrices(r) };
+  });
+}
 
-    tokens: {
-      verificationTtlHours: r.int('VERIFICATION_TOKEN_TTL_HOURS', 24),
-      recoveryTtlSeconds: 3600,
-    },
-  };
+export function taskToolSettings(env: Env = process.env) {
+  return section(env, (r) => {
+    const token = r.optional('CLICKUP_API_TOKEN');
+    if (!token) return null;
+    return { token, apiBase: r.url('CLICKUP_API_BASE', 'https://api.clickup.com/api/v2')!, spaceId: r.required('CLICKUP_SPACE_ID') };
+  });
+}
 
-  if (r.problems.length > 0) {
-    throw new ConfigError(`Invalid configuration: ${r.problems.join('; ')}`);
+export function storageSettings(env: Env = process.env) {
+  return section(env, (r) => {
+    const accessToken = r.optional('DROPBOX_ACCESS_TOKEN');
+    const refreshToken = r.optional('DROPBOX_REFRESH_TOKEN');
+    if (!accessToken && !refreshToken) return null;
+    return {
+      accessToken,
+      refreshToken,
+      appKey: refreshToken ? r.required('DROPBOX_APP_KEY') : undefined,
+      appSecret: refreshToken ? r.required('DROPBOX_APP_SECRET') : undefined,
+      apiBase: r.url('DROPBOX_API_BASE', 'https://api.dropboxapi.com')!,
+      contentBase: r.url('DROPBOX_CONTENT_BASE', 'https://content.dropboxapi.com')!,
+      rootPath: normaliseRoot(r.optional('DROPBOX_ROOT_PATH', '/Clients')!),
+    };
+  });
+}
+
+export function chatSettings(env: Env = process.env) {
+  return section(env, (r) => {
+    const webhookUrl = r.url('SLACK_WEBHOOK_URL');
+    if (webhookUrl) return { mode: 'incoming-webhook' as const, webhookUrl };
+    const botToken = r.optional('SLACK_BOT_TOKEN');
+    if (!botToken) return null;
+    return { mode: 'web-api' as const, botToken, channel: r.required('SLACK_CHANNEL'), apiBase: r.url('SLACK_API_BASE', 'https://slack.com/api')! };
+  });
+}
+
+export function crmSettings(env: Env = process.env) {
+  return section(env, (r) => {
+    const apiKey = r.optional('CLOSE_API_KEY');
+    return apiKey ? { apiKey, apiBase: r.url('CLOSE_API_BASE', 'https://api.close.com/api/v1')! } : null;
+  });
+}
+
+/** Firecrawl, when configured, crawls instead of the built-in crawler. */
+export function firecrawlSettings(env: Env = process.env) {
+  return section(env, (r) => {
+    const apiKey = r.optional('FIRECRAWL_API_KEY');
+    return apiKey ? { apiKey, apiBase: r.url('FIRECRAWL_API_BASE', 'https://api.firecrawl.dev')! } : null;
+  });
+}
+
+/** PageSpeed Insights, when configured, measures instead of the built-in page measurement. */
+export function pagespeedSettings(env: Env = process.env) {
+  return section(env, (r) => {
+    const apiKey = r.optional('PAGESPEED_API_KEY');
+    return apiKey ? { apiKey, apiBase: r.url('PAGESPEED_API_BASE', 'https://www.googleapis.com')! } : null;
+  });
+}
+
+/** How the service's own crawler and page measurement reach websites. */
+export function crawlSettings(env: Env = process.env) {
+  return section(env, (r) => ({
+    /** Only a local stage may crawl loopback and private addresses (to reach a fixture site). */
+    allowPrivateNetworks: r.bool('CRAWLER_ALLOW_PRIVATE_NETWORKS', false),
+    maxPages: r.int('CRAWLER_MAX_PAGES', 20),
+  }));
+}
+
+export function vendorSettings(env: Env = process.env) {
+  return section(env, (r) => ({
+    /** Per-attempt timeout of an outbound vendor call. */
+    timeoutMs: r.int('VENDOR_TIMEOUT_MS', 8000),
+    /** Attempts inside one step before the state machine's own retry takes over. */
+    maxAttempts: r.int('VENDOR_MAX_ATTEMPTS', 4),
+    /** The longest vendor retry hint honoured inside a step; longer waits are left to the state machine. */
+    maxRetryWaitMs: r.int('VENDOR_MAX_RETRY_WAIT_MS', 10000),
+  }));
+}
+
+// --- Workflows. serverless.yml sets each machine's ARN (the local one on the local stage). ---
+
+export function onboardingStateMachineArn(env: Env = process.env): string {
+  return section(env, (r) => r.required('ONBOARDING_STATE_MACHINE_ARN'));
+}
+
+export function enhancedOnboardingStateMachineArn(env: Env = process.env): string {
+  return section(env, (r) => r.required('ENHANCED_ONBOARDING_STATE_MACHINE_ARN'));
+}
+
+/** The booking state machine does the booking webhook's task-tool and chat work. */
+export function bookingStateMachineArn(env: Env = process.env): string {
+  return section(env, (r) => r.required('BOOKING_STATE_MACHINE_ARN'));
+}
+
+export function crawlerRefreshStateMachineArn(env: Env = process.env): string {
+  return section(env, (r) => r.required('CRAWLER_REFRESH_STATE_MACHINE_ARN'));
+}
+
+/** How long onboarding endpoints wait for the run before answering 202. */
+export function onboardingWaitMs(env: Env = process.env): number {
+  return section(env, (r) => r.int('ONBOARDING_WAIT_MS', 20000));
+}
+
+// --- Limits ---
+
+export function rateLimitSettings(env: Env = process.env) {
+  return section(env, (r) => ({
+    signup: r.limit('RATE_LIMIT_SIGNUP', '5/600'),
+    login: r.limit('RATE_LIMIT_LOGIN', '10/300'),
+    forgotPassword: r.limit('RATE_LIMIT_FORGOT_PASSWORD', '5/900'),
+    resetPassword: r.limit('RATE_LIMIT_RESET_PASSWORD', '5/900'),
+    perEmail: r.limit('RATE_LIMIT_PER_EMAIL', '3/900'),
+    checkoutSession: r.limit('RATE_LIMIT_CHECKOUT_SESSION', '20/600'),
+  }));
+}
+export type RateLimits = ReturnType<typeof rateLimitSettings>;
+
+export function tokenSettings(env: Env = process.env) {
+  return section(env, (r) => ({ verificationTtlHours: r.int('VERIFICATION_TOKEN_TTL_HOURS', 24), recoveryTtlSeconds: 3600 }));
+}
+
+// --- Everything at once ---
+
+const integrationParts = (env: Env) => ({
+  identity: () => ({ ...identitySettings(env), serviceRoleKey: identityAdminKey(env) }),
+  email: () => emailSettings(env),
+  payments: () => stripeApiSettings(env),
+  taskTool: () => taskToolSettings(env),
+  storage: () => storageSettings(env),
+  chat: () => chatSettings(env),
+  crm: () => crmSettings(env),
+  crawler: () => ({ firecrawl: firecrawlSettings(env), pagespeed: pagespeedSettings(env) }),
+});
+
+/** What /status reports on: every integration's settings. */
+export function integrationSettings(env: Env = process.env) {
+  return collect(integrationParts(env));
+}
+export type IntegrationSettings = ReturnType<typeof integrationSettings>;
+
+/** Every section, with every problem of every section in one error (tests, and an operator checking a .env file). */
+export function loadConfig(env: Env = process.env) {
+  return collect({
+    stage: () => stageName(env),
+    tablePrefix: () => tablePrefix(env),
+    log: () => logSettings(env),
+    urls: () => ({ ...portalUrls(env), passwordResetRedirect: passwordResetRedirect(env) }),
+    http: () => httpSettings(env),
+    access: () => ({ internalApiKey: internalApiKey(env), adminApiKey: adminApiKey(env) }),
+    ...integrationParts(env),
+    stripeWebhook: () => stripeWebhookSettings(env),
+    crawl: () => crawlSettings(env),
+    vendors: () => vendorSettings(env),
+    onboardingWaitMs: () => onboardingWaitMs(env),
+    rateLimits: () => rateLimitSettings(env),
+    tokens: () => tokenSettings(env),
+  });
+}
+export type Config = ReturnType<typeof loadConfig>;
+
+/** Reads every part, naming the problems of all of them at once rather than stopping at the first. */
+function collect<T extends Record<string, () => unknown>>(parts: T): { [K in keyof T]: ReturnType<T[K]> } {
+  const problems: string[] = [];
+  const value: Record<string, unknown> = {};
+  for (const [key, read] of Object.entries(parts)) {
+    try {
+      value[key] = read();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(...error.problems);
+    }
   }
-  return deepFreeze(config);
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration: ${[...new Set(problems)].join('; ')}`, problems);
+  return deepFreeze(value) as { [K in keyof T]: ReturnType<T[K]> };
 }
 
 function normaliseRoot(path: string): string {
@@ -262,8 +410,3 @@ function deepFreeze<T>(value: T): T {
   }
   return value;
 }
-
-export type Config = ReturnType<typeof loadConfig>;
-
-/** The process's configuration, read at cold start. */
-export const config: Config = loadConfig();

@@ -3,7 +3,9 @@
 // cold-start time, and redacts by key name on every entry, which is the
 // guarantee we need: tokens, passwords and secrets never reach the logs.
 
-type Level = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+import { logSettings, type LogLevel } from './config.ts';
+
+type Level = LogLevel;
 const order: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
 const SENSITIVE_KEY = /pass(word)?|secret|token|authorization|api[-_]?key|cookie|signature/i;
@@ -73,9 +75,6 @@ function errorReplacer(_key: string, value: unknown) {
   return value;
 }
 
-function levelFromEnv(): Level {
-  const l = (process.env.LOG_LEVEL ?? 'info').toLowerCase();
-  return l in order ? (l as Level) : 'info';
-}
+const levelFromEnv = (): Level => logSettings().level;
 
-export const logger = createLogger({ service: process.env.SERVICE_NAME ?? 'agency-backend' });
+export const logger = createLogger({ service: logSettings().service });

@@ -1,4 +1,4 @@
-import { guard } from '../../lib/access/wiring.ts';
+import { adminGuard } from '../../lib/access/wiring.ts';
 import { requestRefresh } from '../../lib/crawler/request-refresh.ts';
 import { crawlerRoutes } from '../../lib/crawler/routes.ts';
 import { crawlerDeps, refreshWorkflow } from '../../lib/crawler/wiring.ts';
@@ -6,7 +6,7 @@ import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
 
 const deps = { ...crawlerDeps, workflow: refreshWorkflow() };
 
-export const handler = httpEndpoint(crawlerRoutes.crawlerRefresh, guard, async (request) => {
+export const handler = httpEndpoint(crawlerRoutes.crawlerRefresh, adminGuard, async (request) => {
   const accountId = request.pathParams.accountId!;
   const job = await requestRefresh(deps, accountId, request.body);
   return json(202, {

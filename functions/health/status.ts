@@ -1,11 +1,16 @@
-import { config } from '../../lib/config.ts';
+import { integrationSettings, onboardingStateMachineArn } from '../../lib/config.ts';
 import { statusChecks } from '../../lib/health/probes.ts';
 import { healthRoutes } from '../../lib/health/routes.ts';
 import { checkStatus } from '../../lib/health/status.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
 import { dynamodb, tables } from '../../lib/store/dynamodb.ts';
-import { sfn } from '../../lib/workflows/step-functions.ts';
+import { createStepFunctionsClient } from '../../lib/workflows/step-functions.ts';
 
-const checks = statusChecks(config, { dynamodb, sfn, accountsTable: tables.accounts, stateMachineArn: config.workflows.onboardingArn });
+const checks = statusChecks(integrationSettings(), {
+  dynamodb,
+  sfn: createStepFunctionsClient(),
+  accountsTable: tables.accounts,
+  stateMachineArn: onboardingStateMachineArn(),
+});
 
 export const handler = httpEndpoint(healthRoutes.status, async () => json(200, await checkStatus(checks)));

@@ -1,4 +1,4 @@
-import { guard } from '../../lib/access/wiring.ts';
+import { serviceGuard } from '../../lib/access/wiring.ts';
 import { onboardEnhanced } from '../../lib/enhanced-onboarding/enhanced-onboarding.ts';
 import { enhancedOnboardingRoutes } from '../../lib/enhanced-onboarding/routes.ts';
 import { enhancedOnboardingDeps } from '../../lib/enhanced-onboarding/wiring.ts';
@@ -8,7 +8,7 @@ import { normaliseIntake } from '../../lib/onboarding/intake.ts';
 import { onboardingAccount } from '../../lib/onboarding/onboarding-account.ts';
 import { accountDeps } from '../../lib/onboarding/wiring.ts';
 
-export const handler = httpEndpoint(enhancedOnboardingRoutes.enhancedOnboarding, guard, async (request) => {
+export const handler = httpEndpoint(enhancedOnboardingRoutes.enhancedOnboarding, serviceGuard, async (request) => {
   const intake = normaliseIntake(request.body);
   const accountId = await onboardingAccount(accountDeps, request.access, intake);
   return httpAnswer(await onboardEnhanced(enhancedOnboardingDeps, accountId, intake), request);

@@ -1,4 +1,4 @@
-import { guard } from '../../lib/access/wiring.ts';
+import { serviceGuard } from '../../lib/access/wiring.ts';
 import { httpEndpoint } from '../../lib/http/endpoint.ts';
 import { httpAnswer } from '../../lib/onboarding/answer.ts';
 import { normaliseIntake } from '../../lib/onboarding/intake.ts';
@@ -7,7 +7,7 @@ import { onboardingRoutes } from '../../lib/onboarding/routes.ts';
 import { onboard } from '../../lib/onboarding/start-onboarding.ts';
 import { accountDeps, onboardingDeps } from '../../lib/onboarding/wiring.ts';
 
-export const handler = httpEndpoint(onboardingRoutes.onboardingV2, guard, async (request) => {
+export const handler = httpEndpoint(onboardingRoutes.onboardingV2, serviceGuard, async (request) => {
   const intake = normaliseIntake(request.body);
   const accountId = await onboardingAccount(accountDeps, request.access, intake);
   return httpAnswer(await onboard(onboardingDeps, accountId, intake), request);

@@ -1,17 +1,16 @@
 import { memberships, teamDeps } from '../../lib/accounts/wiring.ts';
+import { onboardingWorkflow } from '../../lib/adapters.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
 import { stores as onboardingStores } from '../../lib/onboarding/stores.ts';
-import { sfnWorkflow } from '../../lib/onboarding/workflow.ts';
 import { receiveMembershipDelivery } from '../../lib/webhooks/receive-membership.ts';
 import { webhookRoutes } from '../../lib/webhooks/routes.ts';
-import { stateMachineArn, webhookStores } from '../../lib/webhooks/stores.ts';
-import { sfn } from '../../lib/workflows/step-functions.ts';
+import { webhookStores } from '../../lib/webhooks/stores.ts';
 
 const deps = {
   ...webhookStores,
   memberships,
   team: teamDeps,
-  onboarding: { ...onboardingStores, workflow: sfnWorkflow(sfn, stateMachineArn('onboarding')) },
+  onboarding: { ...onboardingStores, workflow: onboardingWorkflow() },
 };
 
 export const handler = httpEndpoint(webhookRoutes.membershipWebhook, async (request) => {

@@ -2,10 +2,10 @@ import { memberships, teamDeps } from '../../lib/accounts/wiring.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
 import { receivePaymentEvent } from '../../lib/payments/receive-payment-event.ts';
 import { paymentRoutes } from '../../lib/payments/routes.ts';
-import { accountStore, billingStore, deliveryLog, followUpList, payments } from '../../lib/payments/wiring.ts';
+import { accountStore, billingStore, deliveryLog, followUpList, paymentEvents } from '../../lib/payments/wiring.ts';
 
 const deps = {
-  payments: payments(),
+  payments: paymentEvents(),
   deliveries: deliveryLog(),
   billing: billingStore(),
   accounts: accountStore(),

@@ -1,11 +1,11 @@
 import { grantedAccount } from '../../lib/access/guard.ts';
-import { guard } from '../../lib/access/wiring.ts';
+import { serviceGuard } from '../../lib/access/wiring.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
 import { webhookRoutes } from '../../lib/webhooks/routes.ts';
 import { webhookStores } from '../../lib/webhooks/stores.ts';
 import { rotateWebhookSecret } from '../../lib/webhooks/webhook-settings.ts';
 
-export const handler = httpEndpoint(webhookRoutes.rotateWebhookSecret, guard, async (request) => {
+export const handler = httpEndpoint(webhookRoutes.rotateWebhookSecret, serviceGuard, async (request) => {
   const settings = await rotateWebhookSecret(webhookStores, grantedAccount(request.access).id, request.apiOrigin);
   return json(200, settings, { 'cache-control': 'no-store' });
 });

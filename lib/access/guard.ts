@@ -13,14 +13,15 @@ import { activeOnly, type MembershipStore } from '../accounts/memberships.ts';
 import { Forbidden, InvalidInput, NotFound, Unauthenticated } from '../errors.ts';
 import { bearerToken, secretsEqual } from '../http/credentials.ts';
 import { ANONYMOUS, type Caller, type Grant, type Guard, type Naming } from '../http/guard.ts';
-import { idParam, type Access, type AccountFrom } from '../http/route.ts';
+import { idParam, type Access, type AccountFrom, type KeyKind } from '../http/route.ts';
 import type { IdentityProvider, IdentityUser } from '../identity/identity.ts';
 import { allows, PERMISSIONS, type Permission, type Role } from '../permissions.ts';
 
 export interface GuardDeps {
   identity: Pick<IdentityProvider, 'userForAccessToken'>;
   memberships: Pick<MembershipStore, 'get' | 'ofUser'>;
-  keys: { internalApiKey?: string; adminApiKey?: string };
+  /** The configured key of the kind this guard's routes take; unset closes the key path. */
+  key?: string;
 }
 
 /** Users whose app_metadata says this are admins (app_metadata is writable only with the service-role key). */
@@ -34,11 +35,12 @@ const RUN_ID = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})-
  * The guard, with its dependencies made on first use: a route that is called
  * without credentials never loads the identity provider's client.
  */
-export function accessGuard(makeDeps: () => GuardDeps): Guard {
+export function accessGuard(takes: KeyKind, makeDeps: () => GuardDeps): Guard {
   let deps: GuardDeps | undefined;
   const use = () => (deps ??= makeDeps());
 
   return {
+    takes,
     async authenticate(access, headers) {
       if (access.who === 'anyone' || access.who === 'path-secret' || access.who === 'signed') return ANONYMOUS;
       const key = keyFor(access, use);
@@ -92,10 +94,10 @@ export function accessGuard(makeDeps: () => GuardDeps): Guard {
 
 function keyFor(access: Access, use: () => GuardDeps) {
   if (access.who === 'admin') {
-    return { header: 'x-admin-key', name: 'admin key', value: () => use().keys.adminApiKey, caller: { kind: 'admin-key' } as const };
+    return { header: 'x-admin-key', name: 'admin key', value: () => use().key, caller: { kind: 'admin-key' } as const };
   }
   if (access.who === 'member' && access.serviceKey) {
-    return { header: 'x-api-key', name: 'API key', value: () => use().keys.internalApiKey, caller: { kind: 'service' } as const };
+    return { header: 'x-api-key', name: 'API key', value: () => use().key, caller: { kind: 'service' } as const };
   }
   return undefined;
 }

@@ -1,15 +1,24 @@
-// The access guard of the HTTP functions whose routes need to know the caller,
-// built from configuration once per Lambda instance; its identity client and
-// membership store are made on the first request that carries credentials.
+// The access guards of the HTTP functions whose routes need to know the caller,
+// one per kind of key a route may take besides a bearer token, so that each
+// function's bundle (and so its settings, infra/settings-per-function.mjs)
+// holds only the key its routes take. Each is built once per Lambda instance;
+// its identity client and membership store are made on the first request that
+// carries credentials, and supabase-js is loaded only when that request
+// carries a bearer token (../adapters.ts). The HTTP stack refuses a guard of
+// the wrong kind for a route (lib/http/endpoint.ts).
 import { dynamodbMemberships } from '../accounts/dynamodb-memberships.ts';
-import { config } from '../config.ts';
-import { supabaseIdentity } from '../identity/supabase-identity.ts';
-import { interactivePolicyFrom } from '../integrations/http-client.ts';
+import { identity } from '../adapters.ts';
+import type { KeyKind } from '../http/route.ts';
+import { adminApiKey, internalApiKey } from '../config.ts';
 import { db, tables } from '../store/dynamodb.ts';
 import { accessGuard } from './guard.ts';
 
-export const guard = accessGuard(() => ({
-  identity: supabaseIdentity(config.identity, interactivePolicyFrom(config.vendors)),
-  memberships: dynamodbMemberships({ db, tables }),
-  keys: config.access,
-}));
+const guardTaking = (takes: KeyKind, key: () => string | undefined) =>
+  accessGuard(takes, () => ({ identity: identity(), memberships: dynamodbMemberships({ db, tables }), key: key() }));
+
+/** For routes that take a bearer token only. */
+export const guard = /* @__PURE__ */ guardTaking('none', () => undefined);
+/** For routes the portal's backend may also call with the internal API key (x-api-key). */
+export const serviceGuard = /* @__PURE__ */ guardTaking('internal', internalApiKey);
+/** For admin routes: the admin key (x-admin-key), or a signed-in admin user. */
+export const adminGuard = /* @__PURE__ */ guardTaking('admin', adminApiKey);

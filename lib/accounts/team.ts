@@ -164,7 +164,7 @@ export async function issue(
  * and is a member from their next request. Accepting twice at once (a double
  * click) is one acceptance; a used, revoked or lapsed invitation is refused.
  */
-export async function acceptInvitation(deps: TeamDeps, user: IdentityUser, invitationId: string): Promise<{ accountId: string; role: Role }> {
+export async function acceptInvitation(deps: Pick<TeamDeps, 'memberships' | 'invitations' | 'now'>, user: IdentityUser, invitationId: string): Promise<{ accountId: string; role: Role }> {
   const at = now(deps);
   const invitation = await deps.invitations.get(invitationId);
   if (!invitation) throw noSuchInvitation();
@@ -198,7 +198,7 @@ export async function acceptInvitation(deps: TeamDeps, user: IdentityUser, invit
   return { accountId: invitation.account_id, role: membership.role };
 }
 
-export async function revokeInvitation(deps: TeamDeps, accountId: string, invitationId: string, by: string): Promise<InvitationView> {
+export async function revokeInvitation(deps: Pick<TeamDeps, 'invitations' | 'now'>, accountId: string, invitationId: string, by: string): Promise<InvitationView> {
   const invitation = await deps.invitations.get(invitationId);
   if (invitation?.account_id !== accountId) throw noSuchInvitation();
   if (!(await deps.invitations.revoke(invitationId, by, now(deps)))) {

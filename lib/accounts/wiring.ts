@@ -1,7 +1,7 @@
-// The account functions' stores and settings, built once per Lambda instance.
-import { config } from '../config.ts';
-import { policyFrom } from '../integrations/http-client.ts';
-import { resendMailer } from '../integrations/resend-mailer.ts';
+// The account functions' stores and settings, built once per Lambda instance;
+// the mailer comes from ../adapters.ts.
+import { mailer } from '../adapters.ts';
+import { portalUrls } from '../config.ts';
 import { db, tables } from '../store/dynamodb.ts';
 import { dynamodbAccounts } from './dynamodb-accounts.ts';
 import { dynamodbInvitations } from './dynamodb-invitations.ts';
@@ -12,10 +12,13 @@ export const accountStore = dynamodbAccounts({ db, tables });
 export const memberships = dynamodbMemberships({ db, tables });
 export const invitations = dynamodbInvitations({ db, tables });
 
-export const teamDeps: TeamDeps = {
+/** What issuing invitations needs: a function that does not send them never reads the mail settings. */
+const makeTeamDeps = (): TeamDeps => ({
   accounts: accountStore,
   memberships,
   invitations,
-  mailer: config.email && resendMailer(config.email, policyFrom(config.vendors)),
-  portalUrl: config.urls.portal,
-};
+  // Invitations are sent while the inviter's request waits.
+  mailer: mailer('person'),
+  portalUrl: portalUrls().portal,
+});
+export const teamDeps = /* @__PURE__ */ makeTeamDeps();

@@ -1,6 +1,6 @@
 // What the authentication use cases share: their settings, their rate-limit
 // rules, and the shapes of users and sessions as clients see them.
-import type { Config, RateLimit } from '../config.ts';
+import type { RateLimit, RateLimits } from '../config.ts';
 import type { IdentitySession, IdentityUser } from '../identity/identity.ts';
 import type { RateLimitRule } from '../rate-limit/rate-limiter.ts';
 
@@ -12,18 +12,9 @@ export interface AuthSettings {
   verificationTtlHours: number;
   /** How long a recovery (reset) token is honoured after it was issued. */
   recoveryTtlSeconds: number;
-  rateLimits: Config['rateLimits'];
+  rateLimits: RateLimits;
 }
 
-export function authSettings(config: Pick<Config, 'urls' | 'tokens' | 'rateLimits'>): AuthSettings {
-  return {
-    portalUrl: config.urls.portal,
-    passwordResetRedirect: config.urls.passwordResetRedirect,
-    verificationTtlHours: config.tokens.verificationTtlHours,
-    recoveryTtlSeconds: config.tokens.recoveryTtlSeconds,
-    rateLimits: config.rateLimits,
-  };
-}
 
 export const rule = (name: string, limit: RateLimit): RateLimitRule => ({ name, ...limit });
 

@@ -1,6 +1,6 @@
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DescribeStateMachineCommand, type SFNClient } from '@aws-sdk/client-sfn';
-import type { Config } from '../config.ts';
+import type { IntegrationSettings } from '../config.ts';
 import { timed, type Check, type CheckRun, type StatusDeps } from './status.ts';
 
 const PROBE_TIMEOUT_MS = 2500;
@@ -17,7 +17,7 @@ interface Clients {
 }
 
 /** The checks /status runs, built from this deployment's configuration. */
-export function statusChecks(config: Config, clients: Clients): StatusDeps {
+export function statusChecks(config: IntegrationSettings, clients: Clients): StatusDeps {
   const sfnArn = clients.stateMachineArn;
   return {
     dependencies: {

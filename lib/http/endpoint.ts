@@ -14,12 +14,12 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import validator from '@middy/validator';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { config } from '../config.ts';
+import { httpSettings } from '../config.ts';
 import { logger as rootLogger, takeColdStart, type Logger } from '../log.ts';
 import { toErrorAnswer } from './errors.ts';
 import { eventSchemaOf } from './event-schema.ts';
 import { ANONYMOUS, type Caller, type Grant, type Guard } from './guard.ts';
-import { needsCaller, type BodyOf, type QueryOf, type RouteSpec } from './route.ts';
+import { keyKindOf, needsCaller, type BodyOf, type QueryOf, type RouteSpec } from './route.ts';
 import { validatorFor } from './validators.ts';
 
 export interface HttpRequest<B = unknown, Q = Record<string, string | undefined>> {
@@ -75,16 +75,21 @@ type EndpointArgs<R extends RouteSpec> = R['access'] extends { who: 'user' | 'ad
 export function httpEndpoint<const R extends RouteSpec>(spec: R, ...args: EndpointArgs<R>) {
   const [guard, handle] = (args.length === 2 ? args : [undefined, args[0]]) as [Guard | undefined, Handler<R>];
   if (needsCaller(spec.access) && !guard) throw new Error(`${spec.method} ${spec.path} needs the access guard to enforce its rule`);
+  // A guard holds one kind of key (so a function carries only the key its routes take): it must be the route's.
+  if (guard && guard.takes !== keyKindOf(spec.access)) {
+    throw new Error(`${spec.method} ${spec.path} takes the ${keyKindOf(spec.access)} key; its guard holds the ${guard.takes} one`);
+  }
   const schema = eventSchemaOf(spec);
   const eventSchema = schema && validatorFor(schema);
   const parsesJson = spec.body !== undefined && !spec.rawBody;
+  const { corsOrigins, apiUrl } = httpSettings();
 
   const chain = middy<Event, Result>()
     .use(httpHeaderNormalizer())
     .use(requestContext())
     .use(
       httpCors({
-        origins: [...config.corsOrigins],
+        origins: [...corsOrigins],
         credentials: true,
         exposeHeaders: 'x-correlation-id, retry-after, location',
       }),
@@ -109,7 +114,7 @@ export function httpEndpoint<const R extends RouteSpec>(spec: R, ...args: Endpoi
       headers: (event.headers ?? {}) as Record<string, string>,
       clientIp: event.requestContext.http.sourceIp,
       correlationId: state.correlationId,
-      apiOrigin: config.urls.api ?? `https://${event.requestContext.domainName}`,
+      apiOrigin: apiUrl ?? `https://${event.requestContext.domainName}`,
       access: state.grant ?? { caller: ANONYMOUS },
       log: state.log,
     };

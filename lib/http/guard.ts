@@ -4,7 +4,7 @@
 // stack does not depend on how access is decided.
 import type { IdentityUser } from '../identity/identity.ts';
 import type { Role } from '../permissions.ts';
-import type { Access } from './route.ts';
+import type { Access, KeyKind } from './route.ts';
 
 export type Caller =
   | { kind: 'anonymous' }
@@ -28,6 +28,8 @@ export interface Naming {
 }
 
 export interface Guard {
+  /** The key the routes it guards take (keyKindOf their rule): a function holds only that key among its settings. */
+  readonly takes: KeyKind;
   authenticate(access: Access, headers: Record<string, string | undefined>): Promise<Caller>;
   authorize(access: Access, caller: Caller, request: Naming): Promise<Grant>;
 }

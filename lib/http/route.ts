@@ -45,6 +45,11 @@ export type AccountFrom =
    */
   | { named: 'body' | 'query' };
 
+/** Which of the service's keys a rule takes besides a bearer token: the internal API key, the admin key, or neither. */
+export type KeyKind = 'none' | 'internal' | 'admin';
+export const keyKindOf = (access: Access): KeyKind =>
+  access.who === 'admin' ? 'admin' : access.who === 'member' && access.serviceKey ? 'internal' : 'none';
+
 /** Whether the HTTP stack must know the caller (and so needs the guard) to enforce the rule. */
 export const needsCaller = (access: Access): boolean => access.who === 'user' || access.who === 'admin' || access.who === 'member';
 

@@ -100,5 +100,5 @@ export interface Payments {
    * signature header before anything is read from it. Throws InvalidInput
    * (invalid_signature) for an unsigned, tampered, wrongly signed or stale delivery.
    */
-  verifiedEvent(rawBody: string, signatureHeader: string | undefined): PaymentEvent;
+  verifiedEvent(rawBody: string, signatureHeader: string | undefined): Promise<PaymentEvent>;
 }

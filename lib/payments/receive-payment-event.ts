@@ -59,7 +59,7 @@ const SOURCE = 'stripe';
  *    to move someone else's account to their own subscription and customer.
  */
 export async function receivePaymentEvent(deps: PaymentWebhookDeps, delivery: PaymentDelivery): Promise<DeliveryOutcome> {
-  const parsed = deps.payments.verifiedEvent(delivery.rawBody, delivery.signature);
+  const parsed = await deps.payments.verifiedEvent(delivery.rawBody, delivery.signature);
   if (!parsed.handled) {
     deps.log.info('payment event ignored', { eventId: parsed.id, eventType: parsed.type });
     return 'ignored';

@@ -8,11 +8,15 @@ import { InvalidInput, VendorError } from '../errors.ts';
 import type { BillingEvent, BillingEventType, CheckoutRequest, PaymentEvent, Payments, SubscriptionStatus } from './payments.ts';
 import { isPaidPlan, planOfPrice, type Plan, type PlanPrices } from './plans.ts';
 
-export interface StripeSettings {
+export interface StripeCheckoutSettings {
   secretKey: string;
-  webhookSecret: string;
   /** An origin, e.g. https://api.stripe.com or http://localhost:10001 */
   apiBase: string;
+  prices: PlanPrices;
+}
+
+export interface StripeWebhookSettings {
+  webhookSecret: string;
   prices: PlanPrices;
 }
 
@@ -30,7 +34,8 @@ const STATUSES: readonly SubscriptionStatus[] = ['incomplete', 'incomplete_expir
 
 type Json = Record<string, any>;
 
-export function stripePayments(settings: StripeSettings, policy: StripePolicy): Payments {
+/** Checkouts through Stripe's API. */
+export function stripeCheckout(settings: StripeCheckoutSettings, policy: StripePolicy): Pick<Payments, 'sells' | 'startCheckout' | 'openBillingPortal'> {
   const base = new URL(settings.apiBase);
   if (base.pathname !== '/' || base.search) throw new ConfigError('STRIPE_API_BASE must be an origin without a path');
   // One client per Lambda instance, reused by warm invocations.
@@ -85,12 +90,17 @@ export function stripePayments(settings: StripeSettings, policy: StripePolicy): 
         throw vendorError(operation, error, policy);
       }
     },
+  };
+}
 
-    verifiedEvent(rawBody, signatureHeader) {
+/** Webhook deliveries, verified with the endpoint's signing secret: no API key and no API client needed. */
+export function stripeEvents(settings: StripeWebhookSettings): Pick<Payments, 'verifiedEvent'> {
+  return {
+    async verifiedEvent(rawBody, signatureHeader) {
       let event: Json;
       try {
         // Over the raw body exactly as received: re-serialised JSON would not match the signature.
-        event = client.webhooks.constructEvent(rawBody, signatureHeader ?? '', settings.webhookSecret, WEBHOOK_TOLERANCE_SECONDS) as unknown as Json;
+        event = Stripe.webhooks.constructEvent(rawBody, signatureHeader ?? '', settings.webhookSecret, WEBHOOK_TOLERANCE_SECONDS) as unknown as Json;
       } catch (error) {
         if (error instanceof Stripe.errors.StripeSignatureVerificationError) throw invalidSignature(error.message);
         // Correctly signed, yet not JSON: only someone holding the secret could send it.

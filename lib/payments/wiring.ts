@@ -1,39 +1,12 @@
-// How the payment-webhook and checkout Lambdas build their payment
-// dependencies from configuration, once per Lambda instance (the Stripe client
-// included), reused by warm invocations.
+// The payment webhook's and checkout's stores, created once per Lambda
+// instance; Stripe itself comes from ../adapters.ts.
 import { dynamodbAccounts } from '../accounts/dynamodb-accounts.ts';
-import { config, ConfigError } from '../config.ts';
 import { dynamodbDeliveries } from '../deliveries/dynamodb-deliveries.ts';
-import { interactivePolicyFrom } from '../integrations/http-client.ts';
 import { dynamodbFollowUps } from '../provisioning/follow-ups.ts';
 import { db, tables } from '../store/dynamodb.ts';
 import { dynamodbBilling } from './dynamodb-billing.ts';
-import type { Payments } from './payments.ts';
-import { stripePayments } from './stripe-payments.ts';
 
-// A person waits on a checkout: Stripe's own retries (each with the request's idempotency key) are the interactive few.
-const interactive = interactivePolicyFrom(config.vendors);
-
-const notConfigured = () => new ConfigError('STRIPE_SECRET_KEY is not set: payments are not configured');
-
-/** Without Stripe settings, every use of payments fails as misconfiguration (500), never as the caller's fault. */
-export const payments = (): Payments =>
-  config.payments
-    ? stripePayments(config.payments, { timeoutMs: interactive.timeoutMs, maxNetworkRetries: Math.max(0, interactive.maxAttempts - 1) })
-    : {
-        sells: () => {
-          throw notConfigured();
-        },
-        startCheckout: async () => {
-          throw notConfigured();
-        },
-        openBillingPortal: async () => {
-          throw notConfigured();
-        },
-        verifiedEvent: () => {
-          throw notConfigured();
-        },
-      };
+export { checkoutPayments, paymentEvents } from '../adapters.ts';
 
 export const accountStore = () => dynamodbAccounts({ db, tables });
 export const billingStore = () => dynamodbBilling({ db, tables });

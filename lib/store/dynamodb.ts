@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { config } from '../config.ts';
+import { tablePrefix } from '../config.ts';
 
 export type { DynamoDBDocumentClient };
 
@@ -59,7 +59,7 @@ export function createDocumentClient(client = new DynamoDBClient({})): DynamoDBD
 /** Created once per Lambda instance and reused by warm invocations. */
 export const dynamodb = new DynamoDBClient({});
 export const db = createDocumentClient(dynamodb);
-export const tables = tablesWithPrefix(config.tablePrefix);
+export const tables = tablesWithPrefix(tablePrefix());
 
 export const isConditionFailure = (error: unknown): boolean =>
   (error as { name?: string } | null)?.name === 'ConditionalCheckFailedException';

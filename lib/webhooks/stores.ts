@@ -1,6 +1,5 @@
 // The DynamoDB-backed ports of the webhooks, created once per Lambda instance.
 import { dynamodbAccounts } from '../accounts/dynamodb-accounts.ts';
-import { config, ConfigError } from '../config.ts';
 import { dynamodbDeliveries } from '../deliveries/dynamodb-deliveries.ts';
 import { dynamodbLedger } from '../provisioning/dynamodb-ledger.ts';
 import { db, tables } from '../store/dynamodb.ts';
@@ -16,10 +15,3 @@ export const webhookStores = {
   members: dynamodbMembershipMembers({ db, tables }),
   bookingTasks: dynamodbBookingTasks({ db, tables }),
 };
-
-/** The state machines' ARNs are set by serverless.yml; a function that needs one fails its cold start without it. */
-export function stateMachineArn(name: 'onboarding' | 'booking'): string {
-  const arn = name === 'onboarding' ? config.workflows.onboardingArn : config.workflows.bookingArn;
-  if (!arn) throw new ConfigError(`Invalid configuration: ${name.toUpperCase()}_STATE_MACHINE_ARN is required`);
-  return arn;
-}

@@ -1,4 +1,4 @@
 import { SFNClient } from '@aws-sdk/client-sfn';
 
-/** Created once per Lambda instance; AWS_ENDPOINT_URL_SFN points it at the local endpoint. */
-export const sfn = new SFNClient({});
+/** Create it once per Lambda instance; AWS_ENDPOINT_URL_SFN points it at the local endpoint. */
+export const createStepFunctionsClient = () => new SFNClient({});

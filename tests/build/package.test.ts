@@ -9,6 +9,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { settingsReadBy } from '../../infra/settings-per-function.mjs';
+import { catalog } from '../../lib/api/catalog.ts';
+import { keyKindOf, type KeyKind } from '../../lib/http/route.ts';
 import { hermetic, SLS_BIN } from '../../local/serverless-config.ts';
 
 const run = promisify(execFile);
@@ -19,7 +22,13 @@ interface Template {
   Resources: Record<string, { Type: string; Properties: Record<string, any> }>;
 }
 let template: Template;
-const declared = parse(readFileSync('serverless.yml', 'utf8'), { logLevel: 'silent' }) as { functions: Record<string, unknown> };
+const declared = parse(readFileSync('serverless.yml', 'utf8'), { logLevel: 'silent' }) as {
+  functions: Record<string, unknown>;
+  custom: { settings: Record<string, unknown> };
+};
+/** Credentials, keys and URLs that are secrets themselves (Slack's incoming webhook). */
+const SECRET = /(_KEY|_TOKEN|_SECRET|^SLACK_WEBHOOK_URL)$/;
+const secrets = Object.keys(declared.custom.settings).filter((name) => SECRET.test(name) && name !== 'SUPABASE_ANON_KEY');
 const declaredResources: Template['Resources'] = Object.assign(
   {},
   ...readdirSync('infra')
@@ -34,7 +43,8 @@ beforeAll(async () => {
     maxBuffer: 16 * 1024 * 1024,
   });
   template = JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8'));
-}, 120_000);
+  // Six engineers share two cores: packaging 40 functions has taken over four minutes here.
+}, 360_000);
 
 afterAll(() => {
   rmSync(out, { recursive: true, force: true });
@@ -91,6 +101,45 @@ describe('the packaged template', () => {
         expect(arn).not.toMatch(/^arn:[^:]*:[a-z0-9-]+:[^:]*:[^:]*:\*$/);
       }
     }
+  });
+});
+
+describe('the settings each function carries', () => {
+  const environments = () =>
+    new Map(
+      ofType('AWS::Lambda::Function').map(([, fn]) => [
+        String(fn.Properties.FunctionName).replace('agency-backend-ci-', ''),
+        Object.keys(fn.Properties.Environment?.Variables ?? {}),
+      ]),
+    );
+  const carrying = (name: string) => [...environments()].filter(([, names]) => names.includes(name)).map(([key]) => key).sort();
+
+  it('gives health, healthz and openapi no secret at all', () => {
+    expect(secrets.length).toBeGreaterThanOrEqual(15);
+    for (const key of ['health', 'healthz', 'openapi', 'not-found']) expect(environments().get(key)!.filter((name) => secrets.includes(name)), key).toEqual([]);
+  });
+
+  it('gives each secret only to the functions whose code reads it', () => {
+    const buildDir = join(work, '.build');
+    for (const [key, fn] of Object.entries(declared.functions as Record<string, { handler: string }>)) {
+      const code = readFileSync(join(buildDir, `${fn.handler.replace(/\.[^.]+$/, '')}.mjs`), 'utf8');
+      expect(environments().get(key)!.filter((name) => name !== 'NODE_OPTIONS').sort(), key).toEqual(settingsReadBy(code, Object.keys(declared.custom.settings)).sort());
+    }
+    // What that means for the most dangerous ones:
+    expect(carrying('STRIPE_SECRET_KEY')).toEqual(['billing-portal', 'checkout-redirect', 'checkout-session', 'status']);
+    expect(carrying('STRIPE_WEBHOOK_SECRET')).toEqual(['payments-webhook']);
+    expect(carrying('SUPABASE_SERVICE_ROLE_KEY')).toEqual(['forgot-password', 'reset-password', 'signup', 'status', 'verify-email']);
+    expect(carrying('CLICKUP_API_TOKEN')).toEqual(['provision-task-tool', 'record-booking-task', 'status']);
+    // Each service key goes only to the functions whose routes take it (a guard holds one kind of key).
+    const takingKey = (kind: KeyKind) =>
+      Object.entries(declared.functions as Record<string, { events?: { httpApi?: { method: string; path: string } | string }[] }>)
+        .filter(([, fn]) => (fn.events ?? []).some((e) => typeof e.httpApi === 'object' && catalog.some((r) => typeof e.httpApi === 'object' && r.method === e.httpApi.method && r.path === e.httpApi.path && keyKindOf(r.access) === kind)))
+        .map(([key]) => key)
+        .sort();
+    expect(carrying('INTERNAL_API_KEY')).toEqual(takingKey('internal'));
+    expect(carrying('ADMIN_API_KEY')).toEqual(takingKey('admin'));
+    // Only what sends e-mail reads the mail settings: not reading an account, its members, or a run.
+    for (const fn of ['me', 'get-account', 'list-members', 'accept-invitation', 'onboarding-run']) expect(carrying('RESEND_API_KEY'), fn).not.toContain(fn);
   });
 });
 

@@ -1,6 +1,7 @@
 // Every setting the code reads is documented in .env.example and passed to
 // the Lambdas by serverless.yml; nothing is listed that the code ignores.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const configSource = readFileSync('lib/config.ts', 'utf8');
@@ -21,6 +22,13 @@ describe('settings', () => {
   it('passes every setting the code reads to the Lambdas', () => {
     const missing = [...read].filter((k) => k !== 'AWS_REGION' && !passed.has(k));
     expect(missing).toEqual([]);
+  });
+
+  it('reads the environment only in lib/config.ts, by literal names (how each function gets exactly its own settings)', () => {
+    const sources = ['lib', 'functions'].flatMap((dir) => readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((f) => join(dir, f))).filter((f) => f.endsWith('.ts'));
+    const elsewhere = sources.filter((f) => f !== join('lib', 'config.ts') && /process\.env(?!\.AWS_LAMBDA_FUNCTION_NAME\b)/.test(readFileSync(f, 'utf8')));
+    expect(elsewhere).toEqual([]);
+    expect(configSource).not.toMatch(/\br\.\w+\((?!'[A-Z0-9_]+')/);
   });
 
   it('documents nothing the code does not read', () => {

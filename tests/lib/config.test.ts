@@ -40,7 +40,7 @@ describe('configuration', () => {
   it('allows the origins of the portal, the dashboard and the extra list, as API Gateway does', () => {
     const env = { ...minimal, PORTAL_URL: 'https://portal.example.com/app/', CORS_EXTRA_ORIGINS: ' https://a.example , https://b.example:8443/x,https://a.example' };
     const origins = ['https://portal.example.com', 'https://app.example.com', 'https://a.example', 'https://b.example:8443'];
-    expect(loadConfig(env).corsOrigins).toEqual(origins);
+    expect(loadConfig(env).http.corsOrigins).toEqual(origins);
     expect(gatewayOrigins(env)).toEqual(origins);
     expect(loadConfig(env).urls.portal).toBe('https://portal.example.com/app');
     expect(() => loadConfig({ ...minimal, CORS_EXTRA_ORIGINS: 'https://ok.example,not a url' })).toThrow(/CORS_EXTRA_ORIGINS must be a comma-separated list/);
@@ -59,21 +59,26 @@ describe('configuration', () => {
     const c = loadConfig(minimal);
     expect(c.payments).toBeNull();
     expect(c.taskTool).toBeNull();
-    expect(c.corsOrigins).toEqual(['https://portal.example.com', 'https://app.example.com']);
+    expect(c.http.corsOrigins).toEqual(['https://portal.example.com', 'https://app.example.com']);
   });
 
   it('requires the companions of a configured integration', () => {
-    expect(() => loadConfig({ ...minimal, STRIPE_SECRET_KEY: 'sk_test_x' })).toThrow(/STRIPE_WEBHOOK_SECRET is required/);
+    expect(() => loadConfig({ ...minimal, CLICKUP_API_TOKEN: 'pk_x' })).toThrow(/CLICKUP_SPACE_ID is required/);
+    expect(() => loadConfig({ ...minimal, RESEND_API_KEY: 're_x' })).toThrow(/EMAIL_FROM is required/);
+  });
+
+  it('refuses a log level it does not know', () => {
+    expect(() => loadConfig({ ...minimal, LOG_LEVEL: 'verbose' })).toThrow(/LOG_LEVEL must be one of debug, info, warn, error, silent/);
+    expect(loadConfig({ ...minimal, LOG_LEVEL: 'WARN' }).log.level).toBe('warn');
   });
 
   it('reads payments: the API as an origin (stripe-node takes host and port), the prices of the plans sold', () => {
     const stripe = { ...minimal, STRIPE_SECRET_KEY: 'sk_test_x', STRIPE_WEBHOOK_SECRET: 'whsec_x', STRIPE_PRICE_PRO: 'price_pro' };
-    expect(loadConfig(stripe).payments).toEqual({
-      secretKey: 'sk_test_x',
-      webhookSecret: 'whsec_x',
-      apiBase: 'https://api.stripe.com',
-      prices: { starter: undefined, pro: 'price_pro', enterprise: undefined },
-    });
+    const prices = { starter: undefined, pro: 'price_pro', enterprise: undefined };
+    expect(loadConfig(stripe).payments).toEqual({ secretKey: 'sk_test_x', apiBase: 'https://api.stripe.com', prices });
+    // The webhook reads its signing secret and the prices, never the API key.
+    expect(loadConfig(stripe).stripeWebhook).toEqual({ webhookSecret: 'whsec_x', prices });
+    expect(loadConfig({ ...minimal, STRIPE_WEBHOOK_SECRET: 'whsec_x' }).payments).toBeNull();
     expect(loadConfig({ ...stripe, STRIPE_API_BASE: 'http://localhost:10001/' }).payments?.apiBase).toBe('http://localhost:10001');
     expect(() => loadConfig({ ...stripe, STRIPE_API_BASE: 'http://localhost:10001/v1' })).toThrow(/STRIPE_API_BASE must be an origin/);
     expect(loadConfig(minimal).rateLimits.checkoutSession).toEqual({ limit: 20, windowSeconds: 600 });

@@ -2,6 +2,9 @@
 // only: a cycle (onboarding importing the crawler while the crawler imports
 // onboarding) means neither can be read, changed or moved without the other.
 // Every import counts, type-only ones too: they couple the code just the same.
+// The composition roots (lib/adapters.ts and each folder's wiring.ts) are the
+// exception: they assemble the capabilities into Lambdas, so they may import
+// any of them, and nothing but another root (or a function file) imports them.
 // A regex over the sources is enough here, because every import in lib/ is
 // a static `import … from '…'`, `export … from '…'` or `import('…')`.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -24,9 +27,13 @@ function sourceFiles(folder: string): string[] {
 /** The module a file belongs to: its folder under root, or the file itself for root-level files (config.ts, errors.ts). */
 const moduleOf = (root: string, file: string) => relative(root, file).split(sep)[0]!;
 
+/** Where the capabilities are put together: outside the graph of capabilities. */
+const isCompositionRoot = (file: string) => file.endsWith(`${sep}wiring.ts`) || file === join('lib', 'adapters.ts');
+
 function moduleGraph(root: string, files: Record<string, string>): Graph {
   const graph: Graph = new Map();
   for (const [file, text] of Object.entries(files)) {
+    if (isCompositionRoot(file)) continue;
     const from = moduleOf(root, file);
     for (const [, specifier] of text.replace(COMMENTS, '').matchAll(SPECIFIER)) {
       if (!specifier!.startsWith('.')) continue;
@@ -118,5 +125,17 @@ describe('imports between the capability folders of lib/', () => {
     const files = Object.fromEntries(sourceFiles('lib').map((file) => [file, readFileSync(file, 'utf8')]));
     expect(Object.keys(files).length).toBeGreaterThan(100);
     expect(cyclesOf(moduleGraph('lib', files))).toEqual([]);
+  });
+
+  it('keeps the composition roots at the top: no capability imports one', () => {
+    const importers = sourceFiles('lib')
+      .filter((file) => !isCompositionRoot(file))
+      .flatMap((file) =>
+        [...readFileSync(file, 'utf8').replace(COMMENTS, '').matchAll(SPECIFIER)]
+          .map(([, specifier]) => normalize(join(dirname(file), specifier!)))
+          .filter(isCompositionRoot)
+          .map((root) => `${file} imports ${root}`),
+      );
+    expect(importers).toEqual([]);
   });
 });

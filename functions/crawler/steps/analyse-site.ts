@@ -1,6 +1,6 @@
+import { siteAnalyzer } from '../../../lib/adapters.ts';
 import { analyseSite } from '../../../lib/crawler/crawl-job.ts';
 import { crawlStep } from '../../../lib/crawler/crawl-step.ts';
-import { siteAnalyzer } from '../../../lib/crawler/site-tools.ts';
 import { crawlRecords } from '../../../lib/crawler/stores.ts';
 import { stores } from '../../../lib/onboarding/stores.ts';
 

@@ -1,14 +1,9 @@
-import { config } from '../../../lib/config.ts';
-import { closeCrm } from '../../../lib/integrations/close-crm.ts';
+import { crm } from '../../../lib/adapters.ts';
+import { portalUrls } from '../../../lib/config.ts';
 import { syncCrmLead } from '../../../lib/onboarding/steps/sync-crm-lead.ts';
-import { stores, vendorPolicy } from '../../../lib/onboarding/stores.ts';
+import { stores } from '../../../lib/onboarding/stores.ts';
 import { integrationStep } from '../../../lib/provisioning/integration-step.ts';
 
-const deps = {
-  crm: config.crm && closeCrm(config.crm, vendorPolicy),
-  portalUrl: config.urls.portal,
-  ledger: stores.ledger,
-  accounts: stores.accounts,
-};
+const deps = { crm: crm(), portalUrl: portalUrls().portal, ledger: stores.ledger, accounts: stores.accounts };
 
 export const handler = integrationStep('close', stores.runs, (input) => syncCrmLead(deps, input));

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { accessGuard } from '../../../lib/access/guard.ts';
 import { Conflict, InvalidInput, RateLimited, VendorError } from '../../../lib/errors.ts';
 import { httpEndpoint, json } from '../../../lib/http/endpoint.ts';
-import { route } from '../../../lib/http/route.ts';
+import { route, type RouteSpec } from '../../../lib/http/route.ts';
 import { httpEvent, lambdaContext } from '../../support/events.ts';
 
 const echoRoute = route({
@@ -129,5 +130,22 @@ describe('the HTTP endpoint stack', () => {
       body: '{"email":"a@b.co"}',
     });
     expect(replaced.headers['x-correlation-id']).toMatch(/^aws-req-/);
+  });
+});
+
+describe('the access rule of a route', () => {
+  const rule = <R extends RouteSpec>(access: R['access']) =>
+    route({ method: 'GET', path: '/guarded', operationId: 'guarded', summary: 'guarded', tag: 'test', access, responses: { 200: { description: 'ok' } } });
+  const noDeps = () => {
+    throw new Error('not asked');
+  };
+
+  it('cannot be built without the guard that enforces it, nor with a guard holding another kind of key', () => {
+    const build = httpEndpoint as (...args: unknown[]) => unknown;
+    const serviceRoute = rule({ who: 'member', permission: 'read', account: { path: 'accountId' }, serviceKey: true });
+    expect(() => build(rule({ who: 'user' }), async () => json(200, {}))).toThrow('needs the access guard');
+    expect(() => build(serviceRoute, accessGuard('none', noDeps), async () => json(200, {}))).toThrow('takes the internal key');
+    expect(() => build(rule({ who: 'admin' }), accessGuard('internal', noDeps), async () => json(200, {}))).toThrow('takes the admin key');
+    expect(() => build(serviceRoute, accessGuard('internal', noDeps), async () => json(200, {}))).not.toThrow();
   });
 });

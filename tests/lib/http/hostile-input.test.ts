@@ -7,7 +7,7 @@ import { accessGuard } from '../../../lib/access/guard.ts';
 import { catalog } from '../../../lib/api/catalog.ts';
 import { InvalidInput } from '../../../lib/errors.ts';
 import { httpEndpoint, json } from '../../../lib/http/endpoint.ts';
-import { needsCaller } from '../../../lib/http/route.ts';
+import { keyKindOf, needsCaller, type KeyKind } from '../../../lib/http/route.ts';
 import { normaliseIntake } from '../../../lib/onboarding/intake.ts';
 import { httpEvent, lambdaContext } from '../../support/events.ts';
 import { hostileRequest } from '../../support/hostile.ts';
@@ -22,22 +22,34 @@ const prototypesUntouched = () => {
 
 afterEach(prototypesUntouched);
 
-/** A guard whose provider knows every caller as an owner of every account: hostile input reaches past access to validation. */
-const guard = accessGuard(() => ({
-  identity: { userForAccessToken: async (token) => ({ id: `u-${token.length}`, email: 'h@example.com', emailConfirmed: true, appMetadata: { role: 'admin' }, userMetadata: {} }) },
-  memberships: {
-    get: async (accountId, userId) => ({ account_id: accountId, user_id: userId, email: 'h@example.com', role: 'owner', status: 'active', joined_via: 'created', joined_at: 'x', updated_at: 'x' }),
-    ofUser: async () => [],
-  },
-  keys: { internalApiKey: 'k', adminApiKey: 'k' },
-}));
+/** Guards whose provider knows every caller as an owner of every account: hostile input reaches past access to validation. */
+const guardTaking = (takes: KeyKind) =>
+  accessGuard(takes, () => ({
+    identity: {
+      userForAccessToken: async (token: string) => ({ id: `u-${token.length}`, email: 'h@example.com', emailConfirmed: true, appMetadata: { role: 'admin' }, userMetadata: {} }),
+    },
+    memberships: {
+      get: async (accountId: string, userId: string) => ({
+        account_id: accountId,
+        user_id: userId,
+        email: 'h@example.com',
+        role: 'owner' as const,
+        status: 'active' as const,
+        joined_via: 'created' as const,
+        joined_at: 'x',
+        updated_at: 'x',
+      }),
+      ofUser: async () => [],
+    },
+    key: 'k',
+  }));
 
 describe('the HTTP stack of every route, under hostile requests', () => {
   for (const route of catalog) {
     // The route's own access, validation and parsing, in front of a handler that echoes what it got.
     const echo = async ({ body, query }: { body: unknown; query: unknown }) => json(200, { body, query });
     const build = httpEndpoint as (...args: unknown[]) => ReturnType<typeof httpEndpoint>;
-    const handler = needsCaller(route.access) ? build(route, guard, echo) : build(route, echo);
+    const handler = needsCaller(route.access) ? build(route, guardTaking(keyKindOf(route.access)), echo) : build(route, echo);
     it(`${route.method} ${route.path}`, async () => {
       await fc.assert(
         fc.asyncProperty(hostileRequest(route), async (req) => {

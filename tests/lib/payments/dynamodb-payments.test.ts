@@ -11,7 +11,7 @@ import { DeliveryInProgress } from '../../../lib/deliveries/deliveries.ts';
 import { dynamodbDeliveries } from '../../../lib/deliveries/dynamodb-deliveries.ts';
 import { dynamodbBilling } from '../../../lib/payments/dynamodb-billing.ts';
 import { receivePaymentEvent } from '../../../lib/payments/receive-payment-event.ts';
-import { stripePayments } from '../../../lib/payments/stripe-payments.ts';
+import { stripeEvents } from '../../../lib/payments/stripe-payments.ts';
 import { dynamodbFollowUps } from '../../../lib/provisioning/follow-ups.ts';
 import { useDynamo } from '../../support/dynamo.ts';
 import { recordingLogger } from '../auth/fakes.ts';
@@ -71,10 +71,7 @@ describe('DynamoDB billing', () => {
 
 describe('the payment webhook on DynamoDB', () => {
   const SECRET = 'whsec_test_secret';
-  const payments = stripePayments(
-    { secretKey: 'sk_test_unused', webhookSecret: SECRET, apiBase: 'http://127.0.0.1:9', prices: { pro: 'price_pro' } },
-    { timeoutMs: 100, maxNetworkRetries: 0 },
-  );
+  const payments = stripeEvents({ webhookSecret: SECRET, prices: { pro: 'price_pro' } });
   const deliver = (payload: string, signature?: string) =>
     receivePaymentEvent({ ...stores(), payments, log: recordingLogger() }, { rawBody: payload, signature: signature ?? Stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET }) });
 

@@ -81,7 +81,7 @@ export function fakePayments(sold: PaidPlan[] = ['starter', 'pro', 'enterprise']
       await tick();
       return { url: `https://billing.test/p/${customerId}?return=${encodeURIComponent(returnUrl)}` };
     },
-    verifiedEvent(rawBody, signature) {
+    async verifiedEvent(rawBody, signature) {
       if (signature !== GOOD_SIGNATURE) {
         throw new InvalidInput('The webhook signature is missing, invalid or too old', undefined, 'invalid_signature');
       }

@@ -6,11 +6,12 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../lib/config.ts';
 import { InvalidInput, VendorError } from '../../../lib/errors.ts';
 import type { CheckoutRequest, PaymentEvent } from '../../../lib/payments/payments.ts';
-import { stripePayments, type StripeSettings } from '../../../lib/payments/stripe-payments.ts';
+import { stripeCheckout, stripeEvents, type StripeCheckoutSettings, type StripeWebhookSettings } from '../../../lib/payments/stripe-payments.ts';
 import { stripeVendor } from '../../../local/emulators/stripe.ts';
 import { useEmulators } from '../../support/emulators.ts';
 
 const emu = useEmulators(stripeVendor);
+type StripeSettings = StripeCheckoutSettings & StripeWebhookSettings;
 const settings = (overrides: Partial<StripeSettings> = {}): StripeSettings => ({
   secretKey: emu.env.STRIPE_SECRET_KEY!,
   webhookSecret: emu.env.STRIPE_WEBHOOK_SECRET!,
@@ -19,7 +20,7 @@ const settings = (overrides: Partial<StripeSettings> = {}): StripeSettings => ({
   ...overrides,
 });
 const payments = (overrides: Partial<StripeSettings> = {}, maxNetworkRetries = 1, timeoutMs = 2000) =>
-  stripePayments(settings(overrides), { timeoutMs, maxNetworkRetries });
+  ({ ...stripeCheckout(settings(overrides), { timeoutMs, maxNetworkRetries }), ...stripeEvents(settings(overrides)) });
 
 const email = () => `${crypto.randomUUID()}@example.com`;
 const request = (overrides: Partial<CheckoutRequest> = {}): CheckoutRequest => {
@@ -145,9 +146,9 @@ describe('the Stripe payments adapter: webhook events', () => {
   const sign = (payload: string, options: { secret?: string; timestamp?: number } = {}) =>
     Stripe.webhooks.generateTestHeaderString({ payload, secret: options.secret ?? secret(), timestamp: options.timestamp });
   const verified = (payload: string, header?: string) => payments().verifiedEvent(payload, header);
-  const refusal = (payload: string, header?: string) => {
+  const refusal = async (payload: string, header?: string) => {
     try {
-      verified(payload, header);
+      await verified(payload, header);
     } catch (error) {
       expect(error).toBeInstanceOf(InvalidInput);
       return error as InvalidInput;
@@ -176,7 +177,7 @@ describe('the Stripe payments adapter: webhook events', () => {
   it('reads checkout.session.completed: customer, subscription, paid, the plan and the links from the metadata', async () => {
     const { req, completed } = await purchase();
     const payload = JSON.stringify({ id: 'evt_completed_1', object: 'event', type: 'checkout.session.completed', created: 1_800_000_000, data: { object: completed } });
-    expect(verified(payload, sign(payload))).toEqual<PaymentEvent>({
+    expect(await verified(payload, sign(payload))).toEqual<PaymentEvent>({
       handled: true,
       event: {
         id: 'evt_completed_1',
@@ -197,29 +198,29 @@ describe('the Stripe payments adapter: webhook events', () => {
 
     const paid = await emit({ type: 'invoice.paid' });
     expect(JSON.parse(paid).data.object).not.toHaveProperty('subscription');
-    expect(verified(paid, sign(paid))).toMatchObject({
+    expect(await verified(paid, sign(paid))).toMatchObject({
       handled: true,
       event: { type: 'invoice.paid', subscriptionId: completed.subscription, customerId: completed.customer, status: 'active', plan: 'starter', reference },
     });
 
     const failed = await emit({ type: 'invoice.payment_failed' });
-    expect(verified(failed, sign(failed))).toMatchObject({ handled: true, event: { type: 'invoice.payment_failed', status: 'past_due', plan: 'starter' } });
+    expect(await verified(failed, sign(failed))).toMatchObject({ handled: true, event: { type: 'invoice.payment_failed', status: 'past_due', plan: 'starter' } });
 
     // An older pinned API version: the subscription at the top, no parent.
     const old = JSON.parse(paid);
     old.data.object.subscription = completed.subscription;
     delete old.data.object.parent;
     const oldPayload = JSON.stringify(old);
-    expect(verified(oldPayload, sign(oldPayload))).toMatchObject({ handled: true, event: { subscriptionId: completed.subscription, status: 'active', plan: 'starter' } });
+    expect(await verified(oldPayload, sign(oldPayload))).toMatchObject({ handled: true, event: { subscriptionId: completed.subscription, status: 'active', plan: 'starter' } });
 
     const upgraded = await emit({ type: 'customer.subscription.updated', plan: 'enterprise', status: 'active' });
-    expect(verified(upgraded, sign(upgraded))).toMatchObject({ handled: true, event: { status: 'active', plan: 'enterprise', subscriptionId: completed.subscription, reference } });
+    expect(await verified(upgraded, sign(upgraded))).toMatchObject({ handled: true, event: { status: 'active', plan: 'enterprise', subscriptionId: completed.subscription, reference } });
 
     const deleted = await emit({ type: 'customer.subscription.deleted' });
-    expect(verified(deleted, sign(deleted))).toMatchObject({ handled: true, event: { status: 'canceled', plan: 'free' } });
+    expect(await verified(deleted, sign(deleted))).toMatchObject({ handled: true, event: { status: 'canceled', plan: 'free' } });
   });
 
-  it('acknowledges what it does not act on: other event types, payment-mode sessions, one-off invoices', () => {
+  it('acknowledges what it does not act on: other event types, payment-mode sessions, one-off invoices', async () => {
     const fixtures = [
       { id: 'evt_a', type: 'charge.succeeded', created: 1, data: { object: {} } },
       { id: 'evt_b', type: 'checkout.session.completed', created: 1, data: { object: { mode: 'payment' } } },
@@ -227,20 +228,20 @@ describe('the Stripe payments adapter: webhook events', () => {
     ];
     for (const fixture of fixtures) {
       const payload = JSON.stringify(fixture);
-      expect(verified(payload, sign(payload))).toEqual({ handled: false, id: fixture.id, type: fixture.type });
+      expect(await verified(payload, sign(payload))).toEqual({ handled: false, id: fixture.id, type: fixture.type });
     }
   });
 
-  it('refuses an unsigned, a wrongly signed, a tampered and a stale delivery', () => {
+  it('refuses an unsigned, a wrongly signed, a tampered and a stale delivery', async () => {
     const payload = JSON.stringify({ id: 'evt_x', type: 'invoice.paid', created: Math.floor(Date.now() / 1000), data: { object: {} } });
-    expect(refusal(payload, undefined).code).toBe('invalid_signature');
-    expect(refusal(payload, '').details).toEqual([{ path: '/headers/stripe-signature', message: 'is missing or malformed' }]);
-    expect(refusal(payload, sign(payload, { secret: 'whsec_someone_else' })).details?.[0]?.message).toBe('does not match the payload');
-    expect(refusal(payload.replace('invoice.paid', 'invoice.void'), sign(payload)).code).toBe('invalid_signature');
+    expect((await refusal(payload, undefined)).code).toBe('invalid_signature');
+    expect((await refusal(payload, '')).details).toEqual([{ path: '/headers/stripe-signature', message: 'is missing or malformed' }]);
+    expect((await refusal(payload, sign(payload, { secret: 'whsec_someone_else' }))).details?.[0]?.message).toBe('does not match the payload');
+    expect((await refusal(payload.replace('invoice.paid', 'invoice.void'), sign(payload))).code).toBe('invalid_signature');
     const stale = sign(payload, { timestamp: Math.floor(Date.now() / 1000) - 301 });
-    expect(refusal(payload, stale).details?.[0]?.message).toBe('is too old');
+    expect((await refusal(payload, stale)).details?.[0]?.message).toBe('is too old');
     // Just inside the tolerance is accepted.
-    expect(verified(payload, sign(payload, { timestamp: Math.floor(Date.now() / 1000) - 290 })).handled).toBe(false);
+    expect((await verified(payload, sign(payload, { timestamp: Math.floor(Date.now() / 1000) - 290 }))).handled).toBe(false);
   });
 });
 

@@ -12,6 +12,8 @@ export interface ErrorDetail {
 export abstract class DomainError extends Error {
   abstract readonly code: string;
   readonly details?: ErrorDetail[];
+  /** Set when the same request may succeed later: after this many seconds (answered as Retry-After). */
+  readonly retryAfterSeconds?: number;
   constructor(message: string, details?: ErrorDetail[]) {
     super(message);
     this.name = new.target.name;
@@ -82,7 +84,7 @@ export class Gone extends DomainError {
 
 export class RateLimited extends DomainError {
   readonly code = 'rate_limited';
-  readonly retryAfterSeconds: number;
+  override readonly retryAfterSeconds: number;
   constructor(message: string, retryAfterSeconds: number) {
     super(message);
     this.retryAfterSeconds = retryAfterSeconds;

@@ -1,8 +1,8 @@
 import { catalog } from '../../lib/api/catalog.ts';
 import { methodsAt } from '../../lib/api/match.ts';
-import { route } from '../../lib/api/route.ts';
 import { MethodNotAllowed, NotFound } from '../../lib/errors.ts';
 import { httpEndpoint } from '../../lib/http/endpoint.ts';
+import { route } from '../../lib/http/route.ts';
 
 // The $default route: whatever no other route matched gets the JSON error shape.
 const fallback = route({

@@ -1,14 +1,14 @@
 import { serviceGuard } from '../../lib/access/wiring.ts';
-import { crawlerRoutes } from '../../lib/crawler/routes.ts';
+import { onboardEnhanced } from '../../lib/enhanced-onboarding/enhanced-onboarding.ts';
+import { enhancedOnboardingRoutes } from '../../lib/enhanced-onboarding/routes.ts';
+import { enhancedOnboardingDeps } from '../../lib/enhanced-onboarding/wiring.ts';
 import { httpEndpoint } from '../../lib/http/endpoint.ts';
 import { httpAnswer } from '../../lib/onboarding/answer.ts';
-import { enhancedOnboardingDeps } from '../../lib/onboarding/enhanced-wiring.ts';
-import { onboardEnhanced } from '../../lib/onboarding/enhanced-onboarding.ts';
 import { normaliseIntake } from '../../lib/onboarding/intake.ts';
 import { onboardingAccount } from '../../lib/onboarding/onboarding-account.ts';
 import { accountDeps } from '../../lib/onboarding/wiring.ts';
 
-export const handler = httpEndpoint(crawlerRoutes.enhancedOnboarding, serviceGuard, async (request) => {
+export const handler = httpEndpoint(enhancedOnboardingRoutes.enhancedOnboarding, serviceGuard, async (request) => {
   const intake = normaliseIntake(request.body);
   const accountId = await onboardingAccount(accountDeps, request.access, intake);
   return httpAnswer(await onboardEnhanced(enhancedOnboardingDeps, accountId, intake), request);

@@ -1,4 +1,4 @@
-// Enforces a route's access rule (lib/api/route.ts) for the HTTP stack, in two
+// Enforces a route's access rule (lib/http/route.ts) for the HTTP stack, in two
 // steps so that an anonymous caller is refused before the body is even parsed:
 //   authenticate: who is calling (a key in its header, a bearer token, or
 //     nobody), 401 when the rule needs someone and nobody valid came;
@@ -10,25 +10,12 @@
 // A key that is sent but wrong is refused outright, never tried as a user; a
 // key the route does not take is not a credential there at all.
 import { activeOnly, type MembershipStore } from '../accounts/memberships.ts';
-import { idParam, type Access, type AccountFrom, type KeyKind } from '../api/route.ts';
 import { Forbidden, InvalidInput, NotFound, Unauthenticated } from '../errors.ts';
 import { bearerToken, secretsEqual } from '../http/credentials.ts';
+import { ANONYMOUS, type Caller, type Grant, type Guard, type Naming } from '../http/guard.ts';
+import { idParam, type Access, type AccountFrom, type KeyKind } from '../http/route.ts';
 import type { IdentityProvider, IdentityUser } from '../identity/identity.ts';
-import { allows, PERMISSIONS, type Permission, type Role } from './permissions.ts';
-
-export type Caller =
-  | { kind: 'anonymous' }
-  | { kind: 'user'; user: IdentityUser }
-  /** The internal service token (x-api-key): the portal's backend. */
-  | { kind: 'service' }
-  /** The admin key (x-admin-key): the admin dashboard's backend. */
-  | { kind: 'admin-key' };
-
-export interface Grant {
-  caller: Caller;
-  /** The account the request acts on, when its rule is about one and it names one (or the caller has exactly one). No role for the service key. */
-  account?: { id: string; role?: Role };
-}
+import { allows, PERMISSIONS, type Permission, type Role } from '../permissions.ts';
 
 export interface GuardDeps {
   identity: Pick<IdentityProvider, 'userForAccessToken'>;
@@ -37,23 +24,8 @@ export interface GuardDeps {
   key?: string;
 }
 
-/** What authorize reads from the request: the parts that may name an account. */
-export interface Naming {
-  pathParams: Record<string, string | undefined>;
-  query: Record<string, string | undefined>;
-  body: unknown;
-}
-
-export interface Guard {
-  /** The key the routes it guards take (keyKindOf their rule): a function holds only that key among its settings. */
-  readonly takes: KeyKind;
-  authenticate(access: Access, headers: Record<string, string | undefined>): Promise<Caller>;
-  authorize(access: Access, caller: Caller, request: Naming): Promise<Grant>;
-}
-
 /** Users whose app_metadata says this are admins (app_metadata is writable only with the service-role key). */
 export const ADMIN_ROLE = 'admin';
-export const ANONYMOUS: Caller = Object.freeze({ kind: 'anonymous' });
 
 const ID = new RegExp(idParam.pattern);
 /** A run id: its account's id (a UUID), a hyphen and a 16-hex digest (lib/onboarding/run-id.ts). */

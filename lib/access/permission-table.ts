@@ -1,8 +1,8 @@
 // The permission table as people read it (docs/accounts.md): one row per route,
 // made from the same rules the HTTP stack enforces; a test keeps the
 // document's copy equal to this.
-import type { Access, RouteSpec } from '../api/route.ts';
-import { PERMISSIONS } from './permissions.ts';
+import type { Access, RouteSpec } from '../http/route.ts';
+import { PERMISSIONS } from '../permissions.ts';
 
 function callers(access: Access): string {
   switch (access.who) {

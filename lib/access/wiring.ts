@@ -8,7 +8,7 @@
 // the wrong kind for a route (lib/http/endpoint.ts).
 import { dynamodbMemberships } from '../accounts/dynamodb-memberships.ts';
 import { identity } from '../adapters.ts';
-import type { KeyKind } from '../api/route.ts';
+import type { KeyKind } from '../http/route.ts';
 import { adminApiKey, internalApiKey } from '../config.ts';
 import { db, tables } from '../store/dynamodb.ts';
 import { accessGuard } from './guard.ts';

@@ -1,7 +1,7 @@
 // An account as its members see it: company, portal slug, plan and
 // subscription, the latest onboarding's outcome per integration, and how many
 // people are in it. Also the short form `me` lists for each of a user's accounts.
-import type { Role } from '../access/permissions.ts';
+import type { Role } from '../permissions.ts';
 import type { Account, AccountStore } from './accounts.ts';
 import { activeOnly, type MembershipStore } from './memberships.ts';
 

@@ -3,7 +3,7 @@
 // and public checkouts name a person by address only). The owner count lives
 // on the account row as owner_count; see MembershipStore for why.
 import { GetCommand, PutCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { Role } from '../access/permissions.ts';
+import type { Role } from '../permissions.ts';
 import { applied, queryAll, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
 import type { Membership, MembershipStore, SeatChange } from './memberships.ts';
 

@@ -2,7 +2,7 @@
 // company name and the inviter's address come from users, so they are made
 // one bounded line (no control character can reach the subject) and escaped
 // in the HTML.
-import type { Role } from '../access/permissions.ts';
+import type { Role } from '../permissions.ts';
 
 export interface EmailContent {
   subject: string;

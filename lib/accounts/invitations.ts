@@ -3,7 +3,7 @@
 // it signed in, with that very address verified (lib/accounts/team.ts). It is
 // single use, lapses after INVITATION_TTL_DAYS, can be revoked, and records
 // who invited whom to what.
-import type { Role } from '../access/permissions.ts';
+import type { Role } from '../permissions.ts';
 
 export const INVITATION_TTL_DAYS = 7;
 

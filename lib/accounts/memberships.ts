@@ -8,7 +8,7 @@
 // The `members` table (accounts.ts) is a different thing: the contract's
 // record of the person an onboarding was for (status, storage link) and of
 // people a membership provider syncs. It grants nothing.
-import type { Role } from '../access/permissions.ts';
+import type { Role } from '../permissions.ts';
 
 export type MembershipStatus = 'active' | 'removed';
 

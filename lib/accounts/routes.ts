@@ -1,7 +1,7 @@
 // Accounts and their people: the account view, members and roles,
 // invitations, and the billing portal. Who may call each is its access rule.
-import { ROLES } from '../access/permissions.ts';
-import { idParam, route } from '../api/route.ts';
+import { idParam, route } from '../http/route.ts';
+import { ROLES } from '../permissions.ts';
 
 const accountParams = { type: 'object', required: ['accountId'], properties: { accountId: idParam } } as const;
 const nullableString = { type: ['string', 'null'] } as const;

@@ -1,17 +1,17 @@
 // The people of an account: invitations, joining, roles and leaving. Who may
 // call each of these is the route's rule, enforced before they run
-// (lib/access/permissions.ts); what is left here are the rules about people:
+// (lib/permissions.ts); what is left here are the rules about people:
 // - one joins only by accepting an invitation sent to an address they have
 //   verified, signed in as themselves;
 // - an invitation works once, lapses after INVITATION_TTL_DAYS, and can be revoked;
 // - an admin may invite members and admins, only an owner makes owners;
 // - an account never loses its last owner (the membership store guarantees it).
 import { randomUUID } from 'node:crypto';
-import { mayGrant, type Role } from '../access/permissions.ts';
 import { Conflict, Forbidden, Gone, NotFound, type DomainError } from '../errors.ts';
 import type { IdentityUser } from '../identity/identity.ts';
 import type { Mailer } from '../integrations/mailer.ts';
 import type { Logger } from '../log.ts';
+import { mayGrant, type Role } from '../permissions.ts';
 import { normaliseEmail, type AccountStore } from './accounts.ts';
 import { invitationEmail } from './emails.ts';
 import { INVITATION_TTL_DAYS, isOpen, type Invitation, type InvitationStore, type Inviter } from './invitations.ts';

@@ -6,12 +6,13 @@ import { accountRoutes } from '../accounts/routes.ts';
 import { authRoutes } from '../auth/routes.ts';
 import { checkoutRoutes } from '../checkout/routes.ts';
 import { crawlerRoutes } from '../crawler/routes.ts';
+import { enhancedOnboardingRoutes } from '../enhanced-onboarding/routes.ts';
 import { healthRoutes } from '../health/routes.ts';
+import type { RouteSpec } from '../http/route.ts';
 import { onboardingRoutes } from '../onboarding/routes.ts';
 import { paymentRoutes } from '../payments/routes.ts';
-import type { RouteSpec } from './route.ts';
-import { docsRoutes } from './routes.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
+import { docsRoutes } from './routes.ts';
 
 export const catalog: readonly RouteSpec[] = [
   ...Object.values(healthRoutes),
@@ -22,5 +23,6 @@ export const catalog: readonly RouteSpec[] = [
   ...Object.values(checkoutRoutes),
   ...Object.values(paymentRoutes),
   ...Object.values(webhookRoutes),
+  ...Object.values(enhancedOnboardingRoutes),
   ...Object.values(crawlerRoutes),
 ];

@@ -1,4 +1,4 @@
-import type { RouteSpec } from './route.ts';
+import type { RouteSpec } from '../http/route.ts';
 
 const templateCache = new Map<string, RegExp>();
 

@@ -1,5 +1,5 @@
-import { PERMISSIONS } from '../access/permissions.ts';
-import type { Access, JSONSchema, RouteSpec } from './route.ts';
+import type { Access, JSONSchema, RouteSpec } from '../http/route.ts';
+import { PERMISSIONS } from '../permissions.ts';
 
 const errorBody = {
   type: 'object',

@@ -1,4 +1,4 @@
-import { route } from './route.ts';
+import { route } from '../http/route.ts';
 
 export const docsRoutes = {
   openapi: route({

@@ -1,5 +1,5 @@
 import { accountSummary, invitation } from '../accounts/routes.ts';
-import { route } from '../api/route.ts';
+import { route } from '../http/route.ts';
 import { PASSWORD_RULE } from './password-policy.ts';
 
 const email = { type: 'string', format: 'email', maxLength: 254 } as const;

@@ -1,4 +1,4 @@
-import { idParam, route } from '../api/route.ts';
+import { idParam, route } from '../http/route.ts';
 import { PAID_PLANS, PLANS } from '../payments/plans.ts';
 
 export const checkoutRoutes = {

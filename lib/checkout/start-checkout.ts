@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { Grant } from '../access/guard.ts';
 import { normaliseEmail, type AccountStore } from '../accounts/accounts.ts';
 import type { MembershipStore } from '../accounts/memberships.ts';
 import { openAccountFor } from '../accounts/open-account.ts';
 import { ConfigError, type RateLimit } from '../config.ts';
 import { Forbidden, InvalidInput, NotFound } from '../errors.ts';
+import type { Grant } from '../http/guard.ts';
 import { chooseFreePlan, updateBilling, type BillingStore } from '../payments/billing.ts';
 import type { CheckoutRequest, Payments } from '../payments/payments.ts';
 import { isPaidPlan, PAID_PLANS, planFrom, PLANS, type PaidPlan } from '../payments/plans.ts';

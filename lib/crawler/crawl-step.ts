@@ -5,13 +5,13 @@
 // The input says which: only an onboarding run passes a runId.
 import type { Integration, StepAnswer, StepResult } from '../onboarding/outcomes.ts';
 import type { RunStore } from '../onboarding/runs.ts';
-import { integrationStep, type StepInput } from '../onboarding/steps/integration-step.ts';
+import { integrationStep, type StepInput } from '../provisioning/integration-step.ts';
 import type { CrawlStepInput } from './crawl-job.ts';
 
 export type CrawlStepEvent = CrawlStepInput & Partial<StepInput>;
 
 export function crawlStep(integration: Integration, runs: RunStore, work: (input: CrawlStepInput) => Promise<StepResult>) {
-  const asIntegration = integrationStep<StepInput & CrawlStepInput>(integration, runs, work);
+  const asIntegration = integrationStep<Integration, StepInput & CrawlStepInput>(integration, runs, work);
   return async (input: CrawlStepEvent): Promise<StepAnswer> => {
     if (input.runId) return asIntegration(input as StepInput & CrawlStepInput);
     const result = await work(input);

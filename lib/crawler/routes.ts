@@ -1,30 +1,5 @@
-// The routes of enhanced onboarding and crawler intelligence.
-import { idParam, route } from '../api/route.ts';
-import { onboardingBody } from '../onboarding/intake.ts';
-import { integrationErrors, outcome, submissionAnswers } from '../onboarding/routes.ts';
-
-const enhancedResult = {
-  type: 'object',
-  required: ['success', 'accountId', 'portalSlug', 'integrations'],
-  properties: {
-    success: { type: 'boolean' },
-    accountId: { type: 'string', format: 'uuid' },
-    portalSlug: { type: 'string' },
-    integrations: {
-      type: 'object',
-      description: 'The contract order: storage folder, performance analysis, content scraping, CSV upload, CRM update, team chat notification',
-      required: ['dropbox', 'analysis', 'scrape', 'upload', 'close', 'slack'],
-      properties: { dropbox: outcome, analysis: outcome, scrape: outcome, upload: outcome, close: outcome, slack: outcome },
-    },
-    details: {
-      type: 'object',
-      description:
-        'Per integration: what was done, or why it was skipped. analysis: source and key figures (performanceScore, lcpMs, cls, tbtMs, fcpMs from PageSpeed; status, ttfbMs, totalMs, bytes, https, title from our own measurement); scrape: source, pages, words, skipped; upload: path, rows, bytes',
-    },
-    executionId: { type: 'string', description: 'The Step Functions execution name of the run (also the id of its crawl job)' },
-    errors: integrationErrors,
-  },
-} as const;
+// The routes of crawler intelligence.
+import { idParam, route } from '../http/route.ts';
 
 const term = { type: 'string', minLength: 1, maxLength: 100 } as const;
 const refreshBody = {
@@ -150,16 +125,6 @@ const adminRefusals = {
 } as const;
 
 export const crawlerRoutes = {
-  enhancedOnboarding: route({
-    method: 'POST',
-    path: '/api/onboarding/enhanced',
-    operationId: 'enhancedOnboarding',
-    summary: 'Onboard a company as onboarding-v2 does, plus an analysis and a scrape of its website, filed as CSV in its storage folder',
-    tag: 'onboarding',
-    access: { who: 'member', permission: 'onboard', account: { named: 'body' }, serviceKey: true },
-    body: onboardingBody,
-    responses: submissionAnswers(enhancedResult, 'Every integration succeeded or was skipped (not configured, or no website given)'),
-  }),
   crawlerSummary: route({
     method: 'GET',
     path: '/api/crawler/accounts/{accountId}/summary',

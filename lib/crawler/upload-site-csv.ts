@@ -4,9 +4,9 @@
 // with PrerequisiteMissing, which is recorded for follow-up and runs again on
 // a redrive, after them.
 import type { Storage } from '../integrations/storage.ts';
-import { remembered, type Ledger } from '../onboarding/ledger.ts';
 import { skipped, type StepResult } from '../onboarding/outcomes.ts';
 import { STORAGE_FOLDERS } from '../onboarding/steps/provision-storage-tree.ts';
+import { remembered, type Ledger } from '../provisioning/ledger.ts';
 import { pagesCsv } from './content-csv.ts';
 import type { CrawlStepInput } from './crawl-job.ts';
 import type { CrawlRecords } from './records.ts';

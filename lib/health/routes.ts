@@ -1,4 +1,4 @@
-import { route } from '../api/route.ts';
+import { route } from '../http/route.ts';
 
 const liveness = {
   type: 'object',

@@ -2,8 +2,8 @@
 //   header normaliser → request context (correlation id, logger, access log)
 //   → CORS → who is calling (401) → JSON body parser → what they may do here
 //   (403/404) → schema validator → JSON errors (last).
-// The access steps enforce the route's rule (lib/api/route.ts) with the guard
-// (lib/access/guard.ts); a route whose rule needs to know the caller cannot be
+// The access steps enforce the route's rule (route.ts) with the guard
+// (guard.ts, implemented by lib/access/guard.ts); a route whose rule needs to know the caller cannot be
 // built without one.
 // The validator comes from the route's own schemas: precompiled into Lambda
 // bundles, compiled once at start elsewhere (see validators.ts).
@@ -14,12 +14,12 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import validator from '@middy/validator';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { ANONYMOUS, type Caller, type Grant, type Guard } from '../access/guard.ts';
-import { keyKindOf, needsCaller, type BodyOf, type QueryOf, type RouteSpec } from '../api/route.ts';
 import { httpSettings } from '../config.ts';
 import { logger as rootLogger, takeColdStart, type Logger } from '../log.ts';
 import { toErrorAnswer } from './errors.ts';
 import { eventSchemaOf } from './event-schema.ts';
+import { ANONYMOUS, type Caller, type Grant, type Guard } from './guard.ts';
+import { keyKindOf, needsCaller, type BodyOf, type QueryOf, type RouteSpec } from './route.ts';
 import { validatorFor } from './validators.ts';
 
 export interface HttpRequest<B = unknown, Q = Record<string, string | undefined>> {

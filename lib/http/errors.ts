@@ -59,7 +59,7 @@ export function toErrorAnswer(error: unknown, requestId: string): ErrorAnswer {
   if (error instanceof DomainError) {
     const status = domainStatus.find(([type]) => error instanceof type)?.[1] ?? 500;
     const headers =
-      error instanceof RateLimited
+      error.retryAfterSeconds !== undefined
         ? { 'retry-after': String(error.retryAfterSeconds) }
         : error instanceof MethodNotAllowed
           ? { allow: error.allowed.join(', ') }

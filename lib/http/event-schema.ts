@@ -1,6 +1,6 @@
 // The event schema a route implies, and a stable key to find its validator.
 // Free of dependencies: Lambda bundles import it beside their precompiled validators.
-import type { RouteSpec } from '../api/route.ts';
+import type { RouteSpec } from './route.ts';
 
 /** The schema of the Lambda event a route accepts: its body, query and path parameters; undefined when there is nothing to check. */
 export function eventSchemaOf(spec: RouteSpec): Record<string, unknown> | undefined {

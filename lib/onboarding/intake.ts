@@ -1,8 +1,8 @@
 // The onboarding form as the portal sends it, with the contract's aliases,
 // and its normalised form: one name per field, validated values.
 import { normaliseEmail } from '../accounts/accounts.ts';
-import { idParam } from '../api/route.ts';
 import { InvalidInput, type ErrorDetail } from '../errors.ts';
+import { idParam } from '../http/route.ts';
 
 const text = (maxLength: number) => ({ type: 'string', minLength: 1, maxLength }) as const;
 const phone = { type: 'string', maxLength: 40, pattern: '^[0-9+()./ -]{3,40}$' } as const;

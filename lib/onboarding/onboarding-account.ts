@@ -1,5 +1,5 @@
 // Which account an onboarding submission is for. The route's access rule has
-// already decided who may act on which account (lib/api/route.ts); this turns
+// already decided who may act on which account (lib/http/route.ts); this turns
 // that grant into the account the run works on:
 // - a signed-in user onboards the account the rule granted (named in the body,
 //   or their only one) or, having none, opens their first, as its owner; the
@@ -13,8 +13,8 @@ import { normaliseEmail, type AccountStore } from '../accounts/accounts.ts';
 import type { MembershipStore } from '../accounts/memberships.ts';
 import { derivedAccountId, openAccountFor } from '../accounts/open-account.ts';
 import { issue, type TeamDeps } from '../accounts/team.ts';
-import type { Grant } from '../access/guard.ts';
 import { Forbidden, NotFound } from '../errors.ts';
+import type { Grant } from '../http/guard.ts';
 import type { Logger } from '../log.ts';
 import type { OnboardingIntake } from './intake.ts';
 

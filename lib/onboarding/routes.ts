@@ -1,7 +1,7 @@
-import { idParam, route, type JSONSchema } from '../api/route.ts';
+import { idParam, route, type JSONSchema } from '../http/route.ts';
 import { onboardingBody } from './intake.ts';
 
-// The pieces of a run's answer, shared with enhanced onboarding (lib/crawler/routes.ts).
+// The pieces of a run's answer, shared with enhanced onboarding (lib/enhanced-onboarding/routes.ts).
 export const outcome = { enum: ['success', 'skipped', 'failed'] } as const;
 export const integrationErrors = {
   type: 'array',

@@ -1,9 +1,9 @@
 // The DynamoDB-backed ports of onboarding, created once per Lambda instance.
 import { dynamodbAccounts, dynamodbSlugs } from '../accounts/dynamodb-accounts.ts';
 import { dynamodbIntegrations } from '../accounts/integrations.ts';
+import { dynamodbLedger } from '../provisioning/dynamodb-ledger.ts';
+import { dynamodbFollowUps } from '../provisioning/follow-ups.ts';
 import { db, tables } from '../store/dynamodb.ts';
-import { dynamodbFollowUps } from './follow-ups.ts';
-import { dynamodbLedger } from './ledger.ts';
 import { dynamodbRuns } from './runs.ts';
 
 export const stores = {

@@ -2,9 +2,9 @@ import { normaliseEmail, type AccountStore } from '../accounts/accounts.ts';
 import type { MembershipStore } from '../accounts/memberships.ts';
 import { derivedAccountId } from '../accounts/open-account.ts';
 import { issue, openInvitation, type TeamDeps } from '../accounts/team.ts';
+import { takeEffectOnce, type OnceDeps } from '../deliveries/deliveries.ts';
 import type { Logger } from '../log.ts';
-import type { FollowUps } from '../onboarding/follow-ups.ts';
-import { takeEffectOnce, type OnceDeps } from '../webhooks/deliveries.ts';
+import type { FollowUps } from '../provisioning/follow-ups.ts';
 import { applyBillingEvent, updateBilling, type Billing, type BillingOutcome, type BillingStore } from './billing.ts';
 import type { BillingEvent, Payments } from './payments.ts';
 
@@ -36,10 +36,10 @@ const SOURCE = 'stripe';
  * 2. An event type the service does not act on is acknowledged and logged, and not recorded.
  * 3. Once per event id (`stripe#<id>`, the delivery log in webhook_events,
  *    as the other webhooks): the first delivery claims it and does 4 and 5;
- *    a copy arriving meanwhile waits for it and is 'already-processed', or,
- *    if it is still at work after the wait, 409 delivery_in_progress, which
- *    Stripe retries. A delivery that fails gives the claim back, and one that
- *    crashed is taken over by a retry once its lease has run out.
+ *    a copy arriving meanwhile is answered at once with 409
+ *    delivery_in_progress, which Stripe retries, and a copy once it is done
+ *    is 'already-processed'. A delivery that fails gives the claim back, and
+ *    one that crashed is taken over by a retry once its lease has run out.
  * 4. Finds the account: the account id our checkout wrote into the metadata
  *    (only a billing manager of the account could start that checkout), else
  *    the account of the provider's customer, else the one account whose

@@ -1,4 +1,4 @@
-import { route } from '../api/route.ts';
+import { route } from '../http/route.ts';
 
 export const paymentRoutes = {
   paymentsWebhook: route({
@@ -17,7 +17,7 @@ export const paymentRoutes = {
         schema: { type: 'object', required: ['received'], properties: { received: { const: true } } },
       },
       400: { description: 'Unsigned, tampered, wrongly signed or older than 300 s (invalid_signature); nothing was written' },
-      409: { description: 'The same event is being handled by another delivery right now (delivery_in_progress): retry later' },
+      409: { description: 'A copy of an event another delivery is handling right now (delivery_in_progress), answered at once with Retry-After: retry later; a retry once it is done gets 200' },
       500: { description: 'Not processed (the provider delivers it again later)' },
     },
   }),

@@ -1,9 +1,9 @@
 // The payment webhook's and checkout's stores, created once per Lambda
 // instance; Stripe itself comes from ../adapters.ts.
 import { dynamodbAccounts } from '../accounts/dynamodb-accounts.ts';
-import { dynamodbFollowUps } from '../onboarding/follow-ups.ts';
+import { dynamodbDeliveries } from '../deliveries/dynamodb-deliveries.ts';
+import { dynamodbFollowUps } from '../provisioning/follow-ups.ts';
 import { db, tables } from '../store/dynamodb.ts';
-import { dynamodbDeliveries } from '../webhooks/dynamodb-deliveries.ts';
 import { dynamodbBilling } from './dynamodb-billing.ts';
 
 export { checkoutPayments, paymentEvents } from '../adapters.ts';

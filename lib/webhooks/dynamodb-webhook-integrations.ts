@@ -1,17 +1,29 @@
-// Webhook settings in the integrations and webhook_secrets tables. There are
-// no transactions (dynalite has none), so a rotation is ordered so that every
-// interruption is safe: the new index entry first (useless until the row
-// names its secret), then the row (from here the old secret no longer
-// matches), then the old index entry is marked revoked.
+// Webhook settings in the integrations and webhook_secrets tables. An inbound
+// delivery reads one row: the webhook_secrets entry its secret's SHA-256
+// names, which says whose it is, whether it is active, and the signing keys.
+// The integration row holds the secret to show its owner, and which entry is
+// current.
+//
+// There are no transactions (dynalite has none), so a rotation first writes
+// down on the integration row what it is about to do (next_secret), and then
+// does it in steps that anyone may finish (settle): the old entry is revoked,
+// which also snapshots its signing keys; the new entry, pending until then,
+// becomes active with those keys; the row names the new secret. Whoever next
+// reads the settings, rotates or sets keys finishes a rotation that was
+// interrupted. Signing keys are only ever changed on an active entry, so none
+// set while a rotation runs can be lost: either it lands before the
+// revocation and is in the snapshot, or it is refused and tried again on the
+// new entry.
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamodbIntegrations, hashSecret, newWebhookSecret, type IntegrationRow } from '../accounts/integrations.ts';
 import { Conflict, NotFound } from '../errors.ts';
 import { applied, isConditionFailure, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
 import { SIGNING_KEY_NAMES, type SigningKeys, type WebhookIntegration, type WebhookIntegrations } from './webhook-integrations.ts';
 
-type Row = IntegrationRow & { signing_keys?: SigningKeys };
+type Row = IntegrationRow & { next_secret?: string; next_secret_hash?: string };
+type Entry = { secret_hash: string; account_id: string; status: 'active' | 'pending' | 'revoked'; signing_keys?: SigningKeys };
 
-const MAX_ROTATION_ATTEMPTS = 3;
+const MAX_ATTEMPTS = 3;
 
 export function dynamodbWebhookIntegrations(deps: {
   db: DynamoDBDocumentClient;
@@ -22,26 +34,89 @@ export function dynamodbWebhookIntegrations(deps: {
   const now = deps.now ?? (() => new Date());
   const rows = dynamodbIntegrations(deps);
 
-  const read = async (accountId: string) =>
+  const readRow = async (accountId: string) =>
     (await db.send(new GetCommand({ TableName: tables.integrations, Key: { account_id: accountId }, ConsistentRead: true }))).Item as Row | undefined;
-  const view = (row: Row): WebhookIntegration => ({
-    accountId: row.account_id,
-    secret: row.webhook_secret,
-    signingKeys: { ...row.signing_keys },
-    createdAt: row.created_at,
-    ...(row.rotated_at ? { rotatedAt: row.rotated_at } : {}),
-  });
-  const get = async (accountId: string) => {
-    const row = await read(accountId);
-    return row && view(row);
+  const readEntry = async (secretHash: string) =>
+    (await db.send(new GetCommand({ TableName: tables.webhook_secrets, Key: { secret_hash: secretHash }, ConsistentRead: true }))).Item as Entry | undefined;
+
+  /** The account's row with no rotation left half done. */
+  async function settled(accountId: string): Promise<Row | undefined> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const row = await readRow(accountId);
+      if (!row?.next_secret_hash) return row;
+      await settle(row);
+    }
+    throw rotationInProgress();
+  }
+
+  /** Finishes the rotation the row has written down; each step is safe to repeat, by anyone. */
+  async function settle(row: Row) {
+    const at = now().toISOString();
+    // Its keys as revoked: from here on nobody can change them (see setSigningKeys).
+    const retired = await db
+      .send(
+        new UpdateCommand({
+          TableName: tables.webhook_secrets,
+          Key: { secret_hash: row.webhook_secret_hash },
+          UpdateExpression: 'SET #status = :revoked, revoked_at = if_not_exists(revoked_at, :at)',
+          ConditionExpression: 'account_id = :account',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':revoked': 'revoked', ':at': at, ':account': row.account_id },
+          ReturnValues: 'ALL_NEW',
+        }),
+      )
+      .then(
+        (res) => res.Attributes as Entry,
+        // No entry to revoke (the row's was never indexed): there are no keys to carry over.
+        (error: unknown) => {
+          if (isConditionFailure(error)) return undefined;
+          throw error;
+        },
+      );
+    await applied(
+      db.send(
+        new UpdateCommand({
+          TableName: tables.webhook_secrets,
+          Key: { secret_hash: row.next_secret_hash },
+          UpdateExpression: 'SET #status = :active, signing_keys = :keys',
+          ConditionExpression: 'account_id = :account AND #status = :pending',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':active': 'active', ':pending': 'pending', ':keys': retired?.signing_keys ?? {}, ':account': row.account_id },
+        }),
+      ),
+    );
+    await applied(
+      db.send(
+        new UpdateCommand({
+          TableName: tables.integrations,
+          Key: { account_id: row.account_id },
+          UpdateExpression: 'SET webhook_secret = :secret, webhook_secret_hash = :hash, rotated_at = :at REMOVE next_secret, next_secret_hash',
+          ConditionExpression: 'next_secret_hash = :hash',
+          ExpressionAttributeValues: { ':secret': row.next_secret, ':hash': row.next_secret_hash, ':at': at },
+        }),
+      ),
+    );
+  }
+
+  const get = async (accountId: string): Promise<WebhookIntegration | undefined> => {
+    const row = await settled(accountId);
+    if (!row) return undefined;
+    const entry = await readEntry(row.webhook_secret_hash);
+    return {
+      accountId: row.account_id,
+      secret: row.webhook_secret,
+      signingKeys: { ...entry?.signing_keys },
+      createdAt: row.created_at,
+      ...(row.rotated_at ? { rotatedAt: row.rotated_at } : {}),
+    };
   };
 
   return {
     get,
 
-    async accountForSecretHash(secretHash) {
-      const res = await db.send(new GetCommand({ TableName: tables.webhook_secrets, Key: { secret_hash: secretHash }, ConsistentRead: true }));
-      return res.Item?.status === 'active' ? (res.Item.account_id as string) : undefined;
+    async inboundFor(secretHash) {
+      const entry = await readEntry(secretHash);
+      return entry?.status === 'active' ? { accountId: entry.account_id, signingKeys: { ...entry.signing_keys } } : undefined;
     },
 
     async ensure(accountId) {
@@ -50,44 +125,41 @@ export function dynamodbWebhookIntegrations(deps: {
     },
 
     async rotate(accountId) {
-      for (let attempt = 0; attempt < MAX_ROTATION_ATTEMPTS; attempt++) {
-        const current = await read(accountId);
+      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        const current = await settled(accountId);
         if (!current) throw new NotFound('This account has no webhooks yet');
         const secret = newWebhookSecret();
         const hash = hashSecret(secret);
-        const at = now().toISOString();
+        // Pending: it opens nothing until the rotation has revoked the old secret (nor ever, if this rotation loses the race below).
         await db.send(
           new PutCommand({
             TableName: tables.webhook_secrets,
-            Item: { secret_hash: hash, account_id: accountId, status: 'active', created_at: at },
+            Item: { secret_hash: hash, account_id: accountId, status: 'pending', created_at: now().toISOString() },
             ConditionExpression: 'attribute_not_exists(secret_hash)',
           }),
         );
-        try {
-          await db.send(
+        const planned = await applied(
+          db.send(
             new UpdateCommand({
               TableName: tables.integrations,
               Key: { account_id: accountId },
-              UpdateExpression: 'SET webhook_secret = :secret, webhook_secret_hash = :hash, rotated_at = :at',
-              // Only over the secret we read: two rotations at once must not both think they won.
-              ConditionExpression: 'webhook_secret_hash = :previous',
-              ExpressionAttributeValues: { ':secret': secret, ':hash': hash, ':at': at, ':previous': current.webhook_secret_hash },
+              UpdateExpression: 'SET next_secret = :secret, next_secret_hash = :hash',
+              // Only over the secret we read, and one rotation at a time: two rotations at once must not both think they won.
+              ConditionExpression: 'webhook_secret_hash = :previous AND attribute_not_exists(next_secret_hash)',
+              ExpressionAttributeValues: { ':secret': secret, ':hash': hash, ':previous': current.webhook_secret_hash },
             }),
-          );
-        } catch (error) {
-          if (!isConditionFailure(error)) throw error;
-          await revoke(hash, accountId, at);
-          continue;
-        }
-        await revoke(current.webhook_secret_hash, accountId, at);
+          ),
+        );
+        if (!planned) continue;
+        await settle({ ...current, next_secret: secret, next_secret_hash: hash });
         return (await get(accountId))!;
       }
-      throw new Conflict('The webhook secret is being rotated by someone else right now; try again', 'rotation_in_progress');
+      throw rotationInProgress();
     },
 
     async setSigningKeys(accountId, changes) {
       const names: Record<string, string> = {};
-      const values: Record<string, unknown> = { ':empty': {} };
+      const values: Record<string, unknown> = {};
       const sets: string[] = [];
       const removes: string[] = [];
       for (const key of SIGNING_KEY_NAMES) {
@@ -100,46 +172,32 @@ export function dynamodbWebhookIntegrations(deps: {
           sets.push(`signing_keys.#${key} = :${key}`);
         }
       }
-      // A map must exist before a key inside it can be set: make it first, then change its keys.
-      await db.send(
-        new UpdateCommand({
-          TableName: tables.integrations,
-          Key: { account_id: accountId },
-          UpdateExpression: 'SET signing_keys = if_not_exists(signing_keys, :empty)',
-          ConditionExpression: 'attribute_exists(account_id)',
-          ExpressionAttributeValues: { ':empty': {} },
-        }),
-      ).catch((error: unknown) => {
-        throw isConditionFailure(error) ? new NotFound('This account has no webhooks yet') : error;
-      });
-      if (sets.length || removes.length) {
-        delete values[':empty'];
-        await db.send(
-          new UpdateCommand({
-            TableName: tables.integrations,
-            Key: { account_id: accountId },
-            UpdateExpression: [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''].join(' ').trim(),
-            ExpressionAttributeNames: names,
-            ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
-          }),
+      const onActiveEntry = (secretHash: string, UpdateExpression: string, extra: { names?: Record<string, string>; values?: Record<string, unknown> } = {}) =>
+        applied(
+          db.send(
+            new UpdateCommand({
+              TableName: tables.webhook_secrets,
+              Key: { secret_hash: secretHash },
+              UpdateExpression,
+              // A revoked entry's keys are the snapshot a rotation carried over: changing them would be lost.
+              ConditionExpression: 'account_id = :account AND #status = :active',
+              ExpressionAttributeNames: { '#status': 'status', ...extra.names },
+              ExpressionAttributeValues: { ':active': 'active', ':account': accountId, ...extra.values },
+            }),
+          ),
         );
+      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        const row = await settled(accountId);
+        if (!row) throw new NotFound('This account has no webhooks yet');
+        // A map must exist before a key inside it can be set: make it first, then change its keys.
+        if (!(await onActiveEntry(row.webhook_secret_hash, 'SET signing_keys = if_not_exists(signing_keys, :empty)', { values: { ':empty': {} } }))) continue;
+        const update = [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''].join(' ').trim();
+        if (update && !(await onActiveEntry(row.webhook_secret_hash, update, { names, values }))) continue;
+        return (await get(accountId))!;
       }
-      return (await get(accountId))!;
+      throw rotationInProgress();
     },
   };
-
-  async function revoke(secretHash: string, accountId: string, at: string) {
-    await applied(
-      db.send(
-        new UpdateCommand({
-          TableName: tables.webhook_secrets,
-          Key: { secret_hash: secretHash },
-          UpdateExpression: 'SET #status = :revoked, revoked_at = :at',
-          ConditionExpression: 'account_id = :account',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':revoked': 'revoked', ':at': at, ':account': accountId },
-        }),
-      ),
-    );
-  }
 }
+
+const rotationInProgress = () => new Conflict('The webhook secret is being rotated by someone else right now; try again', 'rotation_in_progress');

@@ -1,7 +1,7 @@
+import { takeEffectOnce, type OnceDeps } from '../deliveries/deliveries.ts';
 import { InvalidInput } from '../errors.ts';
 import { bookingProviderOfBody, parseBookingEvent, readJson, type BookingProvider } from './booking-events.ts';
 import { bookingJobName, type BookingQueue } from './booking-queue.ts';
-import { takeEffectOnce, type OnceDeps } from './deliveries.ts';
 import type { Delivery, DeliveryResult } from './receive-membership.ts';
 import { verifyCalCom, verifyCalendly, type SignedRequest } from './signatures.ts';
 import { accountForPathSecret, type SigningKeys, type WebhookIntegrations } from './webhook-integrations.ts';

@@ -1,14 +1,14 @@
 import type { AccountStore } from '../accounts/accounts.ts';
 import type { MembershipStore } from '../accounts/memberships.ts';
 import { issue, openInvitation, type TeamDeps } from '../accounts/team.ts';
+import { takeEffectOnce, type OnceDeps } from '../deliveries/deliveries.ts';
 import { Conflict } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { OnboardingIntake } from '../onboarding/intake.ts';
-import type { Ledger } from '../onboarding/ledger.ts';
 import { beginOnboarding, type OnboardingDeps } from '../onboarding/start-onboarding.ts';
-import { takeEffectOnce, type OnceDeps } from './deliveries.ts';
-import type { MembershipMembers } from './membership-members.ts';
+import type { Ledger } from '../provisioning/ledger.ts';
 import { membershipEventId, parseMembershipEvent, type MembershipEvent } from './membership-events.ts';
+import type { MembershipMembers } from './membership-members.ts';
 import { decideMembership, type MembershipMember } from './membership-state.ts';
 import { verifySvix, type SignedRequest } from './signatures.ts';
 import { accountForPathSecret, type WebhookIntegrations } from './webhook-integrations.ts';

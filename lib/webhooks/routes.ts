@@ -1,4 +1,4 @@
-import { idParam, route } from '../api/route.ts';
+import { idParam, route } from '../http/route.ts';
 
 const delivered = {
   type: 'object',
@@ -41,7 +41,7 @@ const deliveryResponses = {
   200: { description: 'Taken (applied or queued), a duplicate of an event taken before, or an event type that is ignored', schema: delivered },
   400: { description: 'A bad or missing signature (invalid_signature) when a signing key is configured, or a body that is not a readable event' },
   404: { description: 'No webhook at this address: an unknown, revoked (rotated) or malformed secret; nothing is written' },
-  409: { description: 'The same event is being handled by another delivery right now (delivery_in_progress), or a plan event arrived before its member (member_not_known_yet): retry later' },
+  409: { description: 'A copy of an event another delivery is handling right now (delivery_in_progress, answered at once with Retry-After; a retry once it is done gets 200), or a plan event that arrived before its member (member_not_known_yet): retry later' },
 } as const;
 
 const accountAccess = {

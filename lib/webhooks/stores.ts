@@ -1,9 +1,9 @@
 // The DynamoDB-backed ports of the webhooks, created once per Lambda instance.
 import { dynamodbAccounts } from '../accounts/dynamodb-accounts.ts';
-import { dynamodbLedger } from '../onboarding/ledger.ts';
+import { dynamodbDeliveries } from '../deliveries/dynamodb-deliveries.ts';
+import { dynamodbLedger } from '../provisioning/dynamodb-ledger.ts';
 import { db, tables } from '../store/dynamodb.ts';
 import { dynamodbBookingTasks } from './dynamodb-booking-tasks.ts';
-import { dynamodbDeliveries } from './dynamodb-deliveries.ts';
 import { dynamodbMembershipMembers } from './dynamodb-membership-members.ts';
 import { dynamodbWebhookIntegrations } from './dynamodb-webhook-integrations.ts';
 

@@ -1,9 +1,10 @@
 // The account's webhook settings as the webhooks see them: its path secret
 // (the integration row of lib/accounts/integrations.ts, indexed by SHA-256 in
-// webhook_secrets) and the providers' signing keys it configured.
+// webhook_secrets) and the providers' signing keys it configured, kept in
+// the index entry of its current secret, so that an inbound webhook learns
+// both the account and the keys from the one row its secret names.
 import { hashSecret } from '../accounts/integrations.ts';
 import { NotFound } from '../errors.ts';
-import { secretsEqual } from '../http/credentials.ts';
 
 export const SIGNING_KEY_NAMES = ['membership', 'calendly', 'calcom'] as const;
 export type SigningKeyName = (typeof SIGNING_KEY_NAMES)[number];
@@ -17,9 +18,15 @@ export interface WebhookIntegration {
   rotatedAt?: string;
 }
 
+/** What an inbound delivery needs to know: whose webhook it reached, and which signatures to ask for. */
+export interface InboundWebhook {
+  accountId: string;
+  signingKeys: SigningKeys;
+}
+
 export interface WebhookIntegrations {
-  /** The account whose active secret has this SHA-256; undefined for unknown and revoked ones. */
-  accountForSecretHash(secretHash: string): Promise<string | undefined>;
+  /** The webhook whose active secret has this SHA-256, in one read; undefined for unknown, revoked and not yet active ones. */
+  inboundFor(secretHash: string): Promise<InboundWebhook | undefined>;
   get(accountId: string): Promise<WebhookIntegration | undefined>;
   /** The account's integration, created with a fresh secret if it has none yet. */
   ensure(accountId: string): Promise<WebhookIntegration>;
@@ -36,14 +43,13 @@ const SECRET_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 export const noWebhookHere = () => new NotFound('There is no webhook at this address');
 
 /**
- * The account a path secret belongs to. Found by the secret's SHA-256, then
- * compared in constant time with the account's current secret, so an index
- * entry left behind by an interrupted rotation opens nothing.
+ * The webhook a path secret opens. Found by the secret's SHA-256, which only
+ * the account's current secret has as an active entry: a rotated-out secret's
+ * entry is revoked, and a rotation's new one is pending until it takes over.
  */
-export async function accountForPathSecret(integrations: WebhookIntegrations, presented: string | undefined): Promise<WebhookIntegration> {
+export async function accountForPathSecret(integrations: WebhookIntegrations, presented: string | undefined): Promise<InboundWebhook> {
   if (!presented || !SECRET_SHAPE.test(presented)) throw noWebhookHere();
-  const accountId = await integrations.accountForSecretHash(hashSecret(presented));
-  const integration = accountId ? await integrations.get(accountId) : undefined;
-  if (!integration || !secretsEqual(presented, integration.secret)) throw noWebhookHere();
-  return integration;
+  const inbound = await integrations.inboundFor(hashSecret(presented));
+  if (!inbound) throw noWebhookHere();
+  return inbound;
 }

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { settingsReadBy } from '../../infra/settings-per-function.mjs';
 import { catalog } from '../../lib/api/catalog.ts';
-import { keyKindOf, type KeyKind } from '../../lib/api/route.ts';
+import { keyKindOf, type KeyKind } from '../../lib/http/route.ts';
 import { hermetic, SLS_BIN } from '../../local/serverless-config.ts';
 
 const run = promisify(execFile);

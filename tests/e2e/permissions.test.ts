@@ -1,13 +1,13 @@
 // Every route of the catalog, called by every kind of caller, gets the answer
 // the permission table says: this test derives the expected answer from the
-// route's access rule and the table (lib/access/permissions.ts) on its own,
+// route's access rule and the table (lib/permissions.ts) on its own,
 // and sends the real request over HTTP. A route added later is covered as it
 // is added. Anonymous callers get their 401 before any body validation: their
 // requests carry bodies that would not validate.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PERMISSIONS, type Role } from '../../lib/access/permissions.ts';
 import { catalog } from '../../lib/api/catalog.ts';
-import type { Access, RouteSpec } from '../../lib/api/route.ts';
+import type { Access, RouteSpec } from '../../lib/http/route.ts';
+import { PERMISSIONS, type Role } from '../../lib/permissions.ts';
 import { api, errorCode, type Reply } from '../support/http.ts';
 import { SERVICE_KEY } from '../support/onboarding.ts';
 import { bearer, client, logIn, signedInUser, verifiedUser } from '../support/users.ts';

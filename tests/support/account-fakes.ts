@@ -1,11 +1,11 @@
 // In-memory memberships and invitations, with the same rules as their
 // DynamoDB adapters (the last owner is kept; an invitation is accepted or
 // revoked only while it is pending), for use-case tests.
-import type { Role } from '../../lib/access/permissions.ts';
 import type { Invitation, InvitationStore } from '../../lib/accounts/invitations.ts';
 import type { Membership, MembershipStore, SeatChange } from '../../lib/accounts/memberships.ts';
 import type { TeamDeps } from '../../lib/accounts/team.ts';
 import type { IdentityUser } from '../../lib/identity/identity.ts';
+import type { Role } from '../../lib/permissions.ts';
 import { fakeAccounts, fakeMailer } from './fakes.ts';
 
 const tick = () => new Promise<void>((r) => setImmediate(r));

@@ -2,15 +2,18 @@
 // it was asked to do, so tests assert on state left behind, not on calls.
 import type { Account, AccountDetails, AccountStore, Member, NewMember, SlugRegistry } from '../../lib/accounts/accounts.ts';
 import type { IntegrationStore } from '../../lib/accounts/integrations.ts';
+import { DELIVERY_CLAIMS } from '../../lib/deliveries/deliveries.ts';
 import type { Chat, ChatMessage } from '../../lib/integrations/chat.ts';
 import type { Crm, LeadDetails } from '../../lib/integrations/crm.ts';
 import type { Mailer, OutgoingEmail } from '../../lib/integrations/mailer.ts';
 import type { Storage } from '../../lib/integrations/storage.ts';
 import type { NewTask, TaskPatch, TaskRef, TaskTool } from '../../lib/integrations/task-tool.ts';
-import type { FollowUp, FollowUps } from '../../lib/onboarding/follow-ups.ts';
-import type { Ledger } from '../../lib/onboarding/ledger.ts';
 import type { StepReport } from '../../lib/onboarding/outcomes.ts';
 import type { RunRecord, RunStore } from '../../lib/onboarding/runs.ts';
+import type { FollowUp, FollowUps } from '../../lib/provisioning/follow-ups.ts';
+import { ledgerOf, LEDGER_CLAIMS, type EntryKey } from '../../lib/provisioning/ledger.ts';
+import type { About, ClaimPolicy, Claims } from '../../lib/store/claims.ts';
+import { BOOKING_TASK_CLAIMS, bookingTasksOf, type BookingKey, type StoredBookingTask } from '../../lib/webhooks/booking-tasks.ts';
 
 const now = () => new Date().toISOString();
 
@@ -115,29 +118,84 @@ export function fakeRuns(): RunStore & { records: Map<string, RunRecord>; report
   };
 }
 
-export function fakeLedger(): Ledger & { entries: Map<string, Record<string, unknown>> } {
-  const entries = new Map<string, Record<string, unknown>>();
-  const claims = new Map<string, { maker: string; until: number }>();
+export interface FakeClaimRow<V> {
+  holder?: string;
+  leaseUntil?: number;
+  value?: V;
+  finishedAt?: string;
+  expiresAt?: number;
+  about: About;
+}
+
+/**
+ * Claims (lib/store/claims.ts) in memory, as dynamodbClaims keeps them (the
+ * same contract tests run against both): rows by key, a key object's values
+ * joined by "|" (e.g. "acct|clickup#folder").
+ */
+export function fakeClaims<K, V>(policy: ClaimPolicy, options: { now?: () => Date } = {}): Claims<K, V> & { rows: Map<string, FakeClaimRow<V>> } {
+  const rows = new Map<string, FakeClaimRow<V>>();
+  const now = () => (options.now ?? (() => new Date()))().getTime();
+  const id = (key: K) => (typeof key === 'string' ? key : Object.values(key as object).join('|'));
+  const once = policy.kind === 'once';
+  const forgotten = (row: FakeClaimRow<V>, at: number) => row.expiresAt !== undefined && row.expiresAt < at;
+  const expiry = (at: number) => (policy.retentionMs === undefined ? {} : { expiresAt: at + policy.retentionMs });
+  const holds = (row: FakeClaimRow<V> | undefined, holder: string): row is FakeClaimRow<V> => row?.holder === holder && (!once || row.finishedAt === undefined);
   return {
-    entries,
-    get: async <T,>(accountId: string, resource: string) => entries.get(`${accountId}|${resource}`) as T | undefined,
-    async put(accountId, resource, value) {
-      entries.set(`${accountId}|${resource}`, value);
-      claims.delete(`${accountId}|${resource}`);
+    rows,
+    async acquire(key, holder, about = {}) {
+      const at = now();
+      const row = rows.get(id(key));
+      const stale = row !== undefined && forgotten(row, at);
+      if (row && !stale) {
+        if (once && row.finishedAt !== undefined) return { state: 'finished', value: structuredClone(row.value!) };
+        if (row.holder !== undefined && row.holder !== holder && row.leaseUntil! >= at) return { state: 'held' };
+      }
+      const { value, finishedAt, ...kept } = row ?? { about: {} };
+      const next: FakeClaimRow<V> = { ...(stale ? kept : { ...kept, value, finishedAt }), about: { ...about, ...kept.about }, holder, leaseUntil: at + policy.leaseMs, ...expiry(at) };
+      rows.set(id(key), next);
+      return !once && next.value !== undefined ? { state: 'acquired', value: structuredClone(next.value) } : { state: 'acquired' };
     },
-    async claim(accountId, resource, maker, leaseMs) {
-      const k = `${accountId}|${resource}`;
-      const held = claims.get(k);
-      if (entries.has(k) || (held && held.maker !== maker && held.until > Date.now())) return false;
-      claims.set(k, { maker, until: Date.now() + leaseMs });
+    async finish(key, holder, value, about = {}) {
+      const row = rows.get(id(key));
+      if (!holds(row, holder)) return false;
+      const at = now();
+      const { holder: _holder, leaseUntil: _lease, ...rest } = row;
+      rows.set(id(key), { ...(once ? row : rest), value: structuredClone(value), finishedAt: new Date(at).toISOString(), ...expiry(at), about: { ...row.about, ...about } });
       return true;
     },
-    async release(accountId, resource, maker) {
-      const k = `${accountId}|${resource}`;
-      if (claims.get(k)?.maker === maker) claims.delete(k);
+    async release(key, holder) {
+      const row = rows.get(id(key));
+      if (!holds(row, holder)) return;
+      const { holder: _holder, leaseUntil: _lease, ...rest } = row;
+      if (once) rows.delete(id(key));
+      else rows.set(id(key), rest);
+    },
+    async record(key, value) {
+      const at = now();
+      rows.set(id(key), { ...(rows.get(id(key)) ?? { about: {} }), value: structuredClone(value), finishedAt: new Date(at).toISOString(), ...expiry(at) });
+    },
+    async value(key) {
+      const row = rows.get(id(key));
+      if (!row || forgotten(row, now()) || (once && row.finishedAt === undefined)) return undefined;
+      return row.value === undefined ? undefined : structuredClone(row.value);
     },
   };
 }
+
+/** The provisioning ledger's policy on the claims fake. */
+export const fakeLedger = (options: { now?: () => Date } = {}) => {
+  const claims = fakeClaims<EntryKey, Record<string, unknown>>(LEDGER_CLAIMS, options);
+  return { ...ledgerOf(claims), claims };
+};
+
+/** The delivery log: its claims as they are, by event key. */
+export const fakeDeliveries = (options: { now?: () => Date } = {}) => fakeClaims<string, string>(DELIVERY_CLAIMS, options);
+
+/** The booking tasks' policy on the claims fake. */
+export const fakeBookingTasks = (options: { now?: () => Date } = {}) => {
+  const claims = fakeClaims<BookingKey, StoredBookingTask>(BOOKING_TASK_CLAIMS, options);
+  return { ...bookingTasksOf(claims), claims };
+};
 
 export function fakeFollowUps(): FollowUps & { items: Map<string, FollowUp> } {
   const items = new Map<string, FollowUp>();

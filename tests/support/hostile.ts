@@ -2,7 +2,7 @@
 // bad-input suites. Each request is built from a route of the catalog, so every
 // endpoint, including ones added later, is covered.
 import fc from 'fast-check';
-import type { JSONSchema, RouteSpec } from '../../lib/api/route.ts';
+import type { JSONSchema, RouteSpec } from '../../lib/http/route.ts';
 
 export interface HostileRequest {
   method: string;

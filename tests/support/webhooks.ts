@@ -4,7 +4,7 @@
 import { DescribeExecutionCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { expect, vi } from 'vitest';
 import { bookingJobName } from '../../lib/webhooks/booking-queue.ts';
-import { api, recorded, stack } from './http.ts';
+import { api, errorCode, recorded, stack, type Reply } from './http.ts';
 import { SERVICE_KEY, uniqueToken } from './onboarding.ts';
 import { row } from './stack-db.ts';
 
@@ -41,6 +41,17 @@ export async function onboardedAccount(headers: Record<string, string> = SERVICE
 }
 
 export const pathOf = (url: string) => new URL(url).pathname;
+
+/**
+ * How a provider's copy of an event was answered: "retry later" for a copy that
+ * found another delivery at work on it (409 delivery_in_progress, with Retry-After,
+ * answered at once), else the status and what the body says.
+ */
+export function copyAnswer(reply: Reply, said: (body: any) => string = (body) => body.outcome): string {
+  if (reply.status !== 409) return `${reply.status} ${said(reply.body)}`;
+  const code = errorCode(reply);
+  return code === 'delivery_in_progress' && Number(reply.headers.get('retry-after')) > 0 ? 'retry later' : `409 ${code}`;
+}
 
 /** Posts a raw body to one of the account's webhook URLs. */
 export const deliverWebhook = (url: string, body: string, headers: Record<string, string> = {}) =>

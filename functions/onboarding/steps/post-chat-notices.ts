@@ -1,8 +1,8 @@
 import { chat } from '../../../lib/adapters.ts';
 import { portalUrls } from '../../../lib/config.ts';
-import { integrationStep } from '../../../lib/onboarding/steps/integration-step.ts';
 import { postChatNotices } from '../../../lib/onboarding/steps/post-chat-notices.ts';
 import { stores } from '../../../lib/onboarding/stores.ts';
+import { integrationStep } from '../../../lib/provisioning/integration-step.ts';
 
 const deps = { chat: chat(), portalUrl: portalUrls().portal, ledger: stores.ledger, accounts: stores.accounts, runs: stores.runs };
 

@@ -1,7 +1,7 @@
 import { storage, storageRoot } from '../../../lib/adapters.ts';
-import { integrationStep } from '../../../lib/onboarding/steps/integration-step.ts';
 import { provisionStorageTree } from '../../../lib/onboarding/steps/provision-storage-tree.ts';
 import { stores } from '../../../lib/onboarding/stores.ts';
+import { integrationStep } from '../../../lib/provisioning/integration-step.ts';
 
 const deps = { storage: storage(), rootPath: storageRoot(), ledger: stores.ledger, accounts: stores.accounts };
 

@@ -1,7 +1,7 @@
 import { taskTool } from '../../../lib/adapters.ts';
-import { integrationStep } from '../../../lib/onboarding/steps/integration-step.ts';
 import { provisionTaskTool } from '../../../lib/onboarding/steps/provision-task-tool.ts';
 import { stores } from '../../../lib/onboarding/stores.ts';
+import { integrationStep } from '../../../lib/provisioning/integration-step.ts';
 
 const deps = { taskTool: taskTool(), ledger: stores.ledger, accounts: stores.accounts };
 

@@ -1,10 +1,10 @@
 import type { AccountStore } from '../../accounts/accounts.ts';
 import type { Chat } from '../../integrations/chat.ts';
-import { remembered, type Ledger } from '../ledger.ts';
+import type { StepInput } from '../../provisioning/integration-step.ts';
+import { remembered, type Ledger } from '../../provisioning/ledger.ts';
 import { ENHANCED_WORKFLOW, skipped, type StepReport, type StepResult } from '../outcomes.ts';
 import type { RunStore } from '../runs.ts';
 import { requireAccount } from './account.ts';
-import type { StepInput } from './integration-step.ts';
 
 export interface ChatDeps {
   chat: Chat | null;

@@ -1,9 +1,9 @@
 import type { AccountStore } from '../../accounts/accounts.ts';
 import type { TaskTool } from '../../integrations/task-tool.ts';
-import { remembered, type Ledger } from '../ledger.ts';
+import type { StepInput } from '../../provisioning/integration-step.ts';
+import { remembered, type Ledger } from '../../provisioning/ledger.ts';
 import { skipped, type StepResult } from '../outcomes.ts';
 import { requireAccount } from './account.ts';
-import type { StepInput } from './integration-step.ts';
 
 interface StarterTask {
   key: string;

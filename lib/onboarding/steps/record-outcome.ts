@@ -1,5 +1,5 @@
 import type { AccountStore } from '../../accounts/accounts.ts';
-import type { FollowUps } from '../follow-ups.ts';
+import type { FollowUps } from '../../provisioning/follow-ups.ts';
 import { ALL_INTEGRATIONS, INTEGRATIONS, type Integration, type IntegrationError, type OnboardingResult, type Outcome } from '../outcomes.ts';
 import type { RunStore } from '../runs.ts';
 

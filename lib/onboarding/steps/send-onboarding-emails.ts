@@ -1,10 +1,10 @@
 import type { AccountStore } from '../../accounts/accounts.ts';
 import type { Mailer } from '../../integrations/mailer.ts';
+import type { StepInput } from '../../provisioning/integration-step.ts';
+import { remembered, type Ledger } from '../../provisioning/ledger.ts';
 import { newClientTeamEmail, storageReadyEmail, welcomeEmail, type EmailContent } from '../emails.ts';
-import { remembered, type Ledger } from '../ledger.ts';
 import { skipped, type StepResult } from '../outcomes.ts';
 import { requireAccount } from './account.ts';
-import type { StepInput } from './integration-step.ts';
 
 export interface EmailDeps {
   mailer: Mailer | null;

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { AccountStore } from '../../accounts/accounts.ts';
 import type { Chat } from '../../integrations/chat.ts';
-import { remembered, type Ledger } from '../../onboarding/ledger.ts';
+import { remembered, type Ledger } from '../../provisioning/ledger.ts';
 import { alertText } from '../booking-text.ts';
 import type { BookingStepAnswer, BookingStepInput } from './record-booking-task.ts';
 

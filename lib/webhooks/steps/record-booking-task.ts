@@ -5,7 +5,7 @@
 // changes nothing, and a retry after a crash between creating and recording
 // adopts the task by its name (which carries the booking's short reference).
 import type { TaskTool } from '../../integrations/task-tool.ts';
-import type { Ledger } from '../../onboarding/ledger.ts';
+import type { Ledger } from '../../provisioning/ledger.ts';
 import type { BookingJob } from '../booking-queue.ts';
 import type { BookingTaskRecord, BookingTasks } from '../booking-tasks.ts';
 import { bookingRef, newTaskFor, taskPatchFor } from '../booking-text.ts';
@@ -30,6 +30,13 @@ export class OnboardingListMissing extends Error {
 export class BookingTaskBusy extends Error {
   override name = 'BookingTaskBusy';
 }
+
+/**
+ * This execution outlived its lease and another event's took the booking
+ * over: its task write stands at the vendor, its record does not. The retry
+ * reads the other's record and decides again (the task is adopted by name).
+ */
+const lostLease = (ref: string) => new BookingTaskBusy(`Another event of booking ${ref} took over its task while this one was slow`);
 
 export interface BookingTaskDeps {
   taskTool: TaskTool | null;
@@ -57,8 +64,8 @@ export async function recordBookingTask(deps: BookingTaskDeps, input: BookingSte
     if (known) {
       if (booking.occurredAt < known.eventAt) return { step: 'task', outcome: 'unchanged', detail: 'a newer event already wrote this task' };
       await taskTool.updateTask(known.taskId, taskPatchFor(booking, known.startTime !== booking.startTime ? known.startTime : undefined));
-      await bookingTasks.save(accountId, ref, { ...known, state, eventAt: booking.occurredAt, ...(booking.startTime ? { startTime: booking.startTime } : {}) });
-      saved = true;
+      saved = await bookingTasks.save(accountId, ref, input.execution, { ...known, state, eventAt: booking.occurredAt, ...(booking.startTime ? { startTime: booking.startTime } : {}) });
+      if (!saved) throw lostLease(ref);
       return { step: 'task', outcome: 'updated', detail: known.taskId };
     }
 
@@ -66,8 +73,14 @@ export async function recordBookingTask(deps: BookingTaskDeps, input: BookingSte
     if (!list) throw new OnboardingListMissing(`Account ${accountId} has no onboarding list in ClickUp yet`);
     // A first event that is a cancel still leaves a (cancelled) task: the booking happened.
     const [task] = await taskTool.ensureTasks(list.id, [newTaskFor(booking)]);
-    await bookingTasks.save(accountId, ref, { taskId: task!.id, ...(task!.url ? { url: task!.url } : {}), state, eventAt: booking.occurredAt, ...(booking.startTime ? { startTime: booking.startTime } : {}) });
-    saved = true;
+    saved = await bookingTasks.save(accountId, ref, input.execution, {
+      taskId: task!.id,
+      ...(task!.url ? { url: task!.url } : {}),
+      state,
+      eventAt: booking.occurredAt,
+      ...(booking.startTime ? { startTime: booking.startTime } : {}),
+    });
+    if (!saved) throw lostLease(ref);
     return { step: 'task', outcome: 'created', detail: task!.id };
   } finally {
     if (!saved) await bookingTasks.release(accountId, ref, input.execution);

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { dynamodbAccounts } from '../../../lib/accounts/dynamodb-accounts.ts';
 import { clickupTaskTool } from '../../../lib/integrations/clickup-task-tool.ts';
-import { dynamodbLedger } from '../../../lib/onboarding/ledger.ts';
+import { dynamodbLedger } from '../../../lib/provisioning/dynamodb-ledger.ts';
 import { dynamodbWebhookIntegrations } from '../../../lib/webhooks/dynamodb-webhook-integrations.ts';
 import { clickupVendor } from '../../../local/emulators/clickup.ts';
 import { slackVendor } from '../../../local/emulators/slack.ts';

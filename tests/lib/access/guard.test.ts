@@ -1,8 +1,9 @@
 // The guard against in-memory ports: who is calling, and what they may do to
 // the account the request names.
 import { describe, expect, it } from 'vitest';
-import { accessGuard, type Caller, type Guard, type Naming } from '../../../lib/access/guard.ts';
-import { keyKindOf, type Access, type KeyKind } from '../../../lib/api/route.ts';
+import { accessGuard } from '../../../lib/access/guard.ts';
+import type { Caller, Guard, Naming } from '../../../lib/http/guard.ts';
+import { keyKindOf, type Access, type KeyKind } from '../../../lib/http/route.ts';
 import { fakeMemberships, user } from '../../support/account-fakes.ts';
 
 const ACCOUNT = '11111111-2222-4333-8444-555555555555';

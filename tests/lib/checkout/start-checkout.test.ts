@@ -5,11 +5,11 @@ import {
   createPublicCheckout,
   type CheckoutDeps,
 } from '../../../lib/checkout/start-checkout.ts';
+import { firstAccountIdOf } from '../../../lib/accounts/open-account.ts';
 import { ConfigError } from '../../../lib/config.ts';
 import { Forbidden, InvalidInput, RateLimited } from '../../../lib/errors.ts';
+import { ANONYMOUS, type Grant } from '../../../lib/http/guard.ts';
 import type { PaidPlan } from '../../../lib/payments/plans.ts';
-import { ANONYMOUS, type Grant } from '../../../lib/access/guard.ts';
-import { firstAccountIdOf } from '../../../lib/accounts/open-account.ts';
 import { fakeMemberships, user as newUser } from '../../support/account-fakes.ts';
 import { fakeAccounts } from '../../support/fakes.ts';
 import { MemoryRateLimiter } from '../auth/fakes.ts';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { accessGuard } from '../../../lib/access/guard.ts';
-import { route, type RouteSpec } from '../../../lib/api/route.ts';
 import { Conflict, InvalidInput, RateLimited, VendorError } from '../../../lib/errors.ts';
 import { httpEndpoint, json } from '../../../lib/http/endpoint.ts';
+import { route, type RouteSpec } from '../../../lib/http/route.ts';
 import { httpEvent, lambdaContext } from '../../support/events.ts';
 
 const echoRoute = route({

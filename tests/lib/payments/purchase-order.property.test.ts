@@ -9,11 +9,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { receivePaymentEvent } from '../../../lib/payments/receive-payment-event.ts';
 import { toPaymentEvent } from '../../../lib/payments/stripe-payments.ts';
-import { DeliveryInProgress } from '../../../lib/webhooks/deliveries.ts';
+import { DeliveryInProgress } from '../../../lib/deliveries/deliveries.ts';
 import { fakeInvitations, fakeMemberships } from '../../support/account-fakes.ts';
-import { fakeAccounts, fakeFollowUps, fakeMailer } from '../../support/fakes.ts';
+import { fakeAccounts, fakeDeliveries, fakeFollowUps, fakeMailer } from '../../support/fakes.ts';
 import { recordingLogger } from '../auth/fakes.ts';
-import { fakeDeliveries } from '../webhooks/fakes.ts';
 import { fakeBilling, fakePayments, signed } from './fakes.ts';
 
 const PRICES = { starter: 'price_starter', pro: 'price_pro', enterprise: 'price_enterprise' };

@@ -1,23 +1,22 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Account } from '../../../lib/accounts/accounts.ts';
+import { DELIVERY_CLAIMS, DeliveryInProgress } from '../../../lib/deliveries/deliveries.ts';
 import { InvalidInput } from '../../../lib/errors.ts';
 import { applyBillingEvent, chooseFreePlan, REMEMBERED_EVENTS, type Billing } from '../../../lib/payments/billing.ts';
 import type { BillingEvent } from '../../../lib/payments/payments.ts';
 import { receivePaymentEvent } from '../../../lib/payments/receive-payment-event.ts';
-import { DeliveryInProgress } from '../../../lib/webhooks/deliveries.ts';
 import { fakeInvitations, fakeMemberships } from '../../support/account-fakes.ts';
-import { fakeAccounts, fakeFollowUps, fakeMailer } from '../../support/fakes.ts';
+import { fakeAccounts, fakeDeliveries, fakeFollowUps, fakeMailer } from '../../support/fakes.ts';
 import { recordingLogger } from '../auth/fakes.ts';
-import { fakeDeliveries } from '../webhooks/fakes.ts';
 import { fakeBilling, fakePayments, signed } from './fakes.ts';
 
-const LEASE_MS = 60_000;
+const LEASE_MS = DELIVERY_CLAIMS.leaseMs;
 
 function setup() {
   const { store, accounts, members } = fakeAccounts();
   const billing = fakeBilling(accounts);
   let now = new Date('2026-01-01T00:00:00Z');
-  const deliveries = fakeDeliveries({ now: () => now, leaseMs: LEASE_MS });
+  const deliveries = fakeDeliveries({ now: () => now });
   const log = recordingLogger();
   const followUps = fakeFollowUps();
   const memberships = fakeMemberships();
@@ -32,8 +31,6 @@ function setup() {
     team: { accounts: store, memberships, invitations, mailer, portalUrl: 'https://portal.test' },
     followUps,
     log,
-    // A copy polls for the delivery holding the event on real time, briefly; leases run on the clock above.
-    sleep: () => new Promise<void>((r) => setTimeout(r, 1)),
   };
   const account = (id = 'acct-1', extra: Partial<Account> = {}) => {
     accounts.set(id, { id, status: 'provisioning', created_at: 'then', updated_at: 'then', ...extra });
@@ -102,19 +99,19 @@ describe('the payment webhook', () => {
       billing_version: 1,
       billing_event_at: 1_800_000_000,
     });
-    expect(deliveries.rows.get(`stripe#${event.id}`)).toMatchObject({ status: 'done', source: 'stripe', outcome: 'applied', accountId: 'acct-1' });
+    expect(deliveries.rows.get(`stripe#${event.id}`)).toMatchObject({ value: 'applied', about: { source: 'stripe', account_id: 'acct-1' } });
   });
 
-  it('takes effect once when the same event arrives 20 times at once: the copies wait for the first, and do not redo it', async () => {
+  it('takes effect once when the same event arrives 20 times at once: the copies are told at once to come back, and a later one is acknowledged', async () => {
     const { receive, account, accounts, billing } = setup();
     account();
     const event = ev({ type: 'checkout.session.completed' });
-    const outcomes = await Promise.all(Array.from({ length: 20 }, () => receive(event)));
-    expect(outcomes.filter((o) => o === 'applied')).toHaveLength(1);
-    expect(outcomes.filter((o) => o === 'already-processed')).toHaveLength(19);
+    const outcomes = await Promise.allSettled(Array.from({ length: 20 }, () => receive(event)));
+    expect(outcomes.filter((o) => o.status === 'fulfilled').map((o) => o.value)).toEqual(['applied']);
+    for (const o of outcomes.filter((o) => o.status === 'rejected')) expect(o.reason).toBeInstanceOf(DeliveryInProgress);
     expect(billing.writes).toBe(1);
     expect(accounts.get('acct-1')).toMatchObject({ billing_version: 1, billing_events: [event.id] });
-    // And again, later: answered from the log without touching the account.
+    // Stripe's retry, later: answered from the log without touching the account.
     expect(await receive(event)).toBe('already-processed');
     expect(billing.writes).toBe(1);
   });
@@ -124,17 +121,17 @@ describe('the payment webhook', () => {
     account();
     // Crashed after the claim, before the change: while its lease runs, a retry is told to come back later (409)...
     const first = ev({ type: 'checkout.session.completed' });
-    await deliveries.claim(`stripe#${first.id}`, { source: 'stripe' });
+    await deliveries.acquire(`stripe#${first.id}`, 'crashed', { source: 'stripe' });
     await expect(receive(first)).rejects.toBeInstanceOf(DeliveryInProgress);
     expect(billing.writes).toBe(0);
     // ...and once it has run out, the next delivery takes the event over and applies it.
     later(LEASE_MS + 1);
     expect(await receive(first)).toBe('applied');
-    expect(deliveries.rows.get(`stripe#${first.id}`)).toMatchObject({ status: 'done', outcome: 'applied', accountId: 'acct-1' });
+    expect(deliveries.rows.get(`stripe#${first.id}`)).toMatchObject({ value: 'applied', about: { account_id: 'acct-1' } });
 
     // Crashed after the change, before recording it done: the delivery that takes over changes nothing, and records it done.
     const second = ev({ type: 'invoice.payment_failed', status: 'past_due', created: 1_800_000_100 });
-    await deliveries.claim(`stripe#${second.id}`, { source: 'stripe' });
+    await deliveries.acquire(`stripe#${second.id}`, 'crashed', { source: 'stripe' });
     const current = (await deps.billing.billingOf('acct-1'))!;
     const change = applyBillingEvent(current, second);
     if (change.outcome !== 'applied') throw new Error(change.outcome);
@@ -143,7 +140,7 @@ describe('the payment webhook', () => {
     later(LEASE_MS + 1);
     expect(await receive(second)).toBe('duplicate');
     expect(billing.writes).toBe(writes);
-    expect(deliveries.rows.get(`stripe#${second.id}`)).toMatchObject({ status: 'done', outcome: 'duplicate', accountId: 'acct-1' });
+    expect(deliveries.rows.get(`stripe#${second.id}`)).toMatchObject({ value: 'duplicate', about: { account_id: 'acct-1' } });
     expect(accounts.get('acct-1')?.subscription_status).toBe('past_due');
     expect(await receive(second)).toBe('already-processed');
   });
@@ -171,7 +168,7 @@ describe('the payment webhook', () => {
     expect(await slow).toBe('duplicate');
     expect(billing.writes).toBe(1);
     expect(accounts.get('acct-1')).toMatchObject({ billing_version: 1, billing_events: [event.id] });
-    expect(deliveries.rows.get(`stripe#${event.id}`)).toMatchObject({ status: 'done', outcome: 'applied', accountId: 'acct-1' });
+    expect(deliveries.rows.get(`stripe#${event.id}`)).toMatchObject({ value: 'applied', about: { account_id: 'acct-1' } });
   });
 
   it("gives the event back when its delivery fails, so Stripe's retry applies it", async () => {
@@ -275,7 +272,7 @@ describe('the payment webhook', () => {
     expect(await receive(completed)).toBe('already-processed');
 
     expect(accounts.get('acct-paying')).toEqual(before);
-    expect(deliveries.rows.get(`stripe#${completed.id}`)).toEqual(expect.objectContaining({ status: 'done', outcome: 'conflict', accountId: 'acct-paying' }));
+    expect(deliveries.rows.get(`stripe#${completed.id}`)).toEqual(expect.objectContaining({ value: 'conflict', about: expect.objectContaining({ account_id: 'acct-paying' }) }));
     expect(log.entries).toContainEqual(expect.objectContaining({ level: 'warn', message: 'a public checkout matches an account that pays for another subscription; not linked' }));
     expect(await followUps.listOpen()).toEqual([
       expect.objectContaining({
@@ -309,8 +306,8 @@ describe('the payment webhook', () => {
     const { receive, accounts, members, deliveries, log } = setup();
     const stranger = ev({ reference: undefined, customerId: 'cus_stranger' });
     expect(await receive(stranger)).toBe('unmatched');
-    expect(deliveries.rows.get(`stripe#${stranger.id}`)).toEqual(expect.objectContaining({ status: 'done', outcome: 'unmatched' }));
-    expect(deliveries.rows.get(`stripe#${stranger.id}`)).not.toHaveProperty('accountId');
+    expect(deliveries.rows.get(`stripe#${stranger.id}`)).toMatchObject({ value: 'unmatched', about: { source: 'stripe' } });
+    expect(deliveries.rows.get(`stripe#${stranger.id}`)!.about).not.toHaveProperty('account_id');
     expect(accounts.size + members.size).toBe(0);
     expect(log.entries).toContainEqual(expect.objectContaining({ level: 'warn', message: 'payment event matches no account' }));
 

@@ -6,8 +6,7 @@ import { parseBookingEvent, type BookingEvent } from '../../../lib/webhooks/book
 import { bookingRef, newTaskFor } from '../../../lib/webhooks/booking-text.ts';
 import { postBookingAlert } from '../../../lib/webhooks/steps/post-booking-alert.ts';
 import { BookingTaskBusy, OnboardingListMissing, recordBookingTask, type BookingStepInput } from '../../../lib/webhooks/steps/record-booking-task.ts';
-import { fakeAccounts, fakeChat, fakeLedger, fakeTaskTool } from '../../support/fakes.ts';
-import { fakeBookingTasks } from './fakes.ts';
+import { fakeAccounts, fakeBookingTasks, fakeChat, fakeLedger, fakeTaskTool } from '../../support/fakes.ts';
 
 const calendly = JSON.parse(readFileSync('tests/fixtures/webhooks/calendly-invitee-created.json', 'utf8'));
 const calcom = JSON.parse(readFileSync('tests/fixtures/webhooks/calcom-booking-created.json', 'utf8'));
@@ -48,6 +47,8 @@ beforeEach(async () => {
   deps = { taskTool, ledger, bookingTasks };
 });
 
+/** Booking leases still held: none once a step has ended, whichever way. */
+const leasesHeld = () => [...bookingTasks.claims.rows.values()].filter((row) => row.holder !== undefined);
 const tasksInList = () => [...taskTool.tasks.values()].filter((t) => t.listId === 'list-onboarding');
 
 describe('the booking task', () => {
@@ -67,7 +68,7 @@ describe('the booking task', () => {
     // A redrive of the same execution finds the task; nothing new is created.
     await recordBookingTask(deps, input);
     expect(tasksInList()).toHaveLength(1);
-    expect(bookingTasks.leases.size).toBe(0);
+    expect(leasesHeld()).toEqual([]);
   });
 
   it('is marked cancelled by a cancel', async () => {
@@ -125,9 +126,9 @@ describe('the booking task', () => {
 
   it('waits (a retried error) while the account has no onboarding list, or another event of the booking holds it', async () => {
     const input = job(read(calcom));
-    ledger.entries.delete('acct|clickup#list#onboarding');
+    ledger.claims.rows.delete('acct|clickup#list#onboarding');
     await expect(recordBookingTask(deps, input)).rejects.toBeInstanceOf(OnboardingListMissing);
-    expect(bookingTasks.leases.size).toBe(0);
+    expect(leasesHeld()).toEqual([]);
     await ledger.put('acct', 'clickup#list#onboarding', { id: 'list-onboarding' });
     await bookingTasks.claim('acct', bookingRef('calcom', input.booking.bookingId), 'another-execution');
     await expect(recordBookingTask(deps, input)).rejects.toBeInstanceOf(BookingTaskBusy);

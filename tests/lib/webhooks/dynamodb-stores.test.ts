@@ -1,108 +1,17 @@
-// The webhooks' DynamoDB adapters against dynalite.
+// The webhooks' DynamoDB adapters against dynalite (the delivery log's are in tests/lib/deliveries/).
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { dynamodbIntegrations, hashSecret } from '../../../lib/accounts/integrations.ts';
+import { dynamodbLedger } from '../../../lib/provisioning/dynamodb-ledger.ts';
 import { dynamodbBookingTasks } from '../../../lib/webhooks/dynamodb-booking-tasks.ts';
-import { dynamodbDeliveries } from '../../../lib/webhooks/dynamodb-deliveries.ts';
 import { dynamodbMembershipMembers } from '../../../lib/webhooks/dynamodb-membership-members.ts';
 import { dynamodbWebhookIntegrations } from '../../../lib/webhooks/dynamodb-webhook-integrations.ts';
-import { accountForPathSecret } from '../../../lib/webhooks/webhook-integrations.ts';
 import type { MembershipMember } from '../../../lib/webhooks/membership-state.ts';
-import { dynamodbLedger } from '../../../lib/onboarding/ledger.ts';
+import { accountForPathSecret } from '../../../lib/webhooks/webhook-integrations.ts';
 import { useDynamo } from '../../support/dynamo.ts';
 
 const d = useDynamo();
 const id = () => crypto.randomUUID();
-const about = { accountId: 'acct', source: 'test' };
-
-describe('the delivery log', () => {
-  it('lets exactly one of many concurrent deliveries claim an event, and remembers what it did', async () => {
-    const log = dynamodbDeliveries(d);
-    const key = `k-${id()}`;
-    const claims = await Promise.all(Array.from({ length: 10 }, () => log.claim(key, about)));
-    const won = claims.filter((c) => c.state === 'claimed');
-    expect(won).toHaveLength(1);
-    expect(claims.filter((c) => c.state === 'in-progress')).toHaveLength(9);
-    await log.complete(key, (won[0] as { token: string }).token, 'queued: x');
-    expect(await log.claim(key, about)).toEqual({ state: 'done', outcome: 'queued: x' });
-    const row = (await d.db.send(new GetCommand({ TableName: d.tables.webhook_events, Key: { event_key: key } }))).Item!;
-    expect(row).toMatchObject({ status: 'done', account_id: 'acct', source: 'test', outcome: 'queued: x' });
-    expect(row.expires_at).toBeGreaterThan(Date.now() / 1000 + 29 * 86_400);
-  });
-
-  it('records the account when the work found it, for an event claimed before its account was known', async () => {
-    const log = dynamodbDeliveries(d);
-    const key = `k-${id()}`;
-    const claim = await log.claim(key, { source: 'stripe' });
-    if (claim.state !== 'claimed') throw new Error('not claimed');
-    const read = async () => (await d.db.send(new GetCommand({ TableName: d.tables.webhook_events, Key: { event_key: key } }))).Item!;
-    expect(await read()).not.toHaveProperty('account_id');
-    await log.complete(key, claim.token, 'applied', 'acct-found');
-    expect(await read()).toMatchObject({ status: 'done', source: 'stripe', outcome: 'applied', account_id: 'acct-found' });
-    // Nor does a completion without an account remove the one named at the claim.
-    const other = `k-${id()}`;
-    const held = await log.claim(other, about);
-    await log.complete(other, (held as { token: string }).token, 'queued');
-    expect((await d.db.send(new GetCommand({ TableName: d.tables.webhook_events, Key: { event_key: other } }))).Item).toMatchObject({ status: 'done', account_id: 'acct' });
-  });
-
-  it('hands a released claim to the next delivery, and only the holder can release or complete it', async () => {
-    const log = dynamodbDeliveries(d);
-    const key = `k-${id()}`;
-    const first = await log.claim(key, about);
-    if (first.state !== 'claimed') throw new Error('not claimed');
-    await log.release(key, 'someone-else');
-    await log.complete(key, 'someone-else', 'applied');
-    expect((await log.claim(key, about)).state).toBe('in-progress');
-    await log.release(key, first.token);
-    expect((await log.claim(key, about)).state).toBe('claimed');
-  });
-
-  it('lets a retry take over a claim whose lease ran out (its holder died), and forgets events after their retention', async () => {
-    let now = new Date('2026-01-01T00:00:00Z');
-    const log = dynamodbDeliveries({ ...d, now: () => now, settings: { leaseMs: 60_000, retentionDays: 30 } });
-    const key = `k-${id()}`;
-    const dead = await log.claim(key, about);
-    expect(dead.state).toBe('claimed');
-    now = new Date(now.getTime() + 59_000);
-    expect((await log.claim(key, about)).state).toBe('in-progress');
-    now = new Date(now.getTime() + 2_000);
-    const retry = await log.claim(key, about);
-    if (retry.state !== 'claimed') throw new Error('not taken over');
-    // The dead holder's late completion changes nothing: the retry's claim stands.
-    await log.complete(key, (dead as { token: string }).token, 'applied');
-    expect((await log.claim(key, about)).state).toBe('in-progress');
-    await log.complete(key, retry.token, 'applied');
-    expect((await log.claim(key, about)).state).toBe('done');
-    now = new Date(now.getTime() + 31 * 86_400_000);
-    expect((await log.claim(key, about)).state).toBe('claimed');
-  });
-});
-
-describe('the delivery log, looked at by a waiting duplicate', () => {
-  it('sees a live claim in progress, then done with its outcome; a given-back, lapsed or forgotten event as free', async () => {
-    let now = new Date('2026-01-01T00:00:00Z');
-    const log = dynamodbDeliveries({ ...d, now: () => now, settings: { leaseMs: 60_000, retentionDays: 30 } });
-    const key = `k-${id()}`;
-    expect(await log.peek(key)).toEqual({ state: 'free' });
-    const held = await log.claim(key, about);
-    if (held.state !== 'claimed') throw new Error('not claimed');
-    expect(await log.peek(key)).toEqual({ state: 'in-progress' });
-    await log.release(key, held.token);
-    expect(await log.peek(key)).toEqual({ state: 'free' });
-
-    const again = await log.claim(key, about);
-    if (again.state !== 'claimed') throw new Error('not claimed');
-    now = new Date(now.getTime() + 61_000);
-    expect(await log.peek(key)).toEqual({ state: 'free' });
-    const retry = await log.claim(key, about);
-    if (retry.state !== 'claimed') throw new Error('not taken over');
-    await log.complete(key, retry.token, 'queued: x');
-    expect(await log.peek(key)).toEqual({ state: 'done', outcome: 'queued: x' });
-    now = new Date(now.getTime() + 31 * 86_400_000);
-    expect(await log.peek(key)).toEqual({ state: 'free' });
-  });
-});
 
 describe('webhook integrations', () => {
   it('finds the account by its secret, and after a rotation only by the new one', async () => {
@@ -124,6 +33,18 @@ describe('webhook integrations', () => {
     expect((await store.get(accountId))!.secret).toBe(rotated.secret);
   });
 
+  it('finds the account and its signing keys from the path secret in one read', async () => {
+    const calls: string[] = [];
+    const db = { send: (command: { constructor: { name: string } }) => (calls.push(command.constructor.name), d.db.send(command as never)) } as unknown as typeof d.db;
+    const store = dynamodbWebhookIntegrations({ ...d, db });
+    const accountId = id();
+    const { secret } = await store.ensure(accountId);
+    await store.setSigningKeys(accountId, { calendly: 'k1' });
+    calls.length = 0;
+    expect(await accountForPathSecret(store, secret)).toMatchObject({ accountId, signingKeys: { calendly: 'k1' } });
+    expect(calls).toEqual(['GetCommand']);
+  });
+
   it('answers the same 404 for unknown, truncated, padded and wrong secrets of the right length', async () => {
     const store = dynamodbWebhookIntegrations(d);
     const { secret } = await store.ensure(id());
@@ -133,15 +54,68 @@ describe('webhook integrations', () => {
     }
   });
 
-  it('refuses an index entry whose account has moved on to another secret (an interrupted rotation)', async () => {
+  it('leaves no stray way in when a rotation is interrupted: the old secret works until the next settings read finishes the rotation', async () => {
+    const accountId = id();
+    const store = dynamodbWebhookIntegrations(d);
+    const first = await store.ensure(accountId);
+    await store.setSigningKeys(accountId, { calendly: 'k1' });
+    // The Lambda dies right after the row names the next secret, before the old one is revoked.
+    const puts: string[] = [];
+    const dying = {
+      send: (command: { constructor: { name: string }; input: { TableName?: string; Item?: { secret_hash?: string }; ReturnValues?: string } }) => {
+        if (command.input.Item?.secret_hash) puts.push(command.input.Item.secret_hash);
+        if (command.input.TableName === d.tables.webhook_secrets && command.input.ReturnValues === 'ALL_NEW') return Promise.reject(new Error('Task timed out'));
+        return d.db.send(command as never);
+      },
+    } as unknown as typeof d.db;
+    await expect(dynamodbWebhookIntegrations({ ...d, db: dying }).rotate(accountId)).rejects.toThrow('Task timed out');
+    const row = (await d.db.send(new GetCommand({ TableName: d.tables.integrations, Key: { account_id: accountId } }))).Item!;
+    expect(hashSecret(row.next_secret)).toBe(puts[0]);
+    // The new entry opens nothing yet; the old secret still does, with its keys.
+    await expect(accountForPathSecret(store, row.next_secret)).rejects.toMatchObject({ code: 'not_found' });
+    expect(await accountForPathSecret(store, first.secret)).toEqual({ accountId, signingKeys: { calendly: 'k1' } });
+
+    // Reading the settings finishes the rotation: the owner is shown the new secret, which now works, with the keys.
+    const settled = (await store.get(accountId))!;
+    expect(settled.secret).toBe(row.next_secret);
+    expect(await accountForPathSecret(store, settled.secret)).toEqual({ accountId, signingKeys: { calendly: 'k1' } });
+    await expect(accountForPathSecret(store, first.secret)).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('never opens the entry of a rotation that lost to another', async () => {
+    const accountId = id();
+    const store = dynamodbWebhookIntegrations(d);
+    await store.ensure(accountId);
+    const puts: string[] = [];
+    const recording = {
+      send: (command: { input: { Item?: { secret_hash?: string } } }) => {
+        if (command.input.Item?.secret_hash) puts.push(command.input.Item.secret_hash);
+        return d.db.send(command as never);
+      },
+    } as unknown as typeof d.db;
+    const racing = dynamodbWebhookIntegrations({ ...d, db: recording });
+    await Promise.allSettled(Array.from({ length: 4 }, () => racing.rotate(accountId)));
+    const current = hashSecret((await store.get(accountId))!.secret);
+    expect(puts).toContain(current);
+    for (const hash of puts.filter((h) => h !== current)) expect(await store.inboundFor(hash)).toBeUndefined();
+  });
+
+  it('keeps every signing key set while rotations run, on whichever secret is current', async () => {
     const store = dynamodbWebhookIntegrations(d);
     const accountId = id();
     await store.ensure(accountId);
-    const stray = 'S'.repeat(43);
-    await d.db.send(
-      new (await import('@aws-sdk/lib-dynamodb')).PutCommand({ TableName: d.tables.webhook_secrets, Item: { secret_hash: hashSecret(stray), account_id: accountId, status: 'active' } }),
-    );
-    await expect(accountForPathSecret(store, stray)).rejects.toMatchObject({ code: 'not_found' });
+    const results = await Promise.allSettled([
+      store.rotate(accountId),
+      store.setSigningKeys(accountId, { calendly: 'k1' }),
+      store.rotate(accountId),
+      store.setSigningKeys(accountId, { calcom: 'k2' }),
+      store.rotate(accountId),
+    ]);
+    for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'rotation_in_progress' });
+    const expected = { ...(results[1]!.status === 'fulfilled' ? { calendly: 'k1' } : {}), ...(results[3]!.status === 'fulfilled' ? { calcom: 'k2' } : {}) };
+    const current = (await store.get(accountId))!;
+    expect(current.signingKeys).toEqual(expected);
+    expect((await accountForPathSecret(store, current.secret)).signingKeys).toEqual(expected);
   });
 
   it('gives concurrent rotations one winner each time, and every secret but the last stops working', async () => {
@@ -207,24 +181,19 @@ describe('membership members', () => {
 });
 
 describe('booking tasks', () => {
-  it('lets one holder write a booking at a time, until it saves, releases, or its lease runs out', async () => {
-    let now = new Date('2026-01-01T00:00:00Z');
-    const tasks = dynamodbBookingTasks({ ...d, now: () => now });
+  it('keep each booking\'s task as a provisioning ledger entry, written by one holder at a time', async () => {
+    const tasks = dynamodbBookingTasks(d);
     const ref = `calcom#${id()}`;
     expect(await tasks.claim('acct', ref, 'exec-a')).toBe(true);
-    expect(await tasks.claim('acct', ref, 'exec-a')).toBe(true);
     expect(await tasks.claim('acct', ref, 'exec-b')).toBe(false);
-    await tasks.save('acct', ref, { taskId: 't1', url: 'https://t/1', state: 'booked', eventAt: '2026-01-01T00:00:00.000Z', startTime: '2026-02-01T10:00:00.000Z' });
-    expect(await tasks.get('acct', ref)).toEqual({ taskId: 't1', url: 'https://t/1', state: 'booked', eventAt: '2026-01-01T00:00:00.000Z', startTime: '2026-02-01T10:00:00.000Z' });
+    const record = { taskId: 't1', url: 'https://t/1', state: 'booked' as const, eventAt: '2026-01-01T00:00:00.000Z', startTime: '2026-02-01T10:00:00.000Z' };
+    expect(await tasks.save('acct', ref, 'exec-a', record)).toBe(true);
+    expect(await tasks.get('acct', ref)).toEqual(record);
     // The ledger sees the task id where every ledger entry keeps it.
     expect(await dynamodbLedger(d).get('acct', `booking#${ref}`)).toMatchObject({ id: 't1' });
     expect(await tasks.claim('acct', ref, 'exec-b')).toBe(true);
-    await tasks.release('acct', ref, 'exec-a');
-    expect(await tasks.claim('acct', ref, 'exec-c')).toBe(false);
+    expect(await tasks.save('acct', ref, 'exec-a', { ...record, state: 'cancelled' })).toBe(false);
     await tasks.release('acct', ref, 'exec-b');
-    expect(await tasks.claim('acct', ref, 'exec-c')).toBe(true);
-    now = new Date(now.getTime() + 181_000);
-    expect(await tasks.claim('acct', ref, 'exec-d')).toBe(true);
-    expect((await tasks.get('acct', ref))?.taskId).toBe('t1');
+    expect(await tasks.get('acct', ref)).toEqual(record);
   });
 });

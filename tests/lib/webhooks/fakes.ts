@@ -4,92 +4,57 @@ import type { Member } from '../../../lib/accounts/accounts.ts';
 import { hashSecret, newWebhookSecret } from '../../../lib/accounts/integrations.ts';
 import type { OnboardingWorkflow } from '../../../lib/onboarding/workflow.ts';
 import type { BookingJob, BookingQueue } from '../../../lib/webhooks/booking-queue.ts';
-import type { BookingTaskRecord, BookingTasks } from '../../../lib/webhooks/booking-tasks.ts';
-import type { Claim, DeliveryLog } from '../../../lib/webhooks/deliveries.ts';
 import type { MembershipMembers } from '../../../lib/webhooks/membership-members.ts';
 import type { MembershipMember } from '../../../lib/webhooks/membership-state.ts';
-import type { WebhookIntegration, WebhookIntegrations } from '../../../lib/webhooks/webhook-integrations.ts';
-
-export interface FakeDeliveryRow {
-  status: 'processing' | 'done';
-  token: string;
-  source: string;
-  accountId?: string;
-  outcome?: string;
-  /** While processing: when the claim's lease runs out (epoch ms). */
-  leaseUntil?: number;
-}
+import type { SigningKeyName, SigningKeys, WebhookIntegration, WebhookIntegrations } from '../../../lib/webhooks/webhook-integrations.ts';
 
 /**
- * The delivery log, with leases as dynamodbDeliveries keeps them: a claim
- * still processing when its lease has run out (by `now`) is taken over.
+ * Webhook settings as dynamodbWebhookIntegrations keeps them: the account's
+ * row (its current secret) and, per secret hash, an index entry holding the
+ * account, whether it is active, and the signing keys, which a rotation
+ * carries over to the new secret's entry.
  */
-export function fakeDeliveries(options: { now?: () => Date; leaseMs?: number } = {}): DeliveryLog & { rows: Map<string, FakeDeliveryRow> } {
-  const now = options.now ?? (() => new Date());
-  const leaseMs = options.leaseMs ?? 60_000;
-  const rows = new Map<string, FakeDeliveryRow>();
-  return {
-    rows,
-    async claim(key, about): Promise<Claim> {
-      const row = rows.get(key);
-      if (row?.status === 'done') return { state: 'done', outcome: row.outcome };
-      if (row && row.leaseUntil! >= now().getTime()) return { state: 'in-progress' };
-      const token = crypto.randomUUID();
-      rows.set(key, { status: 'processing', token, source: about.source, ...(about.accountId ? { accountId: about.accountId } : {}), leaseUntil: now().getTime() + leaseMs });
-      return { state: 'claimed', token };
-    },
-    async complete(key, token, outcome, accountId) {
-      const row = rows.get(key);
-      if (row?.token !== token) return;
-      const { leaseUntil: _lease, ...held } = row;
-      rows.set(key, { ...held, status: 'done', outcome, ...(accountId ? { accountId } : {}) });
-    },
-    async release(key, token) {
-      const row = rows.get(key);
-      if (row?.token === token && row.status === 'processing') rows.delete(key);
-    },
-    async peek(key) {
-      const row = rows.get(key);
-      if (!row) return { state: 'free' };
-      if (row.status === 'done') return { state: 'done', outcome: row.outcome };
-      return row.leaseUntil! >= now().getTime() ? { state: 'in-progress' } : { state: 'free' };
-    },
+export function fakeWebhookIntegrations() {
+  const rows = new Map<string, Omit<WebhookIntegration, 'signingKeys'>>();
+  const index = new Map<string, { accountId: string; active: boolean; signingKeys: SigningKeys }>();
+  const view = (accountId: string): WebhookIntegration | undefined => {
+    const row = rows.get(accountId);
+    return row && structuredClone({ ...row, signingKeys: index.get(hashSecret(row.secret))!.signingKeys });
   };
-}
-
-export function fakeWebhookIntegrations(): WebhookIntegrations & { rows: Map<string, WebhookIntegration>; index: Map<string, { accountId: string; active: boolean }> } {
-  const rows = new Map<string, WebhookIntegration>();
-  const index = new Map<string, { accountId: string; active: boolean }>();
-  const store = {
+  const store: WebhookIntegrations & { rows: typeof rows; index: typeof index } = {
     rows,
     index,
-    accountForSecretHash: async (hash: string) => (index.get(hash)?.active ? index.get(hash)!.accountId : undefined),
-    get: async (accountId: string) => rows.get(accountId) && structuredClone(rows.get(accountId)!),
-    async ensure(accountId: string) {
+    async inboundFor(hash) {
+      const entry = index.get(hash);
+      return entry?.active ? { accountId: entry.accountId, signingKeys: { ...entry.signingKeys } } : undefined;
+    },
+    get: async (accountId) => view(accountId),
+    async ensure(accountId) {
       if (!rows.has(accountId)) {
         const secret = newWebhookSecret();
-        rows.set(accountId, { accountId, secret, signingKeys: {}, createdAt: new Date().toISOString() });
-        index.set(hashSecret(secret), { accountId, active: true });
+        rows.set(accountId, { accountId, secret, createdAt: new Date().toISOString() });
+        index.set(hashSecret(secret), { accountId, active: true, signingKeys: {} });
       }
-      return structuredClone(rows.get(accountId)!);
+      return view(accountId)!;
     },
-    async rotate(accountId: string) {
+    async rotate(accountId) {
       const row = rows.get(accountId)!;
+      const old = index.get(hashSecret(row.secret))!;
       const secret = newWebhookSecret();
-      index.set(hashSecret(secret), { accountId, active: true });
-      index.set(hashSecret(row.secret), { accountId, active: false });
+      index.set(hashSecret(secret), { accountId, active: true, signingKeys: old.signingKeys });
+      index.set(hashSecret(row.secret), { ...old, active: false });
       rows.set(accountId, { ...row, secret, rotatedAt: new Date().toISOString() });
-      return structuredClone(rows.get(accountId)!);
+      return view(accountId)!;
     },
-    async setSigningKeys(accountId: string, changes: Record<string, string | null | undefined>) {
-      const row = rows.get(accountId)!;
-      const keys: Record<string, string> = { ...row.signingKeys };
-      for (const [k, v] of Object.entries(changes)) {
+    async setSigningKeys(accountId, changes) {
+      const entry = index.get(hashSecret(rows.get(accountId)!.secret))!;
+      const keys: SigningKeys = { ...entry.signingKeys };
+      for (const [k, v] of Object.entries(changes) as [SigningKeyName, string | null | undefined][]) {
         if (v === null) delete keys[k];
         else if (v !== undefined) keys[k] = v;
       }
-      rows.set(accountId, { ...row, signingKeys: keys });
-      return structuredClone(rows.get(accountId)!);
+      entry.signingKeys = keys;
+      return view(accountId)!;
     },
   };
   return store;
@@ -150,28 +115,4 @@ export function fakeBookingQueue(): BookingQueue & { jobs: Map<string, BookingJo
     },
   };
   return queue;
-}
-
-export function fakeBookingTasks(): BookingTasks & { records: Map<string, BookingTaskRecord>; leases: Map<string, string> } {
-  const records = new Map<string, BookingTaskRecord>();
-  const leases = new Map<string, string>();
-  const k = (accountId: string, ref: string) => `${accountId}|${ref}`;
-  return {
-    records,
-    leases,
-    get: async (accountId, ref) => records.get(k(accountId, ref)),
-    async claim(accountId, ref, holder) {
-      const held = leases.get(k(accountId, ref));
-      if (held && held !== holder) return false;
-      leases.set(k(accountId, ref), holder);
-      return true;
-    },
-    async save(accountId, ref, record) {
-      records.set(k(accountId, ref), { ...record });
-      leases.delete(k(accountId, ref));
-    },
-    async release(accountId, ref, holder) {
-      if (leases.get(k(accountId, ref)) === holder) leases.delete(k(accountId, ref));
-    },
-  };
 }

@@ -2,10 +2,11 @@
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { DeliveryInProgress } from '../../../lib/deliveries/deliveries.ts';
 import { bookingJobName } from '../../../lib/webhooks/booking-queue.ts';
-import { DeliveryInProgress, takeEffectOnce } from '../../../lib/webhooks/deliveries.ts';
 import { receiveBookingDelivery, type BookingDeps } from '../../../lib/webhooks/receive-booking.ts';
-import { fakeBookingQueue, fakeDeliveries, fakeWebhookIntegrations } from './fakes.ts';
+import { fakeDeliveries } from '../../support/fakes.ts';
+import { fakeBookingQueue, fakeWebhookIntegrations } from './fakes.ts';
 
 const NOW = new Date('2026-03-02T09:15:30Z');
 const calendly = readFileSync('tests/fixtures/webhooks/calendly-invitee-created.json', 'utf8');
@@ -22,7 +23,7 @@ beforeEach(async () => {
   integrations = fakeWebhookIntegrations();
   queue = fakeBookingQueue();
   secret = (await integrations.ensure('acct')).secret;
-  deps = { integrations, deliveries, queue, now: () => NOW, sleep: () => new Promise((r) => setTimeout(r, 1)) };
+  deps = { integrations, deliveries, queue, now: () => NOW };
 });
 
 const deliver = (rawBody: string, headers: Record<string, string> = {}, path = secret) => receiveBookingDelivery(deps, { secret: path, headers, rawBody });
@@ -43,10 +44,12 @@ describe('a booking delivery', () => {
     expect(queue.jobs.size).toBe(1);
   });
 
-  it('queues five identical deliveries arriving together once', async () => {
-    const outcomes = await Promise.all(Array.from({ length: 5 }, () => deliver(calcom)));
-    expect(outcomes.map((o) => o.outcome).sort()).toEqual(['duplicate', 'duplicate', 'duplicate', 'duplicate', 'queued']);
+  it('queues five identical deliveries arriving together once; the copies are told at once to retry, and a retry is a duplicate', async () => {
+    const outcomes = await Promise.allSettled(Array.from({ length: 5 }, () => deliver(calcom)));
+    expect(outcomes.filter((o) => o.status === 'fulfilled').map((o) => o.value)).toEqual([{ outcome: 'queued', detail: expect.any(String) }]);
+    for (const o of outcomes.filter((o) => o.status === 'rejected')) expect(o.reason).toBeInstanceOf(DeliveryInProgress);
     expect(queue.jobs.size).toBe(1);
+    expect(await deliver(calcom)).toEqual({ outcome: 'duplicate' });
   });
 
   it('keeps a delivery whose queueing failed for the provider to retry', async () => {
@@ -99,67 +102,5 @@ describe('booking signatures', () => {
     await expect(deliver(calcom, calcomSigned(calcom, 'wrong'))).rejects.toMatchObject({ code: 'invalid_signature' });
     expect(await deliver(calcom, calcomSigned(calcom, 'calcom-key'))).toMatchObject({ outcome: 'queued' });
     expect(queue.jobs.size).toBe(2);
-  });
-});
-
-describe('taking effect once', () => {
-  it('lets a waiting duplicate read where the event stands instead of claiming it again, and take it over when it is given back', async () => {
-    const log = fakeDeliveries();
-    const calls = { claim: 0, peek: 0 };
-    const counted = {
-      ...log,
-      claim: (...a: Parameters<typeof log.claim>) => (calls.claim++, log.claim(...a)),
-      peek: (...a: Parameters<typeof log.peek>) => (calls.peek++, log.peek(...a)),
-    };
-    const held = await log.claim('k', { accountId: 'a', source: 's' });
-    if (held.state !== 'claimed') throw new Error('not claimed');
-    let looks = 0;
-    const sleep = async () => {
-      // The holder's work fails on the third look: it gives the event back.
-      if (++looks === 3) await log.release('k', held.token);
-    };
-    const duplicate = await takeEffectOnce({ deliveries: counted, sleep }, 'k', { accountId: 'a', source: 's' }, async () => ({ outcome: 'done by the duplicate' }));
-    expect(duplicate).toEqual({ first: true, result: { outcome: 'done by the duplicate' } });
-    expect(calls).toEqual({ claim: 2, peek: 3 });
-  });
-
-  it('lets a duplicate wait for the delivery holding the event, then answer as a duplicate', async () => {
-    const log = fakeDeliveries();
-    let finish!: () => void;
-    const first = takeEffectOnce({ deliveries: log }, 'k', { accountId: 'a', source: 's' }, () => new Promise<{ outcome: string }>((r) => (finish = () => r({ outcome: 'applied' }))));
-    const second = takeEffectOnce({ deliveries: log, pollMs: 1, peerWaitMs: 5000 }, 'k', { accountId: 'a', source: 's' }, async () => ({ outcome: 'applied again' }));
-    await new Promise((r) => setTimeout(r, 10));
-    finish();
-    expect(await first).toEqual({ first: true, result: { outcome: 'applied' } });
-    expect(await second).toEqual({ first: false, outcome: 'applied' });
-  });
-
-  it("records the account the work names, when the claim could not name it", async () => {
-    const log = fakeDeliveries();
-    const once = await takeEffectOnce({ deliveries: log }, 'k', { source: 's' }, async () => ({ outcome: 'applied', accountId: 'acct-found' }));
-    expect(once).toEqual({ first: true, result: { outcome: 'applied', accountId: 'acct-found' } });
-    expect(log.rows.get('k')).toMatchObject({ status: 'done', source: 's', outcome: 'applied', accountId: 'acct-found' });
-  });
-
-  it('lets a retry take over a claim whose holder died, once its lease has run out', async () => {
-    let now = new Date('2026-01-01T00:00:00Z');
-    const log = fakeDeliveries({ now: () => now, leaseMs: 60_000 });
-    await log.claim('k', { accountId: 'a', source: 's' });
-    const attempt = () => takeEffectOnce({ deliveries: log, peerWaitMs: 0 }, 'k', { accountId: 'a', source: 's' }, async () => ({ outcome: 'applied' }));
-    await expect(attempt()).rejects.toBeInstanceOf(DeliveryInProgress);
-    now = new Date(now.getTime() + 60_001);
-    expect(await attempt()).toEqual({ first: true, result: { outcome: 'applied' } });
-    expect(await attempt()).toEqual({ first: false, outcome: 'applied' });
-  });
-
-  it('answers 409 (retry later) when the holder is still at work after the wait', async () => {
-    const log = fakeDeliveries();
-    await log.claim('k', { accountId: 'a', source: 's' });
-    const waits: number[] = [];
-    const attempt = takeEffectOnce({ deliveries: log, peerWaitMs: 300, sleep: async (ms) => void waits.push(ms) }, 'k', { accountId: 'a', source: 's' }, async () => ({ outcome: 'x' }));
-    await expect(attempt).rejects.toBeInstanceOf(DeliveryInProgress);
-    await expect(attempt).rejects.toMatchObject({ code: 'delivery_in_progress' });
-    // Soon at first, then less often, until the wait is over.
-    expect(waits).toEqual([10, 15, 23, 35, 53, 80, 100]);
   });
 });

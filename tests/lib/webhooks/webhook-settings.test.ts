@@ -55,7 +55,7 @@ describe('webhook settings', () => {
   it('set and clear signing keys, refusing a membership key that is not a Svix secret', async () => {
     const set = await setSigningKeys(deps, 'acct', { membership: ' whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw ', calendly: 'ck' }, API);
     expect(set.signingKeys).toEqual({ membership: true, calendly: true, calcom: false });
-    expect(integrations.rows.get('acct')!.signingKeys).toEqual({ membership: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', calendly: 'ck' });
+    expect((await integrations.get('acct'))!.signingKeys).toEqual({ membership: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', calendly: 'ck' });
     expect(JSON.stringify(set)).not.toContain('ck"');
     expect((await setSigningKeys(deps, 'acct', { calendly: null }, API)).signingKeys).toEqual({ membership: true, calendly: false, calcom: false });
     await expect(setSigningKeys(deps, 'acct', { membership: 'not-a-svix-secret' }, API)).rejects.toMatchObject({

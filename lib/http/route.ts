@@ -1,5 +1,5 @@
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
-import type { Permission } from '../access/permissions.ts';
+import type { Permission } from '../permissions.ts';
 
 export type { JSONSchema };
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -21,7 +21,7 @@ export type Access =
   | { who: 'user' }
   /** The admin key (x-admin-key), or a signed-in user whose app_metadata says role "admin". */
   | { who: 'admin' }
-  /** A signed-in user whose role in the account allows the permission (lib/access/permissions.ts). */
+  /** A signed-in user whose role in the account allows the permission (lib/permissions.ts). */
   | {
       who: 'member';
       permission: Permission;

@@ -1,5 +1,5 @@
 // The permission table: what a person may do to an account, by their role in
-// it. Every route of the catalog names who may call it (lib/api/route.ts); the
+// it. Every route of the catalog names who may call it (lib/http/route.ts); the
 // HTTP stack enforces that before validation and before the handler
 // (lib/access/guard.ts), so a use case never has to ask again.
 

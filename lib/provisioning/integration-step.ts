@@ -6,10 +6,8 @@
 //   execution's redrive count: on the first pass (count 0) it fails with
 //   AwaitingRedrive, leaving the execution FAILED at that task for an
 //   operator; a redrive runs it for real.
-import { DomainError, VendorError } from '../../errors.ts';
-import { logger } from '../../log.ts';
-import type { Integration, StepAnswer, StepResult } from '../outcomes.ts';
-import type { RunStore } from '../runs.ts';
+import { DomainError, VendorError } from '../errors.ts';
+import { logger } from '../log.ts';
 
 export interface StepInput {
   accountId: string;
@@ -22,16 +20,39 @@ export interface StepInput {
   redriveCount?: number;
 }
 
+/** What the work of a step did: success (with what it made) or skipped (with why). */
+export interface StepWork {
+  outcome: 'success' | 'skipped';
+  details: Record<string, unknown>;
+}
+
+/**
+ * Where a step's reports go: the run's record (lib/onboarding/runs.ts), keyed
+ * by integration name. The names are the workflow's own (lib/onboarding/outcomes.ts);
+ * this module only passes them through.
+ */
+export interface StepReports<N extends string> {
+  recordStep(
+    runId: string,
+    report: { integration: N; part?: string; outcome: StepWork['outcome'] | 'failed'; details: Record<string, unknown>; error?: Failure; at: string },
+  ): Promise<void>;
+}
+
+export interface Failure {
+  message: string;
+  context: Record<string, unknown>;
+}
+
 export class AwaitingRedrive extends Error {
   override name = 'AwaitingRedrive';
 }
 
-export function integrationStep<I extends StepInput = StepInput>(integration: Integration, runs: RunStore, work: (input: I) => Promise<StepResult>) {
-  return async (input: I): Promise<StepAnswer> => {
+export function integrationStep<N extends string, I extends StepInput = StepInput>(integration: N, runs: StepReports<N>, work: (input: I) => Promise<StepWork>) {
+  return async (input: I): Promise<{ integration: N; outcome: StepWork['outcome'] }> => {
     if (input.hold && !input.redriveCount) {
       throw new AwaitingRedrive(`${integration} failed in this run and is held for an operator: fix the cause, then redrive this execution`);
     }
-    const report = (r: Pick<Parameters<RunStore['recordStep']>[1], 'outcome' | 'details' | 'error'>) =>
+    const report = (r: Pick<Parameters<StepReports<N>['recordStep']>[1], 'outcome' | 'details' | 'error'>) =>
       runs.recordStep(input.runId, { integration, part: input.part, at: new Date().toISOString(), ...r });
     try {
       const result = await work(input);
@@ -47,7 +68,7 @@ export function integrationStep<I extends StepInput = StepInput>(integration: In
 }
 
 /** A client-safe account of a failure: our own message, the vendor's code and status, never raw vendor text. */
-export function describeFailure(integration: Integration, error: unknown): { message: string; context: Record<string, unknown> } {
+export function describeFailure(integration: string, error: unknown): Failure {
   if (error instanceof VendorError) return { message: error.message, context: { vendor: error.vendor, ...error.context } };
   // Domain errors' messages are written to be shown (lib/errors.ts), e.g. an unreachable client website.
   if (error instanceof DomainError) return { message: error.message, context: { errorType: error.name, code: error.code } };

@@ -1,8 +1,8 @@
-// The enhanced onboarding's workflow, beside onboarding-v2's (wiring.ts).
+// The enhanced onboarding's workflow, beside onboarding-v2's (lib/onboarding/wiring.ts).
 import { enhancedOnboardingWorkflow } from '../adapters.ts';
 import { onboardingWaitMs } from '../config.ts';
 import { crawlRecords } from '../crawler/stores.ts';
-import { stores } from './stores.ts';
+import { stores } from '../onboarding/stores.ts';
 
 export const enhancedOnboardingDeps = {
   ...stores,

@@ -3,10 +3,9 @@
 // the list an operator works through.
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { applied, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
-import type { Integration } from './outcomes.ts';
 
-/** What is waiting: an onboarding integration, or the account's billing (payments/billing.ts). */
-export type FollowUpSubject = Integration | 'billing';
+/** What is waiting: an onboarding integration (by its name in lib/onboarding/outcomes.ts), or 'billing' (payments/billing.ts). */
+export type FollowUpSubject = string;
 
 export interface FollowUpIssue {
   integration: FollowUpSubject;

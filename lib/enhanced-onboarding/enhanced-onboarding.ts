@@ -6,9 +6,9 @@
 // find it, and named after the run.
 import { openCrawlJob } from '../crawler/crawl-job.ts';
 import type { CrawlRecords } from '../crawler/records.ts';
-import type { OnboardingIntake } from './intake.ts';
-import { ENHANCED_WORKFLOW } from './outcomes.ts';
-import { awaitRun, beginOnboarding, type OnboardingDeps, type RunAnswer } from './start-onboarding.ts';
+import type { OnboardingIntake } from '../onboarding/intake.ts';
+import { ENHANCED_WORKFLOW } from '../onboarding/outcomes.ts';
+import { awaitRun, beginOnboarding, type OnboardingDeps, type RunAnswer } from '../onboarding/start-onboarding.ts';
 
 export { ENHANCED_WORKFLOW };
 

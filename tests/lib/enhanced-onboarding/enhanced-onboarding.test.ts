@@ -2,10 +2,10 @@
 // the run records, the per-workflow outcome, the run status.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { dynamodbCrawlRecords } from '../../../lib/crawler/dynamodb-records.ts';
-import { ENHANCED_WORKFLOW, onboardEnhanced } from '../../../lib/onboarding/enhanced-onboarding.ts';
+import { ENHANCED_WORKFLOW, onboardEnhanced } from '../../../lib/enhanced-onboarding/enhanced-onboarding.ts';
 import { normaliseIntake } from '../../../lib/onboarding/intake.ts';
-import { runIdFor } from '../../../lib/onboarding/run-id.ts';
 import { ENHANCED_INTEGRATIONS, type StepReport } from '../../../lib/onboarding/outcomes.ts';
+import { runIdFor } from '../../../lib/onboarding/run-id.ts';
 import { dynamodbRuns } from '../../../lib/onboarding/runs.ts';
 import { readRun } from '../../../lib/onboarding/start-onboarding.ts';
 import { recordOutcome } from '../../../lib/onboarding/steps/record-outcome.ts';

@@ -3,6 +3,7 @@
 // here are pure; the store only ever writes a state computed by them over the
 // exact state it was computed from (compare-and-set on `version`), so two
 // writers can never interleave.
+import { Conflict } from '../errors.ts';
 import { isLiveSubscription, type BillingEvent } from './payments.ts';
 import type { Plan } from './plans.ts';
 
@@ -97,6 +98,16 @@ export function chooseFreePlan(current: Billing): FreePlanChange {
 
 /** The most attempts at a compare-and-set before giving up (each loser re-reads and re-decides). */
 const MAX_ATTEMPTS = 10;
+/** The longest pause between attempts: losers spread out (full jitter) instead of colliding again at once. */
+const MAX_PAUSE_MS = 40;
+
+/** The account's billing changed under every attempt: answered 409 with Retry-After, so the provider sends the event again. */
+export class BillingBusy extends Conflict {
+  override readonly retryAfterSeconds = 1;
+  constructor() {
+    super('The account\'s billing is being changed by other events right now; send this one again after Retry-After seconds', 'billing_busy');
+  }
+}
 
 /**
  * Reads, decides and writes until the write lands on the state it was decided
@@ -106,14 +117,15 @@ export async function updateBilling<C extends { outcome: string; next?: Billing 
   store: Pick<BillingStore, 'billingOf' | 'saveBilling'>,
   accountId: string,
   decide: (current: Billing) => C,
+  pause: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 ): Promise<C | undefined> {
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    if (attempt > 1) await pause(Math.random() * Math.min(MAX_PAUSE_MS, 2 ** attempt));
     const current = await store.billingOf(accountId);
     if (!current) return undefined;
     const change = decide(current);
     if (!change.next) return change;
     if (await store.saveBilling(accountId, current.version, change.next)) return change;
   }
-  // Ten writers in a row got in first: an error, so the provider delivers the event again later.
-  throw new Error(`The billing of account ${accountId} kept changing; giving up for now`);
+  throw new BillingBusy();
 }

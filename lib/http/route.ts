@@ -85,7 +85,7 @@ export interface RouteSpec {
 export const route = <const R extends RouteSpec>(r: R): R => r;
 
 /** An id in a path: letters, digits and hyphens, never longer than a key may be. */
-export const idParam = { type: 'string', pattern: '^[A-Za-z0-9-]{1,100}$' } as const;
+export const idParam = { type: 'string', maxLength: 100, pattern: '^[A-Za-z0-9-]{1,100}$' } as const;
 
 export type BodyOf<R extends RouteSpec> = R['body'] extends JSONSchema ? FromSchema<R['body']> : undefined;
 export type QueryOf<R extends RouteSpec> = R['query'] extends JSONSchema

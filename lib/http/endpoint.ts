@@ -77,7 +77,7 @@ const stateOf = new WeakMap<object, RequestState>();
 type Handler<R extends RouteSpec> = (request: HttpRequest<BodyOf<R>, QueryOf<R>>) => Promise<HttpResult>;
 
 /** A route whose rule needs to know the caller takes the guard first; the others do not load it. */
-type EndpointArgs<R extends RouteSpec> = R['access'] extends { who: 'user' | 'admin' | 'member' }
+type EndpointArgs<R extends RouteSpec> = R['access'] extends { who: 'user' | 'admin' | 'member' } | { recognise: 'admin' }
   ? [guard: Guard, handle: Handler<R>]
   : [handle: Handler<R>];
 

@@ -67,8 +67,50 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 export function isPublicAddress(address: string): boolean {
   const bare = address.replace(/^\[|\]$/g, '');
   if (!ipaddr.isValid(bare)) return false;
-  // An IPv4-mapped IPv6 address (::ffff:169.254.169.254) is judged as the IPv4 address it is.
-  return ipaddr.process(bare).range() === 'unicast';
+  const parsed = ipaddr.parse(bare);
+  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
+  const v6 = parsed as ipaddr.IPv6;
+  // An IPv6 address that carries an IPv4 address reaches that IPv4 address (through
+  // a translator, a tunnel or the host's own stack), so it is judged as that one.
+  const carried = carriedIPv4(v6);
+  if (carried) return carried.every((v4) => v4.range() === 'unicast');
+  // Otherwise only global unicast (2000::/3) that is not special-purpose.
+  return (v6.parts[0]! & 0xe000) === 0x2000 && v6.range() === 'unicast';
+}
+
+const v4 = (b: number[]) => new ipaddr.IPv4(b);
+const inPrefix = (address: ipaddr.IPv6, prefix: string, bits: number) => address.match(ipaddr.IPv6.parse(prefix), bits);
+
+/**
+ * The IPv4 addresses an IPv6 address carries, or undefined if it carries none.
+ * Where the position of the IPv4 address cannot be known, every reading is given.
+ */
+function carriedIPv4(address: ipaddr.IPv6): ipaddr.IPv4[] | undefined {
+  const b = address.toByteArray();
+  const last32 = () => [v4(b.slice(12, 16))];
+  // ::ffff:0:0/96 IPv4-mapped (RFC 4291) and ::ffff:0:0:0/96 IPv4-translated (RFC 6145).
+  if (inPrefix(address, '::ffff:0:0', 96) || inPrefix(address, '::ffff:0:0:0', 96)) return last32();
+  // ::/96 IPv4-compatible (RFC 4291, deprecated), which the URL parser writes as ::7f00:1;
+  // :: and ::1 fall here too and are judged as 0.0.0.0 and 0.0.0.1, neither public.
+  if (inPrefix(address, '::', 96)) return last32();
+  // 64:ff9b::/96, the well-known NAT64 prefix (RFC 6052).
+  if (inPrefix(address, '64:ff9b::', 96)) return last32();
+  // 64:ff9b:1::/48, local-use NAT64 (RFC 8215): the operator picks a prefix of /48 to /96
+  // inside it, and RFC 6052 section 2.2 places the IPv4 address by that length (skipping
+  // bits 64-71); every possible reading must be public.
+  if (inPrefix(address, '64:ff9b:1::', 48)) {
+    return [
+      v4([b[6]!, b[7]!, b[9]!, b[10]!]), // /48
+      v4([b[7]!, b[9]!, b[10]!, b[11]!]), // /56
+      v4(b.slice(9, 13)), // /64
+      v4(b.slice(12, 16)), // /96
+    ];
+  }
+  // 2002::/16, 6to4 (RFC 3056): the IPv4 address follows the prefix.
+  if (inPrefix(address, '2002::', 16)) return [v4(b.slice(2, 6))];
+  // 2001::/32, Teredo (RFC 4380): the server's IPv4 address, then the client's with every bit inverted.
+  if (inPrefix(address, '2001::', 32)) return [v4(b.slice(4, 8)), v4(b.slice(12, 16).map((x) => x ^ 0xff))];
+  return undefined;
 }
 
 export const systemNetwork: Network = {

@@ -113,20 +113,35 @@ function carriedIPv4(address: ipaddr.IPv6): ipaddr.IPv4[] | undefined {
   return undefined;
 }
 
-export const systemNetwork: Network = {
-  async resolve(hostname) {
-    // RFC 6761: "localhost" and every name under it are the loopback interface, whatever DNS says.
-    if (hostname === 'localhost' || hostname.endsWith('.localhost')) return ['127.0.0.1', '::1'];
-    try {
-      return (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
-    } catch (error) {
-      const code = (error as { code?: string }).code;
-      throw new SiteError('unresolvable', `${hostname} could not be resolved`, code === 'EAI_AGAIN');
-    }
-  },
-};
+/** Every address a host name has; rejects with the resolver's error code (ENOTFOUND, EAI_AGAIN, ...), as node:dns does. */
+export type Resolver = (hostname: string) => Promise<string[]>;
 
-export function siteFetcher(policy: FetchPolicy, network: Network = systemNetwork): SiteFetcher {
+/** The operating system's resolver (getaddrinfo), every address in the order it gives them. */
+export const systemResolver: Resolver = async (hostname) => (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+
+// The resolver could not answer now (no DNS server reachable, a timeout, a server failure):
+// the name may well exist, so the fetch may work later. ENOTFOUND and the rest mean it does not.
+const TEMPORARY_DNS_FAILURES = new Set(['EAI_AGAIN', 'ETIMEOUT', 'ESERVFAIL', 'ECONNREFUSED']);
+
+/** A network that resolves names with `resolver` and connects to the address it checked. */
+export function resolverNetwork(resolver: Resolver): Network {
+  return {
+    async resolve(hostname) {
+      // RFC 6761: "localhost" and every name under it are the loopback interface, whatever DNS says.
+      if (hostname === 'localhost' || hostname.endsWith('.localhost')) return ['127.0.0.1', '::1'];
+      try {
+        return await resolver(hostname);
+      } catch (error) {
+        const code = (error as { code?: string }).code ?? '';
+        throw new SiteError('unresolvable', `${hostname} could not be resolved`, TEMPORARY_DNS_FAILURES.has(code));
+      }
+    },
+  };
+}
+
+export const systemNetwork: Network = resolverNetwork(systemResolver);
+
+export function siteFetcher(policy: FetchPolicy, network: Network): SiteFetcher {
   /** The address to connect to for this URL, once every address of its host has passed the check. */
   async function checkedAddress(url: URL): Promise<string> {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {

@@ -5,9 +5,10 @@
 // public site to a private address can be shown without the internet.
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { isPublicAddress, siteFetcher, systemNetwork, type FetchPolicy, type Network } from '../../../lib/crawler/site-fetcher.ts';
+import { isPublicAddress, resolverNetwork, siteFetcher, type FetchPolicy, type Network } from '../../../lib/crawler/site-fetcher.ts';
 import { crawlSettings } from '../../../lib/config.ts';
 import { html, useSite } from '../../support/site.ts';
+import { dnsError, stubNetwork, stubResolver } from '../../support/stub-resolver.ts';
 
 const PUBLIC_IP = '93.184.215.14';
 const site = useSite({
@@ -36,18 +37,16 @@ const policy = (overrides: Partial<FetchPolicy> = {}): FetchPolicy => ({
   ...overrides,
 });
 
-/** DNS as a deployed stage might see it, with the one public host wired to the fixture server. */
+/** DNS as a deployed stage might see it (a stub: no test asks a real resolver), with the one public host wired to the fixture server. */
 const testNetwork = (): Network & { resolved: string[] } => {
-  const resolved: string[] = [];
+  const resolver = stubResolver({
+    'www.public-site.example': [PUBLIC_IP],
+    'intranet.corp.example': ['10.1.2.3'],
+    'half-private.example': [PUBLIC_IP, '192.168.1.20'],
+  });
   return {
-    resolved,
-    async resolve(hostname) {
-      resolved.push(hostname);
-      if (hostname === 'www.public-site.example') return [PUBLIC_IP];
-      if (hostname === 'intranet.corp.example') return ['10.1.2.3'];
-      if (hostname === 'half-private.example') return [PUBLIC_IP, '192.168.1.20'];
-      return systemNetwork.resolve(hostname);
-    },
+    ...resolverNetwork(resolver),
+    resolved: resolver.asked,
     connectTo: (address, port) => (address === PUBLIC_IP ? { host: '127.0.0.1', port: site.port } : { host: address, port }),
   };
 };
@@ -121,14 +120,26 @@ describe('the fetcher of a deployed stage (private networks disallowed)', () => 
     );
   });
 
-  it('reports a name that does not resolve', async () => {
-    // Refused when DNS says there is no such name; unavailable when DNS itself cannot be asked (e.g. offline).
-    expect(await refusal(siteFetcher(policy(), systemNetwork).fetch('http://no-such-host.invalid/'))).toMatch(/^Site(Refused|Unavailable):unresolvable$/);
+  it('refuses a name that does not exist, and takes a resolver that cannot answer now as transient', async () => {
+    expect(await refusal(siteFetcher(policy(), stubNetwork()).fetch('http://no-such-host.invalid/'))).toBe('SiteRefused:unresolvable');
+    // EAI_AGAIN: no DNS server answered (offline, overloaded); the name may exist, so a retry may work.
+    const offline = stubNetwork({ 'www.public-site.example': { error: 'EAI_AGAIN' } });
+    expect(await refusal(siteFetcher(policy(), offline).fetch('http://www.public-site.example/'))).toBe('SiteUnavailable:unresolvable');
+  });
+
+  it('passes on only what the resolver says, and asks it nothing for localhost', async () => {
+    const resolver = stubResolver();
+    const network = resolverNetwork(resolver);
+    expect(await network.resolve('app.localhost')).toEqual(['127.0.0.1', '::1']);
+    await expect(network.resolve('gone.example')).rejects.toMatchObject({ name: 'SiteRefused', code: 'unresolvable', message: 'gone.example could not be resolved' });
+    const failing = resolverNetwork(() => Promise.reject(dnsError('ESERVFAIL', 'x.example')));
+    await expect(failing.resolve('x.example')).rejects.toMatchObject({ name: 'SiteUnavailable', code: 'unresolvable' });
+    expect(resolver.asked).toEqual(['gone.example']);
   });
 });
 
 describe('the fetcher of the local stage (private networks allowed)', () => {
-  const local = () => siteFetcher(policy({ allowPrivateNetworks: true }));
+  const local = () => siteFetcher(policy({ allowPrivateNetworks: true }), stubNetwork());
 
   it('reaches a fixture site on loopback, by address and by a .localhost name', async () => {
     expect((await local().fetch(`${site.origin}/`)).status).toBe(200);

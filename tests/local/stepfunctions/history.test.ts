@@ -28,13 +28,13 @@ function local(name: string, definition: object): MachineDefinition {
 
 /** Step Lambdas that answer as ours do; `fail` names the ones that fail, with their error. */
 function lambdas(outcome: Record<string, unknown>, fail: Record<string, string> = {}): Invoke {
-  return async (fn) => {
+  return async (fn): ReturnType<Invoke> => {
     // A turn of the event loop, as a real invocation takes: lets the branches interleave.
     await new Promise((r) => setImmediate(r));
     if (fail[fn]) return { ok: false, errorType: fail[fn], errorMessage: `${fn} failed` };
-    if (fn === 'assign-slug') return { ok: true, payload: { portalSlug: 'acme' } };
+    if (fn === 'assign-slug') return { ok: true, payload: { portalSlug: 'acme' } as never };
     if (fn === 'record-outcome') return { ok: true, payload: outcome as never };
-    return { ok: true, payload: { integration: fn, outcome: 'created' } };
+    return { ok: true, payload: { integration: fn, outcome: 'created' } as never };
   };
 }
 

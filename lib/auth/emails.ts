@@ -1,4 +1,4 @@
-// The two e-mails authentication sends through Resend, each with a text and an
+// The e-mails authentication sends through Resend, each with a text and an
 // HTML part carrying the same link.
 
 interface EmailContent {
@@ -36,5 +36,24 @@ export function passwordResetEmail(link: string, validMinutes: number): EmailCon
     subject: 'Reset your password',
     text: `${lines.join('\n\n')}\n\n${link}\n\nIf you did not ask for this, ignore this e-mail: your password stays as it is.\n`,
     html: layout([...lines, 'If you did not ask for this, ignore this e-mail: your password stays as it is.'], link, 'Choose a new password'),
+  };
+}
+
+/**
+ * What an address with no account gets when someone asks to reset its
+ * password: the same send as a reset e-mail (so the request's timing tells
+ * nothing), and useful to whoever owns the address.
+ */
+export function noAccountEmail(signupLink: string): EmailContent {
+  const lines = [
+    'Hello,',
+    'Someone asked to reset the password of an account with this e-mail address, but no account uses this address.',
+    'If it was you, you may have signed up with another address: ask for the reset with that one. Or create an account with this address:',
+  ];
+  const closing = 'If you did not ask for this, ignore this e-mail: nothing has changed.';
+  return {
+    subject: 'No account for this e-mail address',
+    text: `${lines.join('\n\n')}\n\n${signupLink}\n\n${closing}\n`,
+    html: layout([...lines, closing], signupLink, 'Create an account'),
   };
 }

@@ -63,7 +63,7 @@ describe('a hostile company name in e-mails', () => {
     // Our own links stay links.
     expect(mailer.sent[0]!.text).toContain('https://portal.example/acme');
     expect(mailer.sent[2]!.text).toContain('https://share.example/1');
-    expect(mailer.sent[1]!.text).not.toContain('X-Injected: 1\n');
+    expect(mailer.sent[1]!.text).not.toMatch(/^X-Injected/m);
   });
 
   it("leaves a signup's name in the verification e-mail inert", () => {

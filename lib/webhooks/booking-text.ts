@@ -2,6 +2,7 @@
 // booked what, and when, in the zone the invitee booked in.
 import { createHash } from 'node:crypto';
 import type { NewTask, TaskPatch } from '../integrations/task-tool.ts';
+import { chatField, TEXT_LIMITS } from '../text.ts';
 import type { BookingEvent } from './booking-events.ts';
 
 const PROVIDER_NAME = { calendly: 'Calendly', calcom: 'Cal.com' } as const;
@@ -66,16 +67,21 @@ export function taskPatchFor(booking: BookingEvent, previousStart?: string): Tas
   };
 }
 
-/** The team's alert: plain text, and the same in blocks. */
+/**
+ * The team's alert, for Slack's text and mrkdwn alike: every field the
+ * booking's people filled in is one escaped line (lib/text.ts), so a name, a
+ * title or a reason cannot mention anyone, link anywhere or start a line.
+ */
 export function alertText(booking: BookingEvent, company: string): string {
-  const person = booking.invitee.email && booking.invitee.name ? `${booking.invitee.name} (${booking.invitee.email})` : who(booking);
+  const { name, email } = booking.invitee;
+  const person = email && name ? `${chatField(name)} (${chatField(email, TEXT_LIMITS.email)})` : chatField(who(booking), TEXT_LIMITS.email);
+  const at = chatField(company);
   const headline = {
-    booked: `New booking for ${company}`,
-    rescheduled: `Booking rescheduled for ${company}`,
-    cancelled: `Booking cancelled for ${company}`,
+    booked: `New booking for ${at}`,
+    rescheduled: `Booking rescheduled for ${at}`,
+    cancelled: `Booking cancelled for ${at}`,
   }[booking.change];
   const verb = booking.change === 'cancelled' ? 'cancelled' : booking.change === 'rescheduled' ? 'moved' : 'booked';
-  return `${headline}: ${person} ${verb} "${booking.title}" ${booking.change === 'rescheduled' ? 'to' : 'for'} ${when(booking)}${
-    booking.change === 'cancelled' && booking.cancellation?.reason ? `. Reason: ${booking.cancellation.reason}` : ''
-  }`;
+  const reason = booking.change === 'cancelled' && booking.cancellation?.reason ? `. Reason: ${chatField(booking.cancellation.reason, TEXT_LIMITS.line)}` : '';
+  return `${headline}: ${person} ${verb} "${chatField(booking.title, TEXT_LIMITS.line)}" ${booking.change === 'rescheduled' ? 'to' : 'for'} ${chatField(when(booking), TEXT_LIMITS.line)}${reason}`;
 }

@@ -12,6 +12,9 @@
 //   inertLinks   for the text part: nothing the user wrote reads as a link
 //   chatText     for Slack text and mrkdwn: & < > escaped, so no <!channel>,
 //                <@user>, <#channel> or <url|label> comes from the user
+//   markdownField  for the task tool's markdown (ClickUp's markdown_content):
+//                one line, every ASCII punctuation mark backslash-escaped,
+//                no link a renderer would make
 
 /** The length a field may take in an e-mail or a chat message, in characters. */
 export const TEXT_LIMITS = {
@@ -110,4 +113,22 @@ export function chatField(text: string | null | undefined, max: number = TEXT_LI
 export function emailField(value: string | null | undefined, max: number = TEXT_LIMITS.name): { line: string; text: string; html: string } {
   const line = oneLine(value, max);
   return { line, text: inertLinks(line), html: escapeHtml(line) };
+}
+
+// The marks that make markdown structure inside a line: emphasis, code, links
+// and images (their parentheses mean nothing without the brackets), HTML and
+// autolinks, tables, strikethrough, and the escape itself. A field is one line
+// and never starts one, so line-start marks (#, -, +, >, 1.) stay as typed.
+// CommonMark reads a backslash-escaped ASCII punctuation mark as itself
+// (spec, "Backslash escapes").
+const MARKDOWN_INLINE = /[\\`*_[\]<>|~]/g;
+
+/**
+ * A user field for markdown the task tool renders, placed inside a line of
+ * ours: one line of at most `max` characters, every inline mark escaped (so
+ * no link, image, emphasis, code or HTML comes from the user), and no scheme,
+ * "www." or domain a renderer would turn into a link.
+ */
+export function markdownField(text: string | null | undefined, max: number = TEXT_LIMITS.name): string {
+  return inertLinks(oneLine(text, max)).replace(MARKDOWN_INLINE, '\\$&');
 }

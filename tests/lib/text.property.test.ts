@@ -11,7 +11,7 @@ import type { Account } from '../../lib/accounts/accounts.ts';
 import { invitationEmail } from '../../lib/accounts/emails.ts';
 import { verificationEmail } from '../../lib/auth/emails.ts';
 import { newClientTeamEmail, welcomeEmail } from '../../lib/onboarding/emails.ts';
-import { chatField, chatText, escapeHtml, headerValue, inertLinks, oneLine } from '../../lib/text.ts';
+import { chatField, chatText, escapeHtml, headerValue, inertLinks, markdownField, oneLine } from '../../lib/text.ts';
 import { parseBookingEvent } from '../../lib/webhooks/booking-events.ts';
 import { alertText } from '../../lib/webhooks/booking-text.ts';
 
@@ -117,6 +117,24 @@ describe('inertLinks', () => {
         const inert = inertLinks(line);
         for (const linkish of LINKISH) expect(inert).not.toMatch(linkish);
         expect(inert.replaceAll('\u200b', '')).toBe(line);
+      }),
+      RUNS,
+    );
+  });
+});
+
+describe('markdownField', () => {
+  it('leaves one line with every inline markdown mark escaped, nothing a renderer would link, and reads back as the line', () => {
+    fc.assert(
+      fc.property(anyHostile, (text) => {
+        const line = oneLine(text, 300);
+        const field = markdownField(text, 300);
+        expect(field).not.toMatch(/[\r\n]/);
+        // Every inline mark is preceded by an odd number of backslashes: escaped, never a link, emphasis, code or HTML.
+        for (const m of field.matchAll(/(\\*)([`*_[\]<>|~])/g)) expect(m[1]!.length % 2).toBe(1);
+        for (const linkish of LINKISH) expect(field).not.toMatch(linkish);
+        // Unescaped and without the link breaks, it is what the user wrote, on one line.
+        expect(field.replace(/\\(.)/gu, '$1').replaceAll('\u200b', '')).toBe(line);
       }),
       RUNS,
     );

@@ -3,10 +3,11 @@
 // was asked to do. The host adds the /_local conveniences:
 //   GET    /_local/<kind>   what was recorded (emails, chat, crm, tasks, storage, payments, ...)
 //   DELETE /_local          forget everything recorded, and every fault
-//   POST   /_local/faults   { vendor, mode: fail|throttle|hang|lose-answer, count, match?, retryAfterSeconds? }
+//   POST   /_local/faults   { vendor, mode: fail|throttle|hang|lose-answer, count?, match?, retryAfterSeconds? }
+//                           count: how many calls (default 1), or "always": every call until the faults are cleared
 //                           lose-answer: the call is done, then its answer never comes (as a timeout after the vendor acted)
 //                           a vendor may add modes of its own (faultModes), e.g. Dropbox's write-contention
-//   DELETE /_local/faults   clear faults
+//   DELETE /_local/faults   clear faults only (recordings, the request log and latency stay)
 //   POST   /_local/latency  { vendor, ms }: a fixed delay on every call (for benchmarks)
 //   GET    /_local/requests?vendor=&match=   every vendor call, with the fault it met (newest last)
 //   DELETE /_local/requests  forget that log
@@ -25,8 +26,8 @@ export interface Fault {
   vendor: string;
   /** A FaultMode, or one of the vendor's faultModes. */
   mode: FaultMode | (string & {});
-  /** How many matching calls it affects. */
-  remaining: number;
+  /** How many more matching calls it affects; "always": every one until the faults are cleared. */
+  remaining: number | 'always';
   /** Only calls whose path or body contains this string (lets parallel tests aim at their own data). */
   match?: string;
   retryAfterSeconds: number;
@@ -127,19 +128,26 @@ export async function startEmulatorHost(options: { port: number; stateFile?: str
     return c.body(null, 204);
   });
   app.post('/_local/faults', async (c) => {
-    const body = (await c.req.json().catch(() => null)) as Partial<Fault> & { count?: number };
+    const body = (await c.req.json().catch(() => null)) as (Partial<Fault> & { count?: unknown }) | null;
     const vendor = vendors.find((v) => v.vendor === body?.vendor);
     const modes: string[] = ['fail', 'throttle', 'hang', 'lose-answer', ...Object.keys(vendor?.faultModes ?? {})];
-    if (!body || !vendor || !modes.includes(body.mode as string)) {
+    const count = body?.count ?? 1;
+    const countOk = count === 'always' || (typeof count === 'number' && Number.isInteger(count) && count > 0);
+    if (!body || !vendor || !modes.includes(body.mode as string) || !countOk) {
       return c.json(
-        { error: { code: 'invalid_fault', message: `vendor one of ${vendors.map((v) => v.vendor).join(', ')}; mode one of ${modes.join(', ')}` } },
+        {
+          error: {
+            code: 'invalid_fault',
+            message: `vendor one of ${vendors.map((v) => v.vendor).join(', ')}; mode one of ${modes.join(', ')}; count a whole number above 0 (default 1) or "always"`,
+          },
+        },
         400,
       );
     }
     const fault: Fault = {
       vendor: body.vendor!,
       mode: body.mode!,
-      remaining: Number.isInteger(body.count) && body.count! > 0 ? body.count! : 1,
+      remaining: count as number | 'always',
       match: typeof body.match === 'string' && body.match ? body.match : undefined,
       retryAfterSeconds: typeof body.retryAfterSeconds === 'number' ? body.retryAfterSeconds : 1,
     };
@@ -177,8 +185,10 @@ export async function startEmulatorHost(options: { port: number; stateFile?: str
     if (delay) await new Promise((r) => setTimeout(r, delay));
     const fault = faults.find((f) => f.vendor === vendor.vendor && (!f.match || text.includes(f.match)));
     if (fault) {
-      fault.remaining -= 1;
-      if (fault.remaining <= 0) faults = faults.filter((f) => f !== fault);
+      if (fault.remaining !== 'always') {
+        fault.remaining -= 1;
+        if (fault.remaining <= 0) faults = faults.filter((f) => f !== fault);
+      }
       logged.fault = fault.mode;
       const own = vendor.faultModes?.[fault.mode];
       if (own) {

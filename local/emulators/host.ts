@@ -11,12 +11,14 @@
 //   POST   /_local/latency  { vendor, ms }: a fixed delay on every call (for benchmarks)
 //   GET    /_local/requests?vendor=&match=   every vendor call, with the fault it met (newest last)
 //   DELETE /_local/requests  forget that log
-//   GET    /                a human-readable page of the above
+//   GET    /                the local console: a mailbox and readable lists of the above (console.ts)
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono, type Context } from 'hono';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
+import type { ServiceView } from '../service-view.ts';
+import { consoleMain, consolePage, type ConsoleData } from './console.ts';
 
 export type FaultMode = 'fail' | 'throttle' | 'hang' | 'lose-answer';
 /** A fault only one vendor knows: what a call it hits gets (`next` runs the vendor's own handler). */
@@ -77,7 +79,12 @@ export interface LoggedRequest {
   text: string;
 }
 
-export async function startEmulatorHost(options: { port: number; stateFile?: string }): Promise<EmulatorHost> {
+export async function startEmulatorHost(options: {
+  port: number;
+  stateFile?: string;
+  /** The service's accounts and delivery log, for the console to say which account each record is for. */
+  service?: () => Promise<ServiceView | undefined>;
+}): Promise<EmulatorHost> {
   const vendors: VendorEmulator[] = [];
   let faults: Fault[] = [];
   let requests: LoggedRequest[] = [];
@@ -171,7 +178,17 @@ export async function startEmulatorHost(options: { port: number; stateFile?: str
     else latency.set(body.vendor, body.ms);
     return c.json({ vendor: body.vendor, ms: body.ms });
   });
-  app.get('/', (c) => c.html(indexPage(vendors, faults, latency)));
+  app.get('/', async (c) => {
+    const data: ConsoleData = {
+      vendors: vendors.map(({ vendor, prefixes, differences }) => ({ vendor, prefixes, differences })),
+      records: Object.fromEntries(vendors.flatMap((v) => Object.entries(v.records).map(([kind, read]) => [kind, read()]))),
+      faults,
+      latency: Object.fromEntries(latency),
+      service: await options.service?.().catch((error: Error) => ({ error: error.message })),
+    };
+    c.header('cache-control', 'no-store');
+    return c.html(c.req.query('part') === 'main' ? consoleMain(data) : consolePage(data));
+  });
 
   // Faults and latency apply to every vendor call, and every call is logged.
   app.use('*', async (c, next) => {
@@ -249,25 +266,4 @@ function hang(signal: AbortSignal): Promise<void> {
       resolve();
     });
   });
-}
-
-function indexPage(vendors: VendorEmulator[], faults: Fault[], latency: Map<string, number>): string {
-  const esc = (s: string) => s.replace(/[&<>"]/g, (ch) => `&#${ch.charCodeAt(0)};`);
-  const sections = vendors
-    .map((v) => {
-      const recs = Object.entries(v.records)
-        .map(([kind, read]) => {
-          const items = read();
-          const count = Array.isArray(items) ? items.length : Object.keys((items as object) ?? {}).length;
-          return `<h3><a href="/_local/${kind}">${kind}</a> (${count})</h3><pre>${esc(JSON.stringify(items, null, 2).slice(0, 4000))}</pre>`;
-        })
-        .join('');
-      const differences = v.differences?.length ? `<details><summary>Differs from the real vendor</summary><ul>${v.differences.map((d) => `<li>${esc(d)}</li>`).join('')}</ul></details>` : '';
-      return `<section><h2>${v.vendor} <small>${v.prefixes.join(' ')}${latency.has(v.vendor) ? ` · +${latency.get(v.vendor)} ms` : ''}</small></h2>${differences}${recs}</section>`;
-    })
-    .join('');
-  return `<!doctype html><html><head><meta charset="utf-8"><title>Local vendor emulators</title>
-<style>body{font:14px system-ui;margin:2rem;max-width:70rem}pre{background:#f4f4f4;padding:.5rem;overflow:auto;max-height:20rem}small{color:#666}</style></head>
-<body><h1>Local vendor emulators</h1><p>Faults: ${faults.length ? esc(JSON.stringify(faults)) : 'none'}.
-<a href="/_local/faults">JSON</a>. Clear everything with <code>curl -X DELETE ${'{this host}'}/_local</code>.</p>${sections}</body></html>`;
 }

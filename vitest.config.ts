@@ -12,6 +12,8 @@ export default defineConfig({
           include: ['tests/**/*.test.ts'],
           exclude: ['tests/e2e/**', 'tests/faults/**'],
           setupFiles: ['tests/support/test-settings.ts'],
+          // A folder where the files reading the packaged template share one `sls package` (tests/support/packaged.ts).
+          globalSetup: ['tests/support/package-setup.ts'],
         },
       },
       {

@@ -6,7 +6,8 @@
 //
 //   npm run bench                      everything (about ten minutes)
 //   npm run bench -- --quick           fewer rounds, for a first look
-//   npm run bench -- --only cold,warm  some parts (cold, warm, onboarding, webhooks, gap)
+//   npm run bench -- --only cold,warm  some parts (cold, warm, onboarding, webhooks, gap); without
+//                                      cold and warm, nothing is packaged: e.g. --only gap
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, platform, release, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -49,19 +50,27 @@ const results: BenchResults = {
   settings,
 };
 
-try {
-  progress('building the floors (empty, bare and stacked handlers) as the service is built');
-  const emptyBundle = join(work, 'floors/empty-handler.mjs');
-  const emptyBundleBytes = await buildLikeLambda('bench/fixtures/empty-handler.ts', emptyBundle);
-  const stackedBundle = join(work, 'floors/stacked-handler.mjs');
-  await buildLikeLambda('bench/fixtures/stacked-handler.ts', stackedBundle, [{ method: 'POST', path: '/api/auth/forgot-password' }]);
-  const bareBundle = join(work, 'floors/bare-handler.mjs');
-  await buildLikeLambda('bench/fixtures/bare-handler.ts', bareBundle);
-  const sameIoBundle = join(work, 'floors/same-io-handler.mjs');
-  const sameIoBundleBytes = await buildLikeLambda('bench/fixtures/same-io-handler.ts', sameIoBundle);
+// Only cold starts and the warm overhead measure bundles; the other parts need just the running stack.
+const measuresBundles = parts.has('cold') || parts.has('warm');
 
-  progress('packaging the service (sls package)');
-  const functions = await packageService(work, 'local', {});
+try {
+  const emptyBundle = join(work, 'floors/empty-handler.mjs');
+  const stackedBundle = join(work, 'floors/stacked-handler.mjs');
+  const bareBundle = join(work, 'floors/bare-handler.mjs');
+  const sameIoBundle = join(work, 'floors/same-io-handler.mjs');
+  let emptyBundleBytes = 0;
+  let sameIoBundleBytes = 0;
+  let functions: PackagedFunction[] = [];
+  if (measuresBundles) {
+    progress('building the floors (empty, bare and stacked handlers) as the service is built');
+    emptyBundleBytes = await buildLikeLambda('bench/fixtures/empty-handler.ts', emptyBundle);
+    await buildLikeLambda('bench/fixtures/stacked-handler.ts', stackedBundle, [{ method: 'POST', path: '/api/auth/forgot-password' }]);
+    await buildLikeLambda('bench/fixtures/bare-handler.ts', bareBundle);
+    sameIoBundleBytes = await buildLikeLambda('bench/fixtures/same-io-handler.ts', sameIoBundle);
+
+    progress('packaging the service (sls package)');
+    functions = await packageService(work, 'local', {});
+  }
 
   progress('starting the local stack and walking through the scenario');
   const scenario = await startScenario({ workFolder: join(work, 'esbuild-stack') });

@@ -169,7 +169,7 @@ export const crm = (): Crm | null => vendor('crm', crmSettings, async (s) => (aw
 // --- The crawler: the vendors when their keys are configured, else our own measurement and crawler. ---
 
 async function ownFetcher() {
-  const { siteFetcher } = await import('./crawler/site-fetcher.ts');
+  const { siteFetcher, systemNetwork } = await import('./crawler/site-fetcher.ts');
   const { CRAWLER_USER_AGENT } = await import('./crawler/robots.ts');
   const { allowPrivateNetworks } = crawlSettings();
   // Per request: a slow page must not eat a crawl's time, and no page needs more than 5 MiB.
@@ -179,7 +179,7 @@ async function ownFetcher() {
     maxBytes: 5 * 1024 * 1024,
     maxRedirects: 5,
     userAgent: `${CRAWLER_USER_AGENT} (+${portalUrls().portal})`,
-  });
+  }, systemNetwork);
 }
 
 export function siteAnalyzer(): SiteAnalyzer {

@@ -134,6 +134,11 @@ export function logSettings(env: Env = process.env) {
   });
 }
 
+/** Where the service's own CloudWatch metrics go (lib/metrics.ts): the namespace is the service, Stage a dimension. */
+export function metricsSettings(env: Env = process.env) {
+  return section(env, (r) => ({ namespace: r.optional('SERVICE_NAME', 'agency-backend')!, stage: r.required('STAGE') }));
+}
+
 /** What every HTTP function needs: who may call from a browser, and this API's public address. */
 export function httpSettings(env: Env = process.env) {
   return section(env, (r) => ({
@@ -368,6 +373,7 @@ export function loadConfig(env: Env = process.env) {
     stage: () => stageName(env),
     tablePrefix: () => tablePrefix(env),
     log: () => logSettings(env),
+    metrics: () => metricsSettings(env),
     urls: () => ({ ...portalUrls(env), passwordResetRedirect: passwordResetRedirect(env) }),
     http: () => httpSettings(env),
     access: () => ({ internalApiKey: internalApiKey(env), adminApiKey: adminApiKey(env) }),

@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { consoleFilter } from './console-filter.ts';
 import { createTables, startDynamo } from './dynamodb.ts';
 import { startEmulatorHost } from './emulators/host.ts';
 import { localVendors, type EmulatorContext } from './emulators/index.ts';
@@ -165,11 +166,28 @@ function spawnOffline(ports: Ports, env: Record<string, string>, options: StackO
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const forward = (chunk: Buffer) => {
-    for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) log(line);
+  // Failures the design expects print as one line each, not offline's block with a stack (console-filter.ts).
+  const forward = (stream: NodeJS.ReadableStream) => {
+    const filter = consoleFilter();
+    let partial = ''; // a chunk may end inside a line
+    let idle: NodeJS.Timeout | undefined;
+    const flush = () => {
+      if (partial.trim()) filter.push(partial).forEach(log);
+      partial = '';
+      filter.flush().forEach(log);
+    };
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk: string) => {
+      const lines = (partial + chunk).split('\n');
+      partial = lines.pop()!;
+      for (const line of lines) if (line.trim()) filter.push(line).forEach(log);
+      clearTimeout(idle);
+      idle = setTimeout(flush, 250).unref();
+    });
+    stream.on('end', flush);
   };
-  child.stdout!.on('data', forward);
-  child.stderr!.on('data', forward);
+  forward(child.stdout!);
+  forward(child.stderr!);
   return child;
 }
 

@@ -1,10 +1,6 @@
-// Operators' view of onboarding runs, on AWS or on the local stack:
-//   npm run executions -- list [--status FAILED]     newest first
-//   npm run executions -- show <name|arn>            status, error, and the states that failed
-//   npm run executions -- redrive <name|arn>         re-run what did not succeed, and wait for it
-//   npm run executions -- follow-ups                 integrations (and billing conflicts) waiting for an operator
-// --stage <stage> (default: local) and --region <region> (default: eu-west-1);
-// --machine booking, enhanced-onboarding or crawler-refresh for the other machines' executions (default: onboarding).
+// Operators' view of the state machines' executions, on AWS or on the local
+// stack: list, show, redrive, follow-ups (`npm run executions -- --help`; the
+// command line and the follow-up view are in executions-cli.ts).
 // The local stage talks to the local stack (npm start); any other stage to AWS
 // with the usual credentials.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -18,32 +14,32 @@ import {
   type HistoryEvent,
 } from '@aws-sdk/client-sfn';
 import { QueryCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { parseArgs } from 'node:util';
+import { describeFollowUp, parseCommandLine, type OpenFollowUp, type RunOf } from './executions-cli.ts';
 
 const SERVICE = 'agency-backend';
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    stage: { type: 'string', default: 'local' },
-    region: { type: 'string', default: 'eu-west-1' },
-    status: { type: 'string' },
-    machine: { type: 'string', default: 'onboarding' },
-  },
-});
-const [command, id] = positionals;
-const stage = values.stage!;
+const line = parseCommandLine(process.argv.slice(2));
+if (line.kind === 'help') {
+  console.log(line.text);
+  process.exit(0);
+}
+if (line.kind === 'error') {
+  console.error(line.message);
+  process.exit(2);
+}
+const { command, id, options: values } = line;
+const stage = values.stage;
 const local = stage === 'local';
 const clientConfig = {
-  region: values.region!,
+  region: values.region,
   ...(local ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
 };
 const sfn = new SFNClient({ ...clientConfig, ...(local ? { endpoint: process.env.AWS_ENDPOINT_URL_SFN ?? 'http://127.0.0.1:8083' } : {}) });
 const machineName = `${SERVICE}-${stage}-${values.machine}`;
 
-async function stateMachineArn(): Promise<string> {
+async function stateMachineArn(name = machineName): Promise<string> {
   const { stateMachines = [] } = await sfn.send(new ListStateMachinesCommand({}));
-  const found = stateMachines.find((m) => m.name === machineName);
-  if (!found?.stateMachineArn) throw new Error(`No state machine ${machineName} (is the stack running / deployed?)`);
+  const found = stateMachines.find((m) => m.name === name);
+  if (!found?.stateMachineArn) throw new Error(`No state machine ${name} (is the stack running / deployed?)`);
   return found.stateMachineArn;
 }
 
@@ -120,7 +116,27 @@ async function followUps() {
     }),
   );
   if (!Items.length) return console.log('No open follow-ups.');
-  for (const f of Items) console.log(`${f.last_failed_at}  ${f.integration.padEnd(8)} account ${f.account_id}  run ${f.run_id}\n    ${f.message}`);
+  const runs = new Map<string, RunOf | undefined>();
+  for (const f of Items as OpenFollowUp[]) {
+    if (!runs.has(f.run_id)) runs.set(f.run_id, await runOf(f.run_id));
+    console.log(`${describeFollowUp(f, runs.get(f.run_id), values).join('\n')}\n`);
+  }
+}
+
+/** The onboarding execution a follow-up's run id names, on either onboarding machine. */
+async function runOf(runId: string): Promise<RunOf | undefined> {
+  if (runId.includes('#')) return undefined; // a webhook event's key (billing), not a run
+  for (const machine of ['onboarding', 'enhanced-onboarding']) {
+    const machineArn = await stateMachineArn(`${SERVICE}-${stage}-${machine}`).catch(() => undefined);
+    if (!machineArn) continue;
+    const executionArn = `${machineArn.replace(':stateMachine:', ':execution:')}:${runId}`;
+    const d = await sfn.send(new DescribeExecutionCommand({ executionArn })).catch((error: Error) => {
+      if (error.name === 'ExecutionDoesNotExist') return undefined;
+      throw error;
+    });
+    if (d) return { machine, executionArn, status: String(d.status), redrivable: d.redriveStatus === 'REDRIVABLE' };
+  }
+  return undefined;
 }
 
 function causeOf(cause?: string): string {
@@ -132,13 +148,8 @@ function causeOf(cause?: string): string {
   }
 }
 
-const commands: Record<string, () => Promise<void>> = { list, show: () => show(id), redrive: () => redrive(id), 'follow-ups': followUps };
-const run = command ? commands[command] : undefined;
-if (!run) {
-  console.error('Usage: npm run executions -- list [--status FAILED] | show <name|arn> | redrive <name|arn> | follow-ups  [--machine onboarding|booking|enhanced-onboarding|crawler-refresh] [--stage local] [--region eu-west-1]');
-  process.exit(2);
-}
-await run().catch((error: Error) => {
+const commands: Record<typeof command, () => Promise<void>> = { list, show: () => show(id), redrive: () => redrive(id), 'follow-ups': followUps };
+await commands[command]().catch((error: Error) => {
   console.error(`${error.name}: ${error.message}`);
   process.exit(1);
 });

@@ -7,6 +7,8 @@ import type { RateLimitRule } from '../rate-limit/rate-limiter.ts';
 export interface AuthSettings {
   /** Where the e-mailed verification link points: {portalUrl}/verify?token=... */
   portalUrl: string;
+  /** The dashboard's signup page, offered to an address that asked for a reset and has no account. */
+  signupUrl: string;
   /** Where the password-reset link lands. */
   passwordResetRedirect: string;
   verificationTtlHours: number;

@@ -1,5 +1,8 @@
-// The two e-mails authentication sends through Resend, each with a text and an
-// HTML part carrying the same link.
+// The e-mails authentication sends through Resend, each with a text and an
+// HTML part carrying the same link. The only user text in them, a signup's
+// name, goes through lib/text.ts: one bounded line, HTML-escaped in the HTML
+// part, with nothing in it a mail client would make a link of in the text part.
+import { emailField, escapeHtml } from '../text.ts';
 
 interface EmailContent {
   subject: string;
@@ -7,11 +10,9 @@ interface EmailContent {
   html: string;
 }
 
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
-
-function layout(paragraphs: string[], link: string, action: string): string {
-  const body = paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('\n');
+/** Paragraphs already escaped for HTML, then the action link. */
+function layout(htmlParagraphs: string[], link: string, action: string): string {
+  const body = htmlParagraphs.map((p) => `<p>${p}</p>`).join('\n');
   return `<!doctype html>
 <html><body style="font-family: system-ui, sans-serif; line-height: 1.5">
 ${body}
@@ -21,20 +22,41 @@ ${body}
 }
 
 export function verificationEmail(link: string, validHours: number, name?: string): EmailContent {
-  const greeting = name ? `Hello ${name},` : 'Hello,';
-  const lines = [greeting, 'Please confirm your e-mail address to finish creating your account.', `The link works once and for ${validHours} hours.`];
+  const who = emailField(name);
+  const rest = ['Please confirm your e-mail address to finish creating your account.', `The link works once and for ${validHours} hours.`];
+  const closing = 'If you did not sign up, ignore this e-mail.';
   return {
     subject: 'Confirm your e-mail address',
-    text: `${lines.join('\n\n')}\n\n${link}\n\nIf you did not sign up, ignore this e-mail.\n`,
-    html: layout([...lines, 'If you did not sign up, ignore this e-mail.'], link, 'Confirm my e-mail address'),
+    text: `${[who.line ? `Hello ${who.text},` : 'Hello,', ...rest].join('\n\n')}\n\n${link}\n\n${closing}\n`,
+    html: layout([who.line ? `Hello ${who.html},` : 'Hello,', ...[...rest, closing].map(escapeHtml)], link, 'Confirm my e-mail address'),
   };
 }
 
 export function passwordResetEmail(link: string, validMinutes: number): EmailContent {
   const lines = ['Hello,', 'We received a request to reset the password of your account.', `The link works once and for ${validMinutes} minutes.`];
+  const closing = 'If you did not ask for this, ignore this e-mail: your password stays as it is.';
   return {
     subject: 'Reset your password',
-    text: `${lines.join('\n\n')}\n\n${link}\n\nIf you did not ask for this, ignore this e-mail: your password stays as it is.\n`,
-    html: layout([...lines, 'If you did not ask for this, ignore this e-mail: your password stays as it is.'], link, 'Choose a new password'),
+    text: `${lines.join('\n\n')}\n\n${link}\n\n${closing}\n`,
+    html: layout([...lines, closing].map(escapeHtml), link, 'Choose a new password'),
+  };
+}
+
+/**
+ * What an address with no account gets when someone asks to reset its
+ * password: the same send as a reset e-mail (so the request's timing tells
+ * nothing), and useful to whoever owns the address.
+ */
+export function noAccountEmail(signupLink: string): EmailContent {
+  const lines = [
+    'Hello,',
+    'Someone asked to reset the password of an account with this e-mail address, but no account uses this address.',
+    'If it was you, you may have signed up with another address: ask for the reset with that one. Or create an account with this address:',
+  ];
+  const closing = 'If you did not ask for this, ignore this e-mail: nothing has changed.';
+  return {
+    subject: 'No account for this e-mail address',
+    text: `${lines.join('\n\n')}\n\n${signupLink}\n\n${closing}\n`,
+    html: layout([...lines, closing].map(escapeHtml), signupLink, 'Create an account'),
   };
 }

@@ -6,13 +6,13 @@ import type { Mailer } from '../integrations/mailer.ts';
 import type { Logger } from '../log.ts';
 import { enforceRateLimits, type RateLimiter } from '../rate-limit/rate-limiter.ts';
 import { rule, type AuthSettings } from './auth.ts';
-import { passwordResetEmail } from './emails.ts';
+import { noAccountEmail, passwordResetEmail } from './emails.ts';
 
 export interface RequestPasswordResetDeps {
   identity: Pick<IdentityProvider, 'canCreateRecoveryLinks' | 'createRecoveryLink' | 'sendRecoveryEmail'>;
   mailer: Mailer;
   limiter: RateLimiter;
-  settings: Pick<AuthSettings, 'passwordResetRedirect' | 'recoveryTtlSeconds' | 'rateLimits'>;
+  settings: Pick<AuthSettings, 'passwordResetRedirect' | 'recoveryTtlSeconds' | 'rateLimits' | 'signupUrl'>;
   log: Logger;
 }
 
@@ -24,11 +24,15 @@ export const PASSWORD_RESET_REQUESTED = Object.freeze({
 
 /**
  * 1. Counts the request per client IP and per e-mail address (429 past either).
- * 2. With the admin interface (service-role key): generates the recovery link,
- *    landing on the reset redirect, and sends our reset e-mail through Resend;
- *    an unknown address gets no e-mail. Only a failed send answers 500.
+ * 2. With the admin interface (service-role key): asks for a recovery link,
+ *    landing on the reset redirect, and sends one e-mail through Resend
+ *    either way: the reset link to an address with an account, a "no account
+ *    here, sign up" notice to one without. The same calls in the same order,
+ *    so neither the answer nor its timing tells who has an account; a failed
+ *    send answers 500 for both alike.
  * 3. Without it: has the provider send its own reset e-mail, with the same
- *    landing page (we never see that link, so we cannot send it ourselves).
+ *    landing page (we never see that link, so we cannot send it ourselves,
+ *    nor know whom to tell there is no account: the provider's timing is its own).
  */
 export async function requestPasswordReset(deps: RequestPasswordResetDeps, request: { email: string; clientIp: string }) {
   const email = normaliseEmail(request.email);
@@ -40,14 +44,14 @@ export async function requestPasswordReset(deps: RequestPasswordResetDeps, reque
 
   if (deps.identity.canCreateRecoveryLinks) {
     const link = await deps.identity.createRecoveryLink(email, passwordResetRedirect);
-    if (link) {
-      await deps.mailer.send({
-        to: email,
-        ...passwordResetEmail(link, Math.round(deps.settings.recoveryTtlSeconds / 60)),
-        idempotencyKey: `password-reset/${randomUUID()}`,
-        kind: 'password-reset',
-      });
-    }
+    const content = link ? passwordResetEmail(link, Math.round(deps.settings.recoveryTtlSeconds / 60)) : noAccountEmail(deps.settings.signupUrl);
+    await deps.mailer.send({
+      to: email,
+      ...content,
+      idempotencyKey: `password-reset/${randomUUID()}`,
+      // Only the vendor's tag tells them apart, for the team's delivery statistics.
+      kind: link ? 'password-reset' : 'password-reset-no-account',
+    });
     return PASSWORD_RESET_REQUESTED;
   }
 

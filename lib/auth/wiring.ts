@@ -15,6 +15,7 @@ export { adminIdentity, identity } from '../adapters.ts';
 
 export const settings = (): AuthSettings => ({
   portalUrl: portalUrls().portal,
+  signupUrl: `${portalUrls().dashboard}/signup`,
   passwordResetRedirect: passwordResetRedirect(),
   ...tokenSettings(),
   rateLimits: rateLimitSettings(),

@@ -67,24 +67,81 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 export function isPublicAddress(address: string): boolean {
   const bare = address.replace(/^\[|\]$/g, '');
   if (!ipaddr.isValid(bare)) return false;
-  // An IPv4-mapped IPv6 address (::ffff:169.254.169.254) is judged as the IPv4 address it is.
-  return ipaddr.process(bare).range() === 'unicast';
+  const parsed = ipaddr.parse(bare);
+  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
+  const v6 = parsed as ipaddr.IPv6;
+  // An IPv6 address that carries an IPv4 address reaches that IPv4 address (through
+  // a translator, a tunnel or the host's own stack), so it is judged as that one.
+  const carried = carriedIPv4(v6);
+  if (carried) return carried.every((v4) => v4.range() === 'unicast');
+  // Otherwise only global unicast (2000::/3) that is not special-purpose.
+  return (v6.parts[0]! & 0xe000) === 0x2000 && v6.range() === 'unicast';
 }
 
-export const systemNetwork: Network = {
-  async resolve(hostname) {
-    // RFC 6761: "localhost" and every name under it are the loopback interface, whatever DNS says.
-    if (hostname === 'localhost' || hostname.endsWith('.localhost')) return ['127.0.0.1', '::1'];
-    try {
-      return (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
-    } catch (error) {
-      const code = (error as { code?: string }).code;
-      throw new SiteError('unresolvable', `${hostname} could not be resolved`, code === 'EAI_AGAIN');
-    }
-  },
-};
+const v4 = (b: number[]) => new ipaddr.IPv4(b);
+const inPrefix = (address: ipaddr.IPv6, prefix: string, bits: number) => address.match(ipaddr.IPv6.parse(prefix), bits);
 
-export function siteFetcher(policy: FetchPolicy, network: Network = systemNetwork): SiteFetcher {
+/**
+ * The IPv4 addresses an IPv6 address carries, or undefined if it carries none.
+ * Where the position of the IPv4 address cannot be known, every reading is given.
+ */
+function carriedIPv4(address: ipaddr.IPv6): ipaddr.IPv4[] | undefined {
+  const b = address.toByteArray();
+  const last32 = () => [v4(b.slice(12, 16))];
+  // ::ffff:0:0/96 IPv4-mapped (RFC 4291) and ::ffff:0:0:0/96 IPv4-translated (RFC 6145).
+  if (inPrefix(address, '::ffff:0:0', 96) || inPrefix(address, '::ffff:0:0:0', 96)) return last32();
+  // ::/96 IPv4-compatible (RFC 4291, deprecated), which the URL parser writes as ::7f00:1;
+  // :: and ::1 fall here too and are judged as 0.0.0.0 and 0.0.0.1, neither public.
+  if (inPrefix(address, '::', 96)) return last32();
+  // 64:ff9b::/96, the well-known NAT64 prefix (RFC 6052).
+  if (inPrefix(address, '64:ff9b::', 96)) return last32();
+  // 64:ff9b:1::/48, local-use NAT64 (RFC 8215): the operator picks a prefix of /48 to /96
+  // inside it, and RFC 6052 section 2.2 places the IPv4 address by that length (skipping
+  // bits 64-71); every possible reading must be public.
+  if (inPrefix(address, '64:ff9b:1::', 48)) {
+    return [
+      v4([b[6]!, b[7]!, b[9]!, b[10]!]), // /48
+      v4([b[7]!, b[9]!, b[10]!, b[11]!]), // /56
+      v4(b.slice(9, 13)), // /64
+      v4(b.slice(12, 16)), // /96
+    ];
+  }
+  // 2002::/16, 6to4 (RFC 3056): the IPv4 address follows the prefix.
+  if (inPrefix(address, '2002::', 16)) return [v4(b.slice(2, 6))];
+  // 2001::/32, Teredo (RFC 4380): the server's IPv4 address, then the client's with every bit inverted.
+  if (inPrefix(address, '2001::', 32)) return [v4(b.slice(4, 8)), v4(b.slice(12, 16).map((x) => x ^ 0xff))];
+  return undefined;
+}
+
+/** Every address a host name has; rejects with the resolver's error code (ENOTFOUND, EAI_AGAIN, ...), as node:dns does. */
+export type Resolver = (hostname: string) => Promise<string[]>;
+
+/** The operating system's resolver (getaddrinfo), every address in the order it gives them. */
+export const systemResolver: Resolver = async (hostname) => (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+
+// The resolver could not answer now (no DNS server reachable, a timeout, a server failure):
+// the name may well exist, so the fetch may work later. ENOTFOUND and the rest mean it does not.
+const TEMPORARY_DNS_FAILURES = new Set(['EAI_AGAIN', 'ETIMEOUT', 'ESERVFAIL', 'ECONNREFUSED']);
+
+/** A network that resolves names with `resolver` and connects to the address it checked. */
+export function resolverNetwork(resolver: Resolver): Network {
+  return {
+    async resolve(hostname) {
+      // RFC 6761: "localhost" and every name under it are the loopback interface, whatever DNS says.
+      if (hostname === 'localhost' || hostname.endsWith('.localhost')) return ['127.0.0.1', '::1'];
+      try {
+        return await resolver(hostname);
+      } catch (error) {
+        const code = (error as { code?: string }).code ?? '';
+        throw new SiteError('unresolvable', `${hostname} could not be resolved`, TEMPORARY_DNS_FAILURES.has(code));
+      }
+    },
+  };
+}
+
+export const systemNetwork: Network = resolverNetwork(systemResolver);
+
+export function siteFetcher(policy: FetchPolicy, network: Network): SiteFetcher {
   /** The address to connect to for this URL, once every address of its host has passed the check. */
   async function checkedAddress(url: URL): Promise<string> {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {

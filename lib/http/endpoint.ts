@@ -17,6 +17,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { httpSettings } from '../config.ts';
 import { logger as rootLogger, takeColdStart, type Logger } from '../log.ts';
 import { InvalidInput } from '../errors.ts';
+import { headerValue } from '../text.ts';
 import { toErrorAnswer, validationDetails } from './errors.ts';
 import { eventSchemaOf, rawBodySchemaOf } from './event-schema.ts';
 import { ANONYMOUS, type Caller, type Grant, type Guard } from './guard.ts';
@@ -183,7 +184,8 @@ function accessLog(context: Context, response: Result | null | undefined) {
   });
   // One spelling per header: middlewares disagree on case, and clients must not see duplicates.
   const headers: Record<string, string | number | boolean> = {};
-  for (const [name, value] of Object.entries(response.headers ?? {})) headers[name.toLowerCase()] = value;
+  // No value may carry a control character (a CR/LF would end it and start a header of someone else's).
+  for (const [name, value] of Object.entries(response.headers ?? {})) headers[name.toLowerCase()] = typeof value === 'string' ? headerValue(value) : value;
   headers['x-correlation-id'] = state.correlationId;
   response.headers = headers;
 }

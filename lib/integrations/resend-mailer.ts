@@ -1,4 +1,5 @@
 import { Resend } from 'resend';
+import { oneLine, TEXT_LIMITS } from '../text.ts';
 import { AttemptFailed, withRetries, type RetryPolicy } from './retry.ts';
 import type { Mailer, OutgoingEmail } from './mailer.ts';
 
@@ -20,10 +21,11 @@ export function resendMailer(settings: ResendSettings, policy: RetryPolicy & { t
           {
             from: settings.from,
             to: email.to,
-            subject: email.subject,
+            // The last guard before the vendor writes it as a header: one line, whatever the template did.
+            subject: oneLine(email.subject, TEXT_LIMITS.subject),
             html: email.html,
             text: email.text,
-            replyTo: email.replyTo,
+            replyTo: email.replyTo && oneLine(email.replyTo, TEXT_LIMITS.email),
             tags: [{ name: 'kind', value: email.kind.replace(/[^A-Za-z0-9_-]/g, '_') }],
           },
           { idempotencyKey: email.idempotencyKey, signal: AbortSignal.timeout(policy.timeoutMs) },

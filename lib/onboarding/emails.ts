@@ -1,6 +1,9 @@
 // The onboarding e-mails: each with a text and an HTML part. Everything that
-// came from a user is escaped in the HTML.
+// came from a user goes through lib/text.ts: one bounded line (so a subject
+// stays one clean header), HTML-escaped in the HTML part, and in the text
+// part with nothing a mail client would make a link of.
 import type { Account } from '../accounts/accounts.ts';
+import { emailField, escapeHtml, oneLine, TEXT_LIMITS } from '../text.ts';
 
 export interface EmailContent {
   subject: string;
@@ -8,21 +11,23 @@ export interface EmailContent {
   html: string;
 }
 
-const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-const layout = (title: string, paragraphs: string[], action?: { label: string; url: string }) =>
+/** Our own words, escaped here; user fields arrive already escaped (their .html). */
+const layout = (titleHtml: string, paragraphsHtml: string[], action?: { label: string; url: string }) =>
   `<!doctype html><html><body style="font-family:system-ui,sans-serif;max-width:560px;margin:auto;color:#222">` +
-  `<h1 style="font-size:20px">${escape(title)}</h1>` +
-  paragraphs.map((p) => `<p>${escape(p)}</p>`).join('') +
-  (action ? `<p><a href="${escape(action.url)}" style="background:#222;color:#fff;padding:10px 16px;border-radius:6px;text-decoration:none">${escape(action.label)}</a></p>` : '') +
+  `<h1 style="font-size:20px">${titleHtml}</h1>` +
+  paragraphsHtml.map((p) => `<p>${p}</p>`).join('') +
+  (action ? `<p><a href="${escapeHtml(action.url)}" style="background:#222;color:#fff;padding:10px 16px;border-radius:6px;text-decoration:none">${escapeHtml(action.label)}</a></p>` : '') +
   `</body></html>`;
 
+const subject = (text: string) => oneLine(text, TEXT_LIMITS.subject);
+const companyOf = (account: Account) => emailField(account.company_name || 'your company');
+
 export function welcomeEmail(account: Account, portalLink: string): EmailContent {
-  const company = account.company_name ?? 'your company';
+  const company = companyOf(account);
   return {
-    subject: `Welcome aboard, ${company}`,
-    text: `Welcome aboard, ${company}!\n\nYour client portal is ready: ${portalLink}\nWe'll be in touch shortly to book the kick-off call.\n`,
-    html: layout(`Welcome aboard, ${company}`, ['Your client portal is ready.', "We'll be in touch shortly to book the kick-off call."], {
+    subject: subject(`Welcome aboard, ${company.line}`),
+    text: `Welcome aboard, ${company.text}!\n\nYour client portal is ready: ${portalLink}\nWe'll be in touch shortly to book the kick-off call.\n`,
+    html: layout(`Welcome aboard, ${company.html}`, ['Your client portal is ready.', "We'll be in touch shortly to book the kick-off call."].map(escapeHtml), {
       label: 'Open your portal',
       url: portalLink,
     }),
@@ -30,11 +35,10 @@ export function welcomeEmail(account: Account, portalLink: string): EmailContent
 }
 
 export function storageReadyEmail(account: Account, storageLink: string): EmailContent {
-  const company = account.company_name ?? 'your company';
   return {
-    subject: `Your shared workspace for ${company} is ready`,
+    subject: subject(`Your shared workspace for ${companyOf(account).line} is ready`),
     text: `Your shared file workspace is ready: ${storageLink}\nPut brand assets, content and documents there; we'll find them.\n`,
-    html: layout('Your shared workspace is ready', ["Put brand assets, content and documents there; we'll find them."], {
+    html: layout(escapeHtml('Your shared workspace is ready'), [escapeHtml("Put brand assets, content and documents there; we'll find them.")], {
       label: 'Open the workspace',
       url: storageLink,
     }),
@@ -42,16 +46,23 @@ export function storageReadyEmail(account: Account, storageLink: string): EmailC
 }
 
 export function newClientTeamEmail(account: Account, portalLink: string): EmailContent {
-  const lines = [
-    `Company: ${account.company_name ?? '-'}`,
-    `Contact: ${account.contact_email ?? '-'}${account.phone ? `, ${account.phone}` : ''}`,
-    `Website: ${account.company_url ?? '-'}`,
-    `Plan: ${account.plan ?? account.requested_plan ?? '-'}`,
-    `Portal: ${portalLink}`,
+  const field = (value: string | undefined, max?: number) => emailField(value || '-', max);
+  const company = field(account.company_name);
+  const contact = field(account.contact_email, TEXT_LIMITS.email);
+  const phone = account.phone ? field(account.phone) : undefined;
+  const website = field(account.company_url, TEXT_LIMITS.url);
+  const plan = field(account.plan ?? account.requested_plan);
+  const title = account.company_name ? company : emailField(account.id);
+  const lines = (part: 'text' | 'html', portal: string) => [
+    `Company: ${company[part]}`,
+    `Contact: ${contact[part]}${phone ? `, ${phone[part]}` : ''}`,
+    `Website: ${website[part]}`,
+    `Plan: ${plan[part]}`,
+    `Portal: ${portal}`,
   ];
   return {
-    subject: `New client: ${account.company_name ?? account.id}`,
-    text: `${lines.join('\n')}\n`,
-    html: layout(`New client: ${account.company_name ?? account.id}`, lines),
+    subject: subject(`New client: ${title.line}`),
+    text: `${lines('text', portalLink).join('\n')}\n`,
+    html: layout(`New client: ${title.html}`, lines('html', escapeHtml(portalLink))),
   };
 }

@@ -1,6 +1,7 @@
 // The DynamoDB-backed ports of onboarding, created once per Lambda instance.
 import { dynamodbAccounts, dynamodbSlugs } from '../accounts/dynamodb-accounts.ts';
 import { dynamodbIntegrations } from '../accounts/integrations.ts';
+import { metrics } from '../metrics.ts';
 import { dynamodbLedger } from '../provisioning/dynamodb-ledger.ts';
 import { dynamodbFollowUps } from '../provisioning/follow-ups.ts';
 import { db, tables } from '../store/dynamodb.ts';
@@ -12,5 +13,5 @@ export const stores = {
   integrations: dynamodbIntegrations({ db, tables }),
   runs: dynamodbRuns({ db, tables }),
   ledger: dynamodbLedger({ db, tables }),
-  followUps: dynamodbFollowUps({ db, tables }),
+  followUps: dynamodbFollowUps({ db, tables, metrics }),
 };

@@ -2,6 +2,7 @@
 // instance; Stripe itself comes from ../adapters.ts.
 import { dynamodbAccounts } from '../accounts/dynamodb-accounts.ts';
 import { dynamodbDeliveries } from '../deliveries/dynamodb-deliveries.ts';
+import { metrics } from '../metrics.ts';
 import { dynamodbFollowUps } from '../provisioning/follow-ups.ts';
 import { db, tables } from '../store/dynamodb.ts';
 import { dynamodbBilling } from './dynamodb-billing.ts';
@@ -13,4 +14,4 @@ export const billingStore = () => dynamodbBilling({ db, tables });
 /** The delivery log every inbound webhook takes its events once through (webhook_events). */
 export const deliveryLog = () => dynamodbDeliveries({ db, tables });
 /** The operators' list (follow_ups), where a public purchase the webhook would not link waits. */
-export const followUpList = () => dynamodbFollowUps({ db, tables });
+export const followUpList = () => dynamodbFollowUps({ db, tables, metrics });

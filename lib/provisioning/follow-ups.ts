@@ -2,7 +2,16 @@
 // provisions them, and billing the payment webhook would not decide alone:
 // the list an operator works through.
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Metrics } from '../metrics.ts';
 import { applied, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
+
+/**
+ * Counted each time a follow-up is recorded (opened, or failed once more), by
+ * Stage and by Stage and Subject: what the follow-ups alarm watches
+ * (infra/operations.yml). An onboarding integration recorded here is the one
+ * its run then holds for redrive.
+ */
+export const FOLLOW_UPS_RECORDED = 'FollowUpsRecorded';
 
 /** What is waiting: an onboarding integration (by its name in lib/onboarding/outcomes.ts), or 'billing' (payments/billing.ts). */
 export type FollowUpSubject = string;
@@ -34,7 +43,7 @@ export interface FollowUps {
   listOpen(limit?: number): Promise<FollowUp[]>;
 }
 
-export function dynamodbFollowUps(deps: { db: DynamoDBDocumentClient; tables: Pick<Tables, 'follow_ups'>; now?: () => Date }): FollowUps {
+export function dynamodbFollowUps(deps: { db: DynamoDBDocumentClient; tables: Pick<Tables, 'follow_ups'>; metrics: Metrics; now?: () => Date }): FollowUps {
   const { db, tables } = deps;
   const now = () => (deps.now ?? (() => new Date()))().toISOString();
   return {
@@ -49,6 +58,7 @@ export function dynamodbFollowUps(deps: { db: DynamoDBDocumentClient; tables: Pi
           ExpressionAttributeValues: { ':open': 'open', ':message': error.message, ':context': error.context, ':run': runId, ':now': now(), ':one': 1 },
         }),
       );
+      deps.metrics.count(FOLLOW_UPS_RECORDED, { Subject: error.integration }, { message: 'follow-up recorded', accountId, runId });
     },
     async resolve(accountId, integration) {
       await applied(

@@ -2,6 +2,7 @@
 // booked what, and when, in the zone the invitee booked in.
 import { createHash } from 'node:crypto';
 import type { NewTask, TaskPatch } from '../integrations/task-tool.ts';
+import { chatField, markdownField, oneLine, TEXT_LIMITS } from '../text.ts';
 import type { BookingEvent } from './booking-events.ts';
 
 const PROVIDER_NAME = { calendly: 'Calendly', calcom: 'Cal.com' } as const;
@@ -25,26 +26,28 @@ export function when(booking: Pick<BookingEvent, 'startTime' | 'endTime' | 'time
   return `${day.format(start).replace(/,/g, '')}, ${time.format(start)}${end} (${timeZone})`;
 }
 
+/** Plain text (a task's name is not markdown): each field one bounded line (lib/text.ts). */
 export function taskName(booking: BookingEvent, cancelled = booking.change === 'cancelled'): string {
-  return `${cancelled ? 'Cancelled: ' : ''}Call with ${who(booking)}: ${booking.title} [${shortRef(booking)}]`.slice(0, 250);
+  return `${cancelled ? 'Cancelled: ' : ''}Call with ${oneLine(who(booking))}: ${oneLine(booking.title)} [${shortRef(booking)}]`;
 }
 
-/** Markdown, for the task's description. */
+/** Markdown, for the task's description: every field the booking's people filled in is escaped (lib/text.ts). */
 export function taskDescription(booking: BookingEvent, previousStart?: string): string {
-  const invitee = booking.invitee.email ? `**${who(booking)}** (${booking.invitee.email})` : `**${who(booking)}**`;
+  const name = markdownField(who(booking), TEXT_LIMITS.email);
+  const invitee = booking.invitee.email ? `**${name}** (${markdownField(booking.invitee.email, TEXT_LIMITS.email)})` : `**${name}**`;
+  const title = markdownField(booking.title);
+  const organizer = booking.organizer?.name ?? booking.organizer?.email;
   const lines = [
-    booking.change === 'cancelled'
-      ? `${invitee} cancelled **${booking.title}**.`
-      : `${invitee} booked **${booking.title}**.`,
+    booking.change === 'cancelled' ? `${invitee} cancelled **${title}**.` : `${invitee} booked **${title}**.`,
     '',
     `- When: ${when(booking)}`,
     ...(booking.change === 'rescheduled' && previousStart ? [`- Rescheduled from: ${when({ startTime: previousStart, timezone: booking.timezone })}`] : []),
     ...(booking.change === 'rescheduled' && !previousStart ? ['- Rescheduled'] : []),
-    ...(booking.location ? [`- Where: ${booking.location}`] : []),
-    ...(booking.organizer?.name || booking.organizer?.email ? [`- With: ${booking.organizer.name ?? booking.organizer.email}`] : []),
-    ...(booking.change === 'cancelled' && booking.cancellation?.reason ? [`- Reason: ${booking.cancellation.reason}`] : []),
-    ...(booking.change === 'cancelled' && booking.cancellation?.by ? [`- Cancelled by: ${booking.cancellation.by}`] : []),
-    `- Booked through: ${PROVIDER_NAME[booking.provider]} (${booking.bookingId})`,
+    ...(booking.location ? [`- Where: ${markdownField(booking.location, TEXT_LIMITS.line)}`] : []),
+    ...(organizer ? [`- With: ${markdownField(organizer, TEXT_LIMITS.email)}`] : []),
+    ...(booking.change === 'cancelled' && booking.cancellation?.reason ? [`- Reason: ${markdownField(booking.cancellation.reason, TEXT_LIMITS.line)}`] : []),
+    ...(booking.change === 'cancelled' && booking.cancellation?.by ? [`- Cancelled by: ${markdownField(booking.cancellation.by, TEXT_LIMITS.email)}`] : []),
+    `- Booked through: ${PROVIDER_NAME[booking.provider]} (${markdownField(booking.bookingId, TEXT_LIMITS.url)})`,
   ];
   return lines.join('\n');
 }
@@ -66,16 +69,21 @@ export function taskPatchFor(booking: BookingEvent, previousStart?: string): Tas
   };
 }
 
-/** The team's alert: plain text, and the same in blocks. */
+/**
+ * The team's alert, for Slack's text and mrkdwn alike: every field the
+ * booking's people filled in is one escaped line (lib/text.ts), so a name, a
+ * title or a reason cannot mention anyone, link anywhere or start a line.
+ */
 export function alertText(booking: BookingEvent, company: string): string {
-  const person = booking.invitee.email && booking.invitee.name ? `${booking.invitee.name} (${booking.invitee.email})` : who(booking);
+  const { name, email } = booking.invitee;
+  const person = email && name ? `${chatField(name)} (${chatField(email, TEXT_LIMITS.email)})` : chatField(who(booking), TEXT_LIMITS.email);
+  const at = chatField(company);
   const headline = {
-    booked: `New booking for ${company}`,
-    rescheduled: `Booking rescheduled for ${company}`,
-    cancelled: `Booking cancelled for ${company}`,
+    booked: `New booking for ${at}`,
+    rescheduled: `Booking rescheduled for ${at}`,
+    cancelled: `Booking cancelled for ${at}`,
   }[booking.change];
   const verb = booking.change === 'cancelled' ? 'cancelled' : booking.change === 'rescheduled' ? 'moved' : 'booked';
-  return `${headline}: ${person} ${verb} "${booking.title}" ${booking.change === 'rescheduled' ? 'to' : 'for'} ${when(booking)}${
-    booking.change === 'cancelled' && booking.cancellation?.reason ? `. Reason: ${booking.cancellation.reason}` : ''
-  }`;
+  const reason = booking.change === 'cancelled' && booking.cancellation?.reason ? `. Reason: ${chatField(booking.cancellation.reason, TEXT_LIMITS.line)}` : '';
+  return `${headline}: ${person} ${verb} "${chatField(booking.title, TEXT_LIMITS.line)}" ${booking.change === 'rescheduled' ? 'to' : 'for'} ${chatField(when(booking), TEXT_LIMITS.line)}${reason}`;
 }

@@ -254,26 +254,30 @@ export class StepFunctionsEngine {
     const input = resume ? resume.input : (JSON.parse(execution.input) as Json);
     const topLevel = new Set(Object.keys((machine.definition.States ?? {}) as object));
 
+    const history = new CausalHistory(machine.definition, execution.events.length, (type, details, previous) => this.record(execution, type, details, previous));
+
     const handlers: Record<string, (input: Json) => Promise<Json>> = {};
     for (const [stateName, state] of collectStates(machine.definition, 'Task')) {
       const functionName = String(state.Resource);
       handlers[stateName] = async (taskInput) => {
         if (replay.has(stateName)) return replay.get(stateName)!;
         const resource = machine.functionArns[functionName] ?? functionName;
-        // As on AWS, each Lambda event points back at the one before it (failed → started → scheduled).
-        const scheduled = this.record(execution, 'LambdaFunctionScheduled', {
+        // As on AWS, the Lambda's events follow its TaskStateEntered, each pointing back at its cause
+        // (scheduled → entered, or the failure before a retry; started → scheduled; outcome → started).
+        await history.entered(stateName);
+        const scheduled = history.append(stateName, 'LambdaFunctionScheduled', {
           lambdaFunctionScheduledEventDetails: { resource, input: JSON.stringify(taskInput) },
         });
         const started = this.record(execution, 'LambdaFunctionStarted', {}, scheduled);
         const outcome = await this.invoke(functionName, taskInput);
         if (outcome.ok) {
           execution.taskResults.push({ state: stateName, result: outcome.payload, at: Date.now() });
-          this.record(execution, 'LambdaFunctionSucceeded', { lambdaFunctionSucceededEventDetails: { output: JSON.stringify(outcome.payload) } }, started);
+          history.append(stateName, 'LambdaFunctionSucceeded', { lambdaFunctionSucceededEventDetails: { output: JSON.stringify(outcome.payload) } }, started);
           return outcome.payload;
         }
         // Shaped as on AWS: the error is the errorType, the cause the JSON of the Lambda's error.
         const cause = JSON.stringify({ errorType: outcome.errorType, errorMessage: outcome.errorMessage, trace: outcome.trace ?? [] });
-        this.record(execution, 'LambdaFunctionFailed', { lambdaFunctionFailedEventDetails: { error: outcome.errorType, cause } }, started);
+        history.append(stateName, 'LambdaFunctionFailed', { lambdaFunctionFailedEventDetails: { error: outcome.errorType, cause } }, started);
         const error = new Error(cause);
         error.name = outcome.errorType;
         throw error;
@@ -297,7 +301,7 @@ export class StepFunctionsEngine {
     });
 
     const translate = (async () => {
-      for await (const event of run.eventLogs) this.translate(execution, event as LibraryEvent, topLevel);
+      for await (const event of run.eventLogs) this.translate(execution, event as LibraryEvent, topLevel, history);
     })();
 
     const done = (async () => {
@@ -336,7 +340,7 @@ export class StepFunctionsEngine {
     });
   }
 
-  private translate(execution: Execution, event: LibraryEvent, topLevel: Set<string>) {
+  private translate(execution: Execution, event: LibraryEvent, topLevel: Set<string>, history: CausalHistory) {
     if (!event.state) return;
     const { name, type, input, output } = event.state;
     switch (event.type) {
@@ -344,13 +348,14 @@ export class StepFunctionsEngine {
         if (topLevel.has(name) && event.index === undefined) {
           execution.entries.push({ state: name, input: (input ?? null) as Json, at: event.timestamp });
         }
-        this.record(execution, `${type}StateEntered`, { stateEnteredEventDetails: { name, input: JSON.stringify(input ?? null) } });
+        history.enter(name, type, { stateEnteredEventDetails: { name, input: JSON.stringify(input ?? null) } });
         break;
       case 'StateExited':
-        this.record(execution, `${type}StateExited`, { stateExitedEventDetails: { name, output: JSON.stringify(output ?? null) } });
+        history.exit(name, type, { stateExitedEventDetails: { name, output: JSON.stringify(output ?? null) } });
         break;
       case 'StateFailed':
-        if (type !== 'Task') this.record(execution, `${type}StateFailed`, { stateFailedEventDetails: { name, error: event.Error } });
+        // A Task's failure is its LambdaFunctionFailed; of the other states only Parallel and Map have a Failed event.
+        if (type === 'Parallel' || type === 'Map') history.fail(name, type, { stateFailedEventDetails: { name, error: event.Error } });
         break;
     }
   }
@@ -407,6 +412,98 @@ export class StepFunctionsEngine {
         this.finish(execution, 'ABORTED', { executionAbortedEventDetails: { error: execution.error, cause: execution.cause } });
       }
     }
+  }
+}
+
+type Append = (type: string, details: Record<string, unknown>, previousEventId: number) => number;
+
+/**
+ * Keeps the history in causal order with AWS's previousEventId chains
+ * (GetExecutionHistory; HistoryEvent: ids sequential from 1, previousEventId
+ * the event before it in its own thread). Each Parallel branch is a thread of
+ * its own, started by its ParallelStateStarted; a Parallel ends with
+ * ParallelStateSucceeded (after the last branch event) and ParallelStateExited.
+ * The library reports state events asynchronously, nested ones later still, so
+ * a Task's Lambda waits until its TaskStateEntered is recorded.
+ */
+class CausalHistory {
+  /** The thread each state runs in: 'root', or `<Parallel>#<branch index>`. */
+  private readonly threadOf = new Map<string, string>();
+  private readonly branchesOf = new Map<string, string[]>();
+  /** The last event of each thread. */
+  private readonly last = new Map<string, number>();
+  private readonly inside = new Set<string>();
+  private readonly failed = new Set<string>();
+  /** The last failure (LambdaFunctionFailed, ParallelStateFailed) of each thread: what fails a Parallel. */
+  private readonly failures = new Map<string, number>();
+  private readonly record: Append;
+
+  constructor(definition: Record<string, unknown>, lastEventId: number, record: Append) {
+    this.record = record;
+    const visit = (def: Record<string, unknown>, thread: string) => {
+      for (const [name, state] of Object.entries((def.States ?? {}) as Record<string, Record<string, unknown>>)) {
+        this.threadOf.set(name, thread);
+        const branches = (state.Branches as Record<string, unknown>[] | undefined) ?? [];
+        this.branchesOf.set(name, branches.map((_, i) => `${name}#${i}`));
+        branches.forEach((branch, i) => visit(branch, `${name}#${i}`));
+        const processor = (state.ItemProcessor ?? state.Iterator) as Record<string, unknown> | undefined;
+        if (processor) visit(processor, `${name}#items`);
+      }
+    };
+    visit(definition, 'root');
+    this.last.set('root', lastEventId);
+  }
+
+  private thread(state: string) {
+    return this.threadOf.get(state) ?? 'root';
+  }
+
+  private lastOf(thread: string) {
+    return this.last.get(thread) ?? this.last.get('root')!;
+  }
+
+  /** Records an event of `state`'s thread, caused by `previous` or else by the thread's last event. */
+  append(state: string, type: string, details: Record<string, unknown>, previous?: number): number {
+    const thread = this.thread(state);
+    const id = this.record(type, details, previous ?? this.lastOf(thread));
+    this.last.set(thread, id);
+    if (/Failed$/.test(type)) this.failures.set(thread, id);
+    return id;
+  }
+
+  enter(state: string, type: string, details: Record<string, unknown>) {
+    const entered = this.append(state, `${type}StateEntered`, details);
+    this.failed.delete(state);
+    for (const branch of this.branchesOf.get(state) ?? []) this.failures.delete(branch);
+    if (type === 'Parallel' || type === 'Map') {
+      const started = this.append(state, `${type}StateStarted`, {}, entered);
+      for (const branch of this.branchesOf.get(state) ?? []) this.last.set(branch, started);
+      this.last.set(`${state}#items`, started);
+    }
+    this.inside.add(state);
+  }
+
+  exit(state: string, type: string, details: Record<string, unknown>) {
+    if ((type === 'Parallel' || type === 'Map') && !this.failed.has(state)) this.append(state, `${type}StateSucceeded`, {}, this.lastOfBranches(state));
+    this.append(state, `${type}StateExited`, details);
+    this.inside.delete(state);
+  }
+
+  fail(state: string, type: string, details: Record<string, unknown>) {
+    this.failed.add(state);
+    const branches = [...(this.branchesOf.get(state) ?? []), `${state}#items`];
+    const failure = Math.max(0, ...branches.map((b) => this.failures.get(b) ?? 0));
+    this.append(state, `${type}StateFailed`, details, failure || this.lastOfBranches(state));
+  }
+
+  private lastOfBranches(state: string) {
+    const ids = [...(this.branchesOf.get(state) ?? []), `${state}#items`].map((b) => this.last.get(b) ?? 0);
+    return Math.max(this.lastOf(this.thread(state)), ...ids);
+  }
+
+  /** Resolves once `state`'s StateEntered is recorded (the library's events arrive a few turns late). */
+  async entered(state: string) {
+    for (let turn = 0; !this.inside.has(state) && turn < 1000; turn++) await new Promise((r) => setImmediate(r));
   }
 }
 

@@ -2,25 +2,21 @@
 // credentials; this checks the template holds what serverless.yml declares
 // and that no function may touch every resource.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { settingsReadBy } from '../../infra/settings-per-function.mjs';
 import { catalog } from '../../lib/api/catalog.ts';
 import { keyKindOf, type KeyKind } from '../../lib/http/route.ts';
-import { hermetic, SLS_BIN } from '../../local/serverless-config.ts';
+import { hermetic } from '../../local/serverless-config.ts';
+import { packaged, type Template } from '../support/packaged.ts';
 
 const run = promisify(execFile);
-const out = mkdtempSync(join(tmpdir(), 'package-'));
-const work = `.local/esbuild-package-${process.pid}`;
-
-interface Template {
-  Resources: Record<string, { Type: string; Properties: Record<string, any> }>;
-}
+let out: string;
+let work: string;
 let template: Template;
 const declared = parse(readFileSync('serverless.yml', 'utf8'), { logLevel: 'silent' }) as {
   functions: Record<string, unknown>;
@@ -37,19 +33,10 @@ const declaredResources: Template['Resources'] = Object.assign(
 );
 
 beforeAll(async () => {
-  await run(process.execPath, [SLS_BIN, 'package', '--stage', 'ci', '--package', out], {
-    // No credentials and no settings at all: packaging must not need them.
-    env: { ...hermetic(process.env, {}), HOME: out, ESBUILD_WORK_FOLDER: work, SLS_TELEMETRY_DISABLED: '1' },
-    maxBuffer: 16 * 1024 * 1024,
-  });
-  template = JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8'));
+  // No credentials and no settings at all: packaging must not need them (built once per run, see the file).
+  ({ out, work, template } = await packaged());
   // Six engineers share two cores: packaging 40 functions has taken over four minutes here.
 }, 360_000);
-
-afterAll(() => {
-  rmSync(out, { recursive: true, force: true });
-  rmSync(work, { recursive: true, force: true });
-});
 
 const ofType = (type: string) => Object.entries(template.Resources).filter(([, r]) => r.Type === type);
 

@@ -3,6 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 
 const configSource = readFileSync('lib/config.ts', 'utf8');
 const read = new Set([...configSource.matchAll(/r\.\w+\('([A-Z0-9_]+)'/g)].map((m) => m[1]!));
@@ -12,6 +13,9 @@ const passed = new Set([...yml.matchAll(/^ {4}([A-Z0-9_]+):/gm)].map((m) => m[1]
 // Set by the platform, or by serverless.yml itself (any value not taken from the deployer's ${env:...}).
 const fromServerless = [...yml.matchAll(/^ {4}([A-Z0-9_]+): (?!\$\{env:)/gm)].map((m) => m[1]!);
 const platform = new Set(['AWS_REGION', ...fromServerless]);
+// Deploy-time settings: serverless.yml reads them itself (custom.operations), no Lambda gets them.
+const declared = parse(yml, { logLevel: 'silent' }) as { custom: { operations: Record<string, string>; settings: Record<string, string> } };
+const deployTime = new Set(Object.values(declared.custom.operations).map((v) => /^\$\{env:([A-Z0-9_]+)/.exec(v)?.[1]));
 
 describe('settings', () => {
   it('documents every setting the code reads in .env.example', () => {
@@ -31,8 +35,18 @@ describe('settings', () => {
     expect(configSource).not.toMatch(/\br\.\w+\((?!'[A-Z0-9_]+')/);
   });
 
-  it('documents nothing the code does not read', () => {
-    const extra = [...example].filter((k) => !read.has(k));
+  it('documents nothing that neither the code nor the deployment reads', () => {
+    const extra = [...example].filter((k) => !read.has(k) && !deployTime.has(k));
     expect(extra).toEqual([]);
+  });
+
+  it('documents every deploy-time setting, and gives none of them to a Lambda', () => {
+    expect(deployTime.size).toBeGreaterThanOrEqual(3);
+    for (const name of deployTime) {
+      expect(name).toMatch(/^[A-Z0-9_]+$/);
+      expect(example.has(name!), name).toBe(true);
+      expect(read.has(name!), name).toBe(false);
+      expect(Object.keys(declared.custom.settings), name).not.toContain(name);
+    }
   });
 });

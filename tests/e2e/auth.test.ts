@@ -246,12 +246,19 @@ describe('forgot-password → reset link → reset-password', () => {
   it('answers an existing and an unknown address with byte-identical bodies and the same status', async () => {
     const c = client();
     const { email } = await verifiedUser(c);
+    const nobody = newEmail();
     const known = await c.post('/api/auth/forgot-password', { email });
-    const unknown = await c.post('/api/auth/forgot-password', { email: newEmail() });
+    const unknown = await c.post('/api/auth/forgot-password', { email: nobody });
     expect(known.status).toBe(200);
     expect(unknown.status).toBe(known.status);
     expect(unknown.text).toBe(known.text);
     expect(known.body).toEqual({ success: true, message: expect.any(String) });
+    // Both got one e-mail (the same work either way): the unknown address hears it has no account, and where to sign up.
+    expect((await mailTo(email)).filter((m) => m.subject === 'Reset your password')).toHaveLength(1);
+    const [notice, ...more] = await mailTo(nobody);
+    expect(more).toHaveLength(0);
+    expect(notice!.subject).toBe('No account for this e-mail address');
+    expect(notice!.text).toContain(`${stack().env.DASHBOARD_URL}/signup`);
   });
 
   it('e-mails a link that lands on the reset page; its token works once; the new password logs in, the old does not', async () => {

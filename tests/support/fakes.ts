@@ -6,6 +6,7 @@ import { DELIVERY_CLAIMS } from '../../lib/deliveries/deliveries.ts';
 import type { Chat, ChatMessage } from '../../lib/integrations/chat.ts';
 import type { Crm, LeadDetails } from '../../lib/integrations/crm.ts';
 import type { Mailer, OutgoingEmail } from '../../lib/integrations/mailer.ts';
+import { emfMetrics, type Metrics } from '../../lib/metrics.ts';
 import type { Storage } from '../../lib/integrations/storage.ts';
 import type { NewTask, TaskPatch, TaskRef, TaskTool } from '../../lib/integrations/task-tool.ts';
 import type { StepReport } from '../../lib/onboarding/outcomes.ts';
@@ -196,6 +197,12 @@ export const fakeBookingTasks = (options: { now?: () => Date } = {}) => {
   const claims = fakeClaims<BookingKey, StoredBookingTask>(BOOKING_TASK_CLAIMS, options);
   return { ...bookingTasksOf(claims), claims };
 };
+
+/** The real EMF writer, its lines kept (parsed) instead of written to stdout. */
+export function capturedMetrics(): { metrics: Metrics; lines: Record<string, any>[] } {
+  const lines: Record<string, any>[] = [];
+  return { metrics: emfMetrics({ namespace: 'agency-backend', stage: 'test', write: (line) => lines.push(JSON.parse(line)) }), lines };
+}
 
 export function fakeFollowUps(): FollowUps & { items: Map<string, FollowUp> } {
   const items = new Map<string, FollowUp>();

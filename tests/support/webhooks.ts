@@ -22,10 +22,10 @@ export interface WebhookAccount {
   urls: { membership: string; booking: string };
 }
 
-/** A company onboarded through onboarding-v2; its webhook URLs read by an operator. */
-export async function onboardedAccount(headers: Record<string, string> = SERVICE_KEY, email?: string): Promise<WebhookAccount> {
+/** A company onboarded through onboarding-v2 (named `Hook <token>` unless given); its webhook URLs read by an operator. */
+export async function onboardedAccount(headers: Record<string, string> = SERVICE_KEY, email?: string, companyName?: string): Promise<WebhookAccount> {
   const t = uniqueToken();
-  const company = `Hook ${t}`;
+  const company = companyName ?? `Hook ${t}`;
   const onboarded = await api('/api/onboarding-v2', { body: { email: email ?? `owner-${t}@hook-${t}.example`, companyName: company }, headers });
   expect(onboarded.status).toBe(200);
   const settings = await api(`/api/accounts/${onboarded.body.accountId}/webhooks`, { headers: SERVICE_KEY });

@@ -1,6 +1,7 @@
 import type { AccountStore } from '../../accounts/accounts.ts';
 import type { Chat } from '../../integrations/chat.ts';
 import type { StepInput } from '../../provisioning/integration-step.ts';
+import { chatField, chatText, oneLine, TEXT_LIMITS } from '../../text.ts';
 import { remembered, type Ledger } from '../../provisioning/ledger.ts';
 import { ENHANCED_WORKFLOW, skipped, type StepReport, type StepResult } from '../outcomes.ts';
 import type { RunStore } from '../runs.ts';
@@ -28,23 +29,26 @@ export async function postChatNotices(deps: ChatDeps, input: StepInput): Promise
   const enhanced = (await deps.runs.get(input.runId))?.workflow === ENHANCED_WORKFLOW;
   const notice = enhanced ? 'enhanced-onboarding' : 'new-client';
   const portalLink = `${deps.portalUrl}/${input.portalSlug}`;
-  const company = account.company_name ?? input.portalSlug;
+  // Every field a user gave is one escaped line (lib/text.ts): no mention, link or line of theirs.
+  const company = oneLine(account.company_name ?? input.portalSlug);
+  const plan = account.plan ?? account.requested_plan;
   const facts = [
-    `Contact: ${input.email}`,
-    account.company_url && `Website: ${account.company_url}`,
-    (account.plan ?? account.requested_plan) && `Plan: ${account.plan ?? account.requested_plan}`,
-    `Portal: ${portalLink}`,
-    ...(enhanced ? siteFindings(await deps.runs.steps(input.runId)) : []),
+    `Contact: ${chatField(input.email, TEXT_LIMITS.email)}`,
+    account.company_url && `Website: ${chatField(account.company_url, TEXT_LIMITS.url)}`,
+    plan && `Plan: ${chatField(plan)}`,
+    `Portal: ${chatText(portalLink)}`,
+    ...(enhanced ? siteFindings(await deps.runs.steps(input.runId)).map((line) => chatField(line, TEXT_LIMITS.line)) : []),
   ]
     .filter(Boolean)
     .join('\n');
   let postedNow = false;
   await remembered(deps.ledger, { accountId: account.id, resource: enhanced ? `slack#enhanced#${input.runId}` : 'slack#new-client', maker: input.runId }, async () => {
     const { ts } = await chat.post({
-      text: `New client onboarded: ${company}\n${facts}`,
+      text: `New client onboarded: ${chatText(company)}\n${facts}`,
       blocks: [
-        { type: 'header', text: { type: 'plain_text', text: `New client: ${company}`.slice(0, 150) } },
-        { type: 'section', text: { type: 'mrkdwn', text: facts.replace(/[<>&]/g, '') } },
+        // Slack's limit for a header is 150 characters.
+        { type: 'header', text: { type: 'plain_text', text: chatField(`New client: ${company}`, 150) } },
+        { type: 'section', text: { type: 'mrkdwn', text: facts } },
       ],
     });
     postedNow = true;

@@ -2,6 +2,7 @@ import type { AccountStore } from '../../accounts/accounts.ts';
 import type { TaskTool } from '../../integrations/task-tool.ts';
 import type { StepInput } from '../../provisioning/integration-step.ts';
 import { remembered, type Ledger } from '../../provisioning/ledger.ts';
+import { oneLine } from '../../text.ts';
 import { skipped, type StepResult } from '../outcomes.ts';
 import { requireAccount } from './account.ts';
 
@@ -55,7 +56,7 @@ export async function provisionTaskTool(deps: TaskToolDeps, input: StepInput): P
   const { taskTool, ledger } = deps;
   if (!taskTool) return skipped('ClickUp is not configured in this deployment');
   const account = await requireAccount(deps.accounts, input.accountId);
-  const folderName = `${account.company_name ?? input.portalSlug} (${input.portalSlug})`;
+  const folderName = `${oneLine(account.company_name) || input.portalSlug} (${input.portalSlug})`;
   const entry = (resource: string) => ({ accountId: account.id, resource, maker: input.runId });
   const folder = await remembered(ledger, entry('clickup#folder'), () => taskTool.ensureFolder(folderName));
 

@@ -2,6 +2,7 @@ import type { AccountStore } from '../../accounts/accounts.ts';
 import type { Crm } from '../../integrations/crm.ts';
 import type { StepInput } from '../../provisioning/integration-step.ts';
 import { remembered, type Ledger } from '../../provisioning/ledger.ts';
+import { oneLine } from '../../text.ts';
 import { skipped, type StepResult } from '../outcomes.ts';
 import { requireAccount } from './account.ts';
 
@@ -22,7 +23,7 @@ export async function syncCrmLead(deps: CrmDeps, input: StepInput): Promise<Step
   if (!crm) return skipped('Close is not configured in this deployment');
   const account = await requireAccount(deps.accounts, input.accountId);
   const details = {
-    companyName: account.company_name ?? input.portalSlug,
+    companyName: oneLine(account.company_name) || input.portalSlug,
     website: account.company_url,
     description: `Client portal: ${deps.portalUrl}/${input.portalSlug}`,
     contact: { email: input.email, phone: account.phone },

@@ -24,7 +24,7 @@ export async function postBookingAlert(deps: BookingAlertDeps, input: BookingSte
   const text = alertText(booking, company);
   const key = `slack#booking#${createHash('sha256').update(input.eventKey).digest('hex').slice(0, 32)}`;
   const posted = await remembered(deps.ledger, { accountId, resource: key, maker: input.eventKey }, async () => {
-    const { ts } = await chat.post({ text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: text.replace(/[<>&]/g, '') } }] });
+    const { ts } = await chat.post({ text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] });
     return { ts: ts ?? 'incoming-webhook' };
   });
   return { step: 'alert', outcome: 'posted', detail: posted.ts };

@@ -14,6 +14,7 @@ import type { RateLimiter } from '../../../lib/rate-limit/rate-limiter.ts';
 
 export const settings: AuthSettings = {
   portalUrl: 'https://portal.test',
+  signupUrl: 'https://dashboard.test/signup',
   passwordResetRedirect: 'https://portal.test/reset-password',
   verificationTtlHours: 24,
   recoveryTtlSeconds: 3600,

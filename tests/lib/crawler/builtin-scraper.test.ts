@@ -3,8 +3,9 @@ import { builtinScraper, DEFAULT_CRAWL_LIMITS } from '../../../lib/crawler/built
 import { siteFetcher } from '../../../lib/crawler/site-fetcher.ts';
 import { bakeryRoutes, bakeryRows } from '../../fixtures/bakery-site.ts';
 import { html, useSite } from '../../support/site.ts';
+import { stubNetwork } from '../../support/stub-resolver.ts';
 
-const fetcher = siteFetcher({ allowPrivateNetworks: true, timeoutMs: 2000, maxBytes: 1024 * 1024, maxRedirects: 5, userAgent: 'AgencyCrawler/1.0 (test)' });
+const fetcher = siteFetcher({ allowPrivateNetworks: true, timeoutMs: 2000, maxBytes: 1024 * 1024, maxRedirects: 5, userAgent: 'AgencyCrawler/1.0 (test)' }, stubNetwork());
 const scraper = builtinScraper(fetcher);
 const asRows = (pages: { url: string; title: string; description: string; headings: string[]; wordCount: number; text: string }[]) =>
   pages.map((p) => ({ url: p.url, title: p.title, description: p.description, headings: p.headings.join('\n'), word_count: String(p.wordCount), text: p.text }));
@@ -47,7 +48,7 @@ describe('the built-in crawler', () => {
     const broken = useSite({ '/robots.txt': { status: 404 }, '/': { status: 500, body: 'oops' } });
 
     it('skips pages that redirect to one already seen, fail, or are not HTML, and survives slow ones', async () => {
-      const quick = builtinScraper(siteFetcher({ allowPrivateNetworks: true, timeoutMs: 300, maxBytes: 100_000, maxRedirects: 5, userAgent: 't' }));
+      const quick = builtinScraper(siteFetcher({ allowPrivateNetworks: true, timeoutMs: 300, maxBytes: 100_000, maxRedirects: 5, userAgent: 't' }, stubNetwork()));
       const result = await quick.scrape(`${other.origin}/`, { maxPages: 10 });
       expect(result.pages.map((p) => p.url)).toEqual([`${other.origin}/`]);
       expect(result.skipped).toEqual({ duplicate: 1, 'http-error': 1, 'not-html': 1, failed: 1 });
@@ -83,7 +84,7 @@ describe('the built-in crawler', () => {
   });
 
   describe('as a deployed stage builds it (private networks disallowed)', () => {
-    const deployed = builtinScraper(siteFetcher({ allowPrivateNetworks: false, timeoutMs: 2000, maxBytes: 1024 * 1024, maxRedirects: 5, userAgent: 't' }));
+    const deployed = builtinScraper(siteFetcher({ allowPrivateNetworks: false, timeoutMs: 2000, maxBytes: 1024 * 1024, maxRedirects: 5, userAgent: 't' }, stubNetwork()));
 
     it('fails with the refusal for a blocked address, rather than reporting a successful crawl of nothing', async () => {
       for (const url of ['http://169.254.169.254/latest/meta-data/', `${bakery.origin}/`]) {

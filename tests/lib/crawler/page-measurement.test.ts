@@ -4,6 +4,7 @@ import { measurementAnalyzer } from '../../../lib/crawler/page-measurement.ts';
 import { siteFetcher } from '../../../lib/crawler/site-fetcher.ts';
 import { keyFigures } from '../../../lib/crawler/site.ts';
 import { useSite } from '../../support/site.ts';
+import { stubNetwork } from '../../support/stub-resolver.ts';
 
 const page = `<!doctype html><html><head><title>Acme — Home</title><meta name="description" content="The home of Acme">
 <link rel="stylesheet" href="/a.css"><link rel="stylesheet" href="/b.css"><script src="/app.js"></script><script>1</script></head>
@@ -15,7 +16,7 @@ const site = useSite({
   '/file': { headers: { 'content-type': 'application/pdf' }, body: '%PDF' },
 });
 const at = new Date('2026-03-01T10:00:00Z');
-const analyzer = measurementAnalyzer(siteFetcher({ allowPrivateNetworks: true, timeoutMs: 2000, maxBytes: 1_000_000, maxRedirects: 5, userAgent: 't' }), () => at);
+const analyzer = measurementAnalyzer(siteFetcher({ allowPrivateNetworks: true, timeoutMs: 2000, maxBytes: 1_000_000, maxRedirects: 5, userAgent: 't' }, stubNetwork()), () => at);
 
 describe('measuring a page ourselves', () => {
   it('reports status, timings, transferred bytes, what the page loads, and what it says about itself', async () => {
@@ -57,7 +58,7 @@ describe('measuring a page ourselves', () => {
   it('fails, with the reason, for a site it cannot reach, cannot resolve or may not fetch', async () => {
     await expect(analyzer.analyse('http://127.0.0.1:9/')).rejects.toMatchObject({ name: 'SiteUnavailable', code: 'unreachable' });
     await expect(analyzer.analyse('http://no-such-host.invalid/')).rejects.toMatchObject({ name: 'SiteRefused', code: 'unresolvable' });
-    const deployed = measurementAnalyzer(siteFetcher({ allowPrivateNetworks: false, timeoutMs: 2000, maxBytes: 1_000_000, maxRedirects: 5, userAgent: 't' }));
+    const deployed = measurementAnalyzer(siteFetcher({ allowPrivateNetworks: false, timeoutMs: 2000, maxBytes: 1_000_000, maxRedirects: 5, userAgent: 't' }, stubNetwork()));
     await expect(deployed.analyse('http://169.254.169.254/latest/meta-data/')).rejects.toMatchObject({ name: 'SiteRefused', code: 'blocked_address' });
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { fetchRobots, robotsRules } from '../../../lib/crawler/robots.ts';
 import { siteFetcher } from '../../../lib/crawler/site-fetcher.ts';
 import { useSite } from '../../support/site.ts';
+import { stubNetwork } from '../../support/stub-resolver.ts';
 
 const ROBOTS = 'http://acme.example/robots.txt';
 const rules = (body: string) => robotsRules(ROBOTS, { status: 200, body });
@@ -44,7 +45,7 @@ describe('robots.txt rules', () => {
 describe('fetching robots.txt', () => {
   const site = useSite({ '/robots.txt': { status: 301, headers: { location: '/real-robots.txt' } }, '/real-robots.txt': { body: 'User-agent: *\nDisallow: /secret\n' } });
   const loops = useSite({ '/robots.txt': { status: 302, headers: { location: '/robots.txt' } } });
-  const fetcher = siteFetcher({ allowPrivateNetworks: true, timeoutMs: 2000, maxBytes: 100_000, maxRedirects: 5, userAgent: 'test' });
+  const fetcher = siteFetcher({ allowPrivateNetworks: true, timeoutMs: 2000, maxBytes: 100_000, maxRedirects: 5, userAgent: 'test' }, stubNetwork());
 
   it('follows its redirects and reads the rules', async () => {
     const r = await fetchRobots(fetcher, site.origin);
@@ -55,7 +56,7 @@ describe('fetching robots.txt', () => {
   it("passes on the fetcher's error for a site it cannot reach: that is not a robots.txt forbidding everything", async () => {
     await expect(fetchRobots(fetcher, 'http://127.0.0.1:9')).rejects.toMatchObject({ name: 'SiteUnavailable', code: 'unreachable' });
     await expect(fetchRobots(fetcher, 'http://no-such-host.invalid')).rejects.toMatchObject({ name: 'SiteRefused', code: 'unresolvable' });
-    const deployed = siteFetcher({ allowPrivateNetworks: false, timeoutMs: 2000, maxBytes: 100_000, maxRedirects: 5, userAgent: 'test' });
+    const deployed = siteFetcher({ allowPrivateNetworks: false, timeoutMs: 2000, maxBytes: 100_000, maxRedirects: 5, userAgent: 'test' }, stubNetwork());
     await expect(fetchRobots(deployed, 'http://169.254.169.254')).rejects.toMatchObject({ name: 'SiteRefused', code: 'blocked_address' });
   });
 

@@ -5,8 +5,10 @@
 // public site to a private address can be shown without the internet.
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { isPublicAddress, siteFetcher, systemNetwork, type FetchPolicy, type Network } from '../../../lib/crawler/site-fetcher.ts';
+import { isPublicAddress, resolverNetwork, siteFetcher, type FetchPolicy, type Network } from '../../../lib/crawler/site-fetcher.ts';
+import { crawlSettings } from '../../../lib/config.ts';
 import { html, useSite } from '../../support/site.ts';
+import { dnsError, stubNetwork, stubResolver } from '../../support/stub-resolver.ts';
 
 const PUBLIC_IP = '93.184.215.14';
 const site = useSite({
@@ -35,18 +37,16 @@ const policy = (overrides: Partial<FetchPolicy> = {}): FetchPolicy => ({
   ...overrides,
 });
 
-/** DNS as a deployed stage might see it, with the one public host wired to the fixture server. */
+/** DNS as a deployed stage might see it (a stub: no test asks a real resolver), with the one public host wired to the fixture server. */
 const testNetwork = (): Network & { resolved: string[] } => {
-  const resolved: string[] = [];
+  const resolver = stubResolver({
+    'www.public-site.example': [PUBLIC_IP],
+    'intranet.corp.example': ['10.1.2.3'],
+    'half-private.example': [PUBLIC_IP, '192.168.1.20'],
+  });
   return {
-    resolved,
-    async resolve(hostname) {
-      resolved.push(hostname);
-      if (hostname === 'www.public-site.example') return [PUBLIC_IP];
-      if (hostname === 'intranet.corp.example') return ['10.1.2.3'];
-      if (hostname === 'half-private.example') return [PUBLIC_IP, '192.168.1.20'];
-      return systemNetwork.resolve(hostname);
-    },
+    ...resolverNetwork(resolver),
+    resolved: resolver.asked,
     connectTo: (address, port) => (address === PUBLIC_IP ? { host: '127.0.0.1', port: site.port } : { host: address, port }),
   };
 };
@@ -120,14 +120,26 @@ describe('the fetcher of a deployed stage (private networks disallowed)', () => 
     );
   });
 
-  it('reports a name that does not resolve', async () => {
-    // Refused when DNS says there is no such name; unavailable when DNS itself cannot be asked (e.g. offline).
-    expect(await refusal(siteFetcher(policy(), systemNetwork).fetch('http://no-such-host.invalid/'))).toMatch(/^Site(Refused|Unavailable):unresolvable$/);
+  it('refuses a name that does not exist, and takes a resolver that cannot answer now as transient', async () => {
+    expect(await refusal(siteFetcher(policy(), stubNetwork()).fetch('http://no-such-host.invalid/'))).toBe('SiteRefused:unresolvable');
+    // EAI_AGAIN: no DNS server answered (offline, overloaded); the name may exist, so a retry may work.
+    const offline = stubNetwork({ 'www.public-site.example': { error: 'EAI_AGAIN' } });
+    expect(await refusal(siteFetcher(policy(), offline).fetch('http://www.public-site.example/'))).toBe('SiteUnavailable:unresolvable');
+  });
+
+  it('passes on only what the resolver says, and asks it nothing for localhost', async () => {
+    const resolver = stubResolver();
+    const network = resolverNetwork(resolver);
+    expect(await network.resolve('app.localhost')).toEqual(['127.0.0.1', '::1']);
+    await expect(network.resolve('gone.example')).rejects.toMatchObject({ name: 'SiteRefused', code: 'unresolvable', message: 'gone.example could not be resolved' });
+    const failing = resolverNetwork(() => Promise.reject(dnsError('ESERVFAIL', 'x.example')));
+    await expect(failing.resolve('x.example')).rejects.toMatchObject({ name: 'SiteUnavailable', code: 'unresolvable' });
+    expect(resolver.asked).toEqual(['gone.example']);
   });
 });
 
 describe('the fetcher of the local stage (private networks allowed)', () => {
-  const local = () => siteFetcher(policy({ allowPrivateNetworks: true }));
+  const local = () => siteFetcher(policy({ allowPrivateNetworks: true }), stubNetwork());
 
   it('reaches a fixture site on loopback, by address and by a .localhost name', async () => {
     expect((await local().fetch(`${site.origin}/`)).status).toBe(200);
@@ -175,5 +187,76 @@ describe('public addresses', () => {
     ['not-an-address', false],
   ])('%s → %s', (address, expected) => {
     expect(isPublicAddress(address)).toBe(expected);
+  });
+});
+
+// Every IPv6 form that carries an IPv4 address is judged by that IPv4 address:
+// otherwise `http://[::a9fe:a9fe]/` is the metadata service under another name.
+// The hosts below are written as the URL parser writes them (it turns
+// `[::169.254.169.254]` into `[::a9fe:a9fe]`).
+describe('IPv6 addresses that carry an IPv4 address, on a deployed stage', () => {
+  // A form carrying a private IPv4, that IPv4, and the same form carrying a public one
+  // (none for the local-use NAT64 prefix: see the last test).
+  const forms: Array<[form: string, private_: string, carried: string, public_: string | null]> = [
+    ['IPv4-mapped ::ffff:0:0/96', '::ffff:a9fe:a9fe', '169.254.169.254', '::ffff:5db8:d70e'],
+    ['IPv4-translated ::ffff:0:0:0/96', '::ffff:0:7f00:1', '127.0.0.1', '::ffff:0:5db8:d70e'],
+    ['IPv4-compatible ::/96 (loopback)', '::7f00:1', '127.0.0.1', '::5db8:d70e'],
+    ['IPv4-compatible ::/96 (metadata)', '::a9fe:a9fe', '169.254.169.254', '::808:808'],
+    ['IPv4-compatible ::/96 (private)', '::a00:1', '10.0.0.1', '::808:404'],
+    ['NAT64 64:ff9b::/96', '64:ff9b::a9fe:a9fe', '169.254.169.254', '64:ff9b::5db8:d70e'],
+    ['NAT64 local-use 64:ff9b:1::/48 (/96 layout)', '64:ff9b:1::a00:1', '10.0.0.1', null],
+    ['NAT64 local-use 64:ff9b:1::/48 (/64 layout)', '64:ff9b:1:0:a:0:1:0', '10.0.0.1', null],
+    ['6to4 2002::/16', '2002:a9fe:a9fe::1', '169.254.169.254', '2002:5db8:d70e::1'],
+    // Teredo: server IPv4 in bits 32-63, client IPv4 inverted in the last 32 bits.
+    ['Teredo 2001::/32', '2001:0:5db8:d70e::80ff:fffe', '127.0.0.1', '2001:0:5db8:d70e::f7f7:f7f7'],
+  ];
+
+  const deployedSettings = () => policy({ allowPrivateNetworks: crawlSettings({}).allowPrivateNetworks });
+
+  it('the deployed default refuses private networks', () => {
+    expect(crawlSettings({}).allowPrivateNetworks).toBe(false);
+  });
+
+  it.each(forms)('%s: judged by the IPv4 address it carries', (_form, privateForm, _carried, publicForm) => {
+    expect(isPublicAddress(privateForm), privateForm).toBe(false);
+    expect(isPublicAddress(`[${privateForm}]`), privateForm).toBe(false);
+    if (publicForm) expect(isPublicAddress(publicForm), publicForm).toBe(true);
+  });
+
+  it.each(forms)('%s: refused as the host of an address', async (_form, privateForm, carried) => {
+    const url = new URL(`http://[${privateForm}]/latest/meta-data/`);
+    expect(url.hostname).toBe(`[${privateForm}]`); // the spelling the URL parser gives
+    expect(isPublicAddress(carried)).toBe(false);
+    expect(await refusal(siteFetcher(deployedSettings(), testNetwork()).fetch(url.href)), url.href).toBe('SiteRefused:blocked_address');
+  });
+
+  it.each(forms)('%s: refused when DNS answers with it', async (_form, privateForm) => {
+    const network: Network = {
+      resolve: async (hostname) => (hostname === 'rebound.example' ? [privateForm] : []),
+      connectTo: () => ({ host: '127.0.0.1', port: site.port }),
+    };
+    expect(await refusal(siteFetcher(deployedSettings(), network).fetch('http://rebound.example/'))).toBe('SiteRefused:blocked_address');
+  });
+
+  it('refuses the dotted spelling too, whichever way it is written', async () => {
+    for (const url of ['http://[::127.0.0.1]/', 'http://[::169.254.169.254]/', 'http://[::ffff:0:10.0.0.1]/', 'http://[64:ff9b::192.168.0.1]/']) {
+      expect(await refusal(siteFetcher(deployedSettings(), testNetwork()).fetch(url)), url).toBe('SiteRefused:blocked_address');
+    }
+  });
+
+  it('refuses a local-use NAT64 address even when one reading of it is public: where the IPv4 sits depends on the prefix length its operator chose', () => {
+    // 64:ff9b:1::/48 (RFC 8215) is not globally reachable; read as a /96 prefix this is 93.184.215.14, read as a /48 it is 0.0.0.0.
+    expect(isPublicAddress('64:ff9b:1::5db8:d70e')).toBe(false);
+    expect(isPublicAddress('64:ff9b:1:0:5d:b8d7:e00:0')).toBe(false);
+  });
+
+  it('refuses a Teredo address whose server is private, whatever its client', () => {
+    expect(isPublicAddress('2001:0:a00:1::f7f7:f7f7')).toBe(false);
+  });
+
+  it('refuses IPv6 outside global unicast (2000::/3) that carries no IPv4 address', () => {
+    for (const address of ['::1:0:0:1', '100::1', '4000::1', 'fec0::1', '2001:db8::1']) {
+      expect(isPublicAddress(address), address).toBe(false);
+    }
   });
 });

@@ -131,6 +131,16 @@ describe('the HTTP endpoint stack', () => {
     });
     expect(replaced.headers['x-correlation-id']).toMatch(/^aws-req-/);
   });
+
+  it('lets no control character into a response header, whatever a handler puts there', async () => {
+    const leaky = httpEndpoint(echoRoute, async ({ body }) =>
+      json(200, {}, { location: `https://portal.test/?next=${body.email}\r\nSet-Cookie: session=stolen`, 'x-note': 'a\u0000b\u2028c' }),
+    );
+    const res = await call(leaky, { headers: { 'content-type': 'application/json' }, body: '{"email":"a@b.co"}' });
+    for (const value of Object.values(res.headers)) expect(String(value)).not.toMatch(/[\p{Cc}\p{Zl}\p{Zp}]/u);
+    expect(res.headers.location).toBe('https://portal.test/?next=a@b.co Set-Cookie: session=stolen');
+    expect(res.headers['set-cookie']).toBeUndefined();
+  });
 });
 
 describe('the access rule of a route', () => {

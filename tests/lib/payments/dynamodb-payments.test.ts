@@ -14,6 +14,7 @@ import { receivePaymentEvent } from '../../../lib/payments/receive-payment-event
 import { stripeEvents } from '../../../lib/payments/stripe-payments.ts';
 import { dynamodbFollowUps } from '../../../lib/provisioning/follow-ups.ts';
 import { useDynamo } from '../../support/dynamo.ts';
+import { capturedMetrics } from '../../support/fakes.ts';
 import { recordingLogger } from '../auth/fakes.ts';
 
 const d = useDynamo();
@@ -26,7 +27,7 @@ const stores = () => {
     team: { accounts, memberships, invitations: dynamodbInvitations({ db: d.db, tables: d.tables }), mailer: null, portalUrl: 'https://portal.test' },
     billing: dynamodbBilling({ db: d.db, tables: d.tables }),
     deliveries: dynamodbDeliveries({ db: d.db, tables: d.tables }),
-    followUps: dynamodbFollowUps({ db: d.db, tables: d.tables }),
+    followUps: dynamodbFollowUps({ db: d.db, tables: d.tables, metrics: capturedMetrics().metrics }),
   };
 };
 const newAccount = async () => {

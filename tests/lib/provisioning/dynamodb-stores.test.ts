@@ -2,9 +2,10 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { dynamodbLedger } from '../../../lib/provisioning/dynamodb-ledger.ts';
-import { dynamodbFollowUps } from '../../../lib/provisioning/follow-ups.ts';
+import { dynamodbFollowUps, FOLLOW_UPS_RECORDED } from '../../../lib/provisioning/follow-ups.ts';
 import { remembered } from '../../../lib/provisioning/ledger.ts';
 import { useDynamo } from '../../support/dynamo.ts';
+import { capturedMetrics } from '../../support/fakes.ts';
 
 const d = useDynamo();
 
@@ -39,7 +40,7 @@ describe('the provisioning ledger', () => {
 
 describe('follow-ups', () => {
   it('opens, counts repeated failures, and resolves', async () => {
-    const followUps = dynamodbFollowUps(d);
+    const followUps = dynamodbFollowUps({ ...d, metrics: capturedMetrics().metrics });
     const error = { integration: 'dropbox' as const, message: 'dropbox: down', context: { status: 503 } };
     await followUps.open('acct-f', 'run-1', error);
     await followUps.open('acct-f', 'run-2', error);
@@ -48,5 +49,30 @@ describe('follow-ups', () => {
     await followUps.resolve('acct-f', 'dropbox');
     await followUps.resolve('acct-f', 'close');
     expect((await followUps.listOpen()).filter((f) => f.account_id === 'acct-f')).toEqual([]);
+  });
+
+  it('counts every follow-up it records in CloudWatch Embedded Metric Format, by stage and by subject', async () => {
+    const { metrics, lines } = capturedMetrics();
+    const followUps = dynamodbFollowUps({ ...d, metrics });
+    const error = { integration: 'clickup' as const, message: 'clickup: down', context: {} };
+    await followUps.open('acct-m', 'run-1', error);
+    await followUps.open('acct-m', 'run-2', error);
+    await followUps.resolve('acct-m', 'clickup');
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toMatchObject({
+      _aws: { Timestamp: expect.any(Number), CloudWatchMetrics: [{ Namespace: 'agency-backend', Dimensions: [['Stage'], ['Stage', 'Subject']], Metrics: [{ Name: FOLLOW_UPS_RECORDED, Unit: 'Count' }] }] },
+      Stage: 'test',
+      Subject: 'clickup',
+      [FOLLOW_UPS_RECORDED]: 1,
+      accountId: 'acct-m',
+      runId: 'run-2',
+    });
+  });
+
+  it('counts nothing when the follow-up could not be written', async () => {
+    const { metrics, lines } = capturedMetrics();
+    const followUps = dynamodbFollowUps({ ...d, tables: { follow_ups: 'no-such-table' }, metrics });
+    await expect(followUps.open('acct-x', 'run-1', { integration: 'close', message: 'close: down', context: {} })).rejects.toThrow();
+    expect(lines).toEqual([]);
   });
 });

@@ -63,7 +63,7 @@ describe('the booking task', () => {
       tags: ['booking'],
       description: expect.stringContaining('- When: Tue 10 Mar 2026, 10:00–10:30 (Europe/Berlin)'),
     });
-    expect(newTaskFor(booked).description).toContain('**Ann Lee** (ann.lee@example.com) booked **Kick-off call**.');
+    expect(newTaskFor(booked).description.replaceAll('\u200b', '')).toContain('**Ann Lee** (ann.lee@example.com) booked **Kick-off call**.');
     expect(await bookingTasks.get('acct', bookingRef('calendly', OLD))).toMatchObject({ taskId: task!.id, state: 'booked' });
     // A redrive of the same execution finds the task; nothing new is created.
     await recordBookingTask(deps, input);

@@ -11,6 +11,7 @@ import { consoleFilter } from './console-filter.ts';
 import { createTables, startDynamo } from './dynamodb.ts';
 import { startEmulatorHost } from './emulators/host.ts';
 import { localVendors, type EmulatorContext } from './emulators/index.ts';
+import { serviceView, type ServiceView } from './service-view.ts';
 import { hermetic, resolveService, SLS_BIN } from './serverless-config.ts';
 import { StepFunctionsEngine } from './stepfunctions/engine.ts';
 import { lambdaInvoker } from './stepfunctions/lambda-invoker.ts';
@@ -72,9 +73,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     cleanups.push(dynamo.stop);
 
     const ctx: EmulatorContext = { hostUrl: `http://localhost:${ports.emulators}`, apiUrl: `http://localhost:${ports.api}` };
+    // The console reads the service's tables once they exist.
+    let readService: (() => Promise<ServiceView>) | undefined;
     const host = await startEmulatorHost({
       port: ports.emulators,
       stateFile: options.dataDir && join(options.dataDir, 'emulators.json'),
+      service: async () => readService?.(),
     });
     cleanups.push(host.stop);
     for (const vendor of localVendors) host.register(vendor.create(ctx));
@@ -89,6 +93,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const svc = await resolveService(LOCAL_STAGE, processEnv);
     const created = await createTables(dynamo.endpoint, svc);
     if (created.length) log(`created tables: ${created.join(', ')}`);
+    readService = serviceView({ endpoint: dynamo.endpoint, region: svc.region, tablePrefix: `${svc.service}-${svc.stage}-` });
 
     const engine = new StepFunctionsEngine(
       localMachines(svc),

@@ -7,6 +7,6 @@ import { webhookStores } from '../../lib/webhooks/stores.ts';
 const deps = { ...webhookStores, queue: bookingQueue() };
 
 export const handler = httpEndpoint(webhookRoutes.bookingWebhook, async (request) => {
-  const { outcome } = await receiveBookingDelivery(deps, { secret: request.pathParams.secret, headers: request.headers, rawBody: request.rawBody });
+  const { outcome } = await receiveBookingDelivery(deps, { secret: request.pathParams.secret, headers: request.headers, rawBody: request.rawBody, readBody: request.readBody });
   return json(200, { received: true, outcome });
 });

@@ -16,7 +16,7 @@ const deps = {
 export const handler = httpEndpoint(webhookRoutes.membershipWebhook, async (request) => {
   const { outcome } = await receiveMembershipDelivery(
     { ...deps, log: request.log },
-    { secret: request.pathParams.secret, headers: request.headers, rawBody: request.rawBody },
+    { secret: request.pathParams.secret, headers: request.headers, rawBody: request.rawBody, readBody: request.readBody },
   );
   return json(200, { received: true, outcome });
 });

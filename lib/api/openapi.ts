@@ -125,7 +125,8 @@ function operation(r: RouteSpec) {
       ? {
           requestBody: {
             required: true,
-            content: { 'application/json': { schema: r.rawBody ? { type: 'object', description: 'Verified over the raw bytes' } : r.body } },
+            ...(r.rawBody ? { description: 'The signature is verified over the raw bytes; only then is the body read and checked against this schema' } : {}),
+            content: { 'application/json': { schema: r.body } },
           },
         }
       : {}),

@@ -106,6 +106,8 @@ export function validationDetails(data: unknown): ErrorDetail[] {
   const seen = new Set<string>();
   const details: ErrorDetail[] = [];
   for (const e of data as AjvError[]) {
+    // "must match the then schema": the failure inside it is reported on its own.
+    if (e.keyword === 'if') continue;
     let path = e.instancePath
       .replace(/^\/queryStringParameters/, '/query')
       .replace(/^\/pathParameters/, '/path');

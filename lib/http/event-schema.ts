@@ -21,6 +21,15 @@ export function eventSchemaOf(spec: RouteSpec): Record<string, unknown> | undefi
   return required.length ? { type: 'object', properties, required } : undefined;
 }
 
+/**
+ * The schema a raw-body route's body is checked against when its handler reads
+ * it (HttpRequest.readBody), after checking the signature over the bytes;
+ * undefined for other routes (their body is part of the event schema).
+ */
+export function rawBodySchemaOf(spec: RouteSpec): Record<string, unknown> | undefined {
+  return spec.rawBody && spec.body && typeof spec.body === 'object' ? (spec.body as Record<string, unknown>) : undefined;
+}
+
 /** A stable text of a schema (key order does not matter). */
 export function schemaKey(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(schemaKey).join(',')}]`;

@@ -61,6 +61,11 @@ export function parseMembershipEvent(rawBody: string, receivedAt: Date): ParsedM
   } catch {
     throw new InvalidInput('The body is not valid JSON', undefined, 'malformed_json');
   }
+  return readMembershipEvent(body, receivedAt);
+}
+
+/** Reads a parsed delivery body (see parseMembershipEvent). */
+export function readMembershipEvent(body: unknown, receivedAt: Date): ParsedMembership {
   if (!isObject(body) || typeof body.event !== 'string' || !body.event) throw malformed([{ path: '/event', message: 'is required' }]);
   const type = ALIASES[body.event];
   if (!type) return { handled: false, type: body.event.slice(0, 100) };

@@ -1,6 +1,6 @@
 import { takeEffectOnce, type OnceDeps } from '../deliveries/deliveries.ts';
 import { InvalidInput } from '../errors.ts';
-import { bookingProviderOfBody, parseBookingEvent, readJson, type BookingProvider } from './booking-events.ts';
+import { bookingProviderOfBody, parseBookingEvent, type BookingProvider } from './booking-events.ts';
 import { bookingJobName, type BookingQueue } from './booking-queue.ts';
 import type { Delivery, DeliveryResult } from './receive-membership.ts';
 import { verifyCalCom, verifyCalendly, type SignedRequest } from './signatures.ts';
@@ -15,7 +15,8 @@ export interface BookingDeps extends OnceDeps {
 /**
  * 1. The path secret names the account (404 for anything else, nothing written).
  * 2. Signatures (see bookingSignatureCheck) are verified before the body is read (400).
- * 3. The body must be a readable Calendly or Cal.com event (400); other event types are ignored (200).
+ * 3. Only then is the body read: it must match the route's schema and be a
+ *    readable Calendly or Cal.com event (400); other event types are ignored (200).
  * 4. Once per event (Calendly: event + invitee URI; Cal.com: triggerEvent + uid)
  *    the booking is queued for the workflow, which does the task-tool and chat
  *    work with retries. The answer does not wait for it.
@@ -24,7 +25,7 @@ export async function receiveBookingDelivery(deps: BookingDeps, delivery: Delive
   const now = deps.now?.() ?? new Date();
   const integration = await accountForPathSecret(deps.integrations, delivery.secret);
   const signedBy = bookingSignatureCheck(integration.signingKeys, delivery, now);
-  const body = readJson(delivery.rawBody);
+  const body = delivery.readBody();
   const provider = signedBy ?? providerOfHeaders(delivery) ?? bookingProviderOfBody(body);
   const parsed = parseBookingEvent(body, provider);
   if (!parsed.handled) return { outcome: 'ignored', detail: `unhandled event type ${parsed.type}` };

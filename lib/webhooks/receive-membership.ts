@@ -7,7 +7,7 @@ import type { Logger } from '../log.ts';
 import type { OnboardingIntake } from '../onboarding/intake.ts';
 import { beginOnboarding, type OnboardingDeps } from '../onboarding/start-onboarding.ts';
 import type { Ledger } from '../provisioning/ledger.ts';
-import { membershipEventId, parseMembershipEvent, type MembershipEvent } from './membership-events.ts';
+import { membershipEventId, readMembershipEvent, type MembershipEvent } from './membership-events.ts';
 import type { MembershipMembers } from './membership-members.ts';
 import { decideMembership, type MembershipMember } from './membership-state.ts';
 import { verifySvix, type SignedRequest } from './signatures.ts';
@@ -31,6 +31,11 @@ export interface MembershipDeps extends OnceDeps {
 export interface Delivery extends SignedRequest {
   /** The secret from the path; never logged. */
   secret: string | undefined;
+  /**
+   * The body parsed and checked against the route's schema (lib/webhooks/webhook-bodies.ts):
+   * throws InvalidInput (400). Called only once the signature over rawBody is checked.
+   */
+  readBody: () => unknown;
 }
 
 export interface DeliveryResult {
@@ -46,7 +51,8 @@ const linkKey = (memberId: string) => `memberstack#member#${memberId}`;
 /**
  * 1. The path secret names the account (404 for anything else, nothing written).
  * 2. With a Svix signing key configured, the signature must match (400).
- * 3. The body must be a readable Memberstack event (400); other event types are ignored (200).
+ * 3. Only then is the body read: it must match the route's schema and be a
+ *    readable Memberstack event (400); other event types are ignored (200).
  * 4. Once per event (svix-id, or the event's own identity): the member record
  *    of this account is created or updated, and a member who starts paying
  *    starts the account's onboarding.
@@ -61,7 +67,7 @@ export async function receiveMembershipDelivery(deps: MembershipDeps, delivery: 
   const integration = await accountForPathSecret(deps.integrations, delivery.secret);
   const signingKey = integration.signingKeys.membership;
   if (signingKey) verifySvix(signingKey, delivery, now);
-  const parsed = parseMembershipEvent(delivery.rawBody, now);
+  const parsed = readMembershipEvent(delivery.readBody(), now);
   if (!parsed.handled) return { outcome: 'ignored', detail: `unhandled event type ${parsed.type}` };
 
   const { accountId } = integration;

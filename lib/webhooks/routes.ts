@@ -1,4 +1,5 @@
 import { idParam, route } from '../http/route.ts';
+import { bookingEventSchema, membershipEventSchema } from './webhook-bodies.ts';
 
 const delivered = {
   type: 'object',
@@ -39,7 +40,10 @@ const signingKey = { anyOf: [{ type: 'string', minLength: 8, maxLength: 512 }, {
 
 const deliveryResponses = {
   200: { description: 'Taken (applied or queued), a duplicate of an event taken before, or an event type that is ignored', schema: delivered },
-  400: { description: 'A bad or missing signature (invalid_signature) when a signing key is configured, or a body that is not a readable event' },
+  400: {
+    description:
+      'A bad or missing signature (invalid_signature) when a signing key is configured; then (the body is read only after the signature) a body that is not JSON (malformed_json) or does not match the request schema (invalid_payload, with details)',
+  },
   404: { description: 'No webhook at this address: an unknown, revoked (rotated) or malformed secret; nothing is written' },
   409: { description: 'A copy of an event another delivery is handling right now (delivery_in_progress, answered at once with Retry-After; a retry once it is done gets 200), or a plan event that arrived before its member (member_not_known_yet): retry later' },
 } as const;
@@ -59,7 +63,7 @@ export const webhookRoutes = {
     tag: 'webhooks',
     access: { who: 'path-secret' },
     rawBody: true,
-    body: { type: 'object' },
+    body: membershipEventSchema,
     responses: deliveryResponses,
   }),
   bookingWebhook: route({
@@ -70,7 +74,7 @@ export const webhookRoutes = {
     tag: 'webhooks',
     access: { who: 'path-secret' },
     rawBody: true,
-    body: { type: 'object' },
+    body: bookingEventSchema,
     responses: deliveryResponses,
   }),
   webhookSettings: route({

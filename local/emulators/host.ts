@@ -3,19 +3,22 @@
 // was asked to do. The host adds the /_local conveniences:
 //   GET    /_local/<kind>   what was recorded (emails, chat, crm, tasks, storage, payments, ...)
 //   DELETE /_local          forget everything recorded, and every fault
-//   POST   /_local/faults   { vendor, mode: fail|throttle|hang|lose-answer, count, match?, retryAfterSeconds? }
+//   POST   /_local/faults   { vendor, mode: fail|throttle|hang|lose-answer, count?, match?, retryAfterSeconds? }
+//                           count: how many calls (default 1), or "always": every call until the faults are cleared
 //                           lose-answer: the call is done, then its answer never comes (as a timeout after the vendor acted)
 //                           a vendor may add modes of its own (faultModes), e.g. Dropbox's write-contention
-//   DELETE /_local/faults   clear faults
+//   DELETE /_local/faults   clear faults only (recordings, the request log and latency stay)
 //   POST   /_local/latency  { vendor, ms }: a fixed delay on every call (for benchmarks)
 //   GET    /_local/requests?vendor=&match=   every vendor call, with the fault it met (newest last)
 //   DELETE /_local/requests  forget that log
-//   GET    /                a human-readable page of the above
+//   GET    /                the local console: a mailbox and readable lists of the above (console.ts)
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono, type Context } from 'hono';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
+import type { ServiceView } from '../service-view.ts';
+import { consoleMain, consolePage, type ConsoleData } from './console.ts';
 
 export type FaultMode = 'fail' | 'throttle' | 'hang' | 'lose-answer';
 /** A fault only one vendor knows: what a call it hits gets (`next` runs the vendor's own handler). */
@@ -25,8 +28,8 @@ export interface Fault {
   vendor: string;
   /** A FaultMode, or one of the vendor's faultModes. */
   mode: FaultMode | (string & {});
-  /** How many matching calls it affects. */
-  remaining: number;
+  /** How many more matching calls it affects; "always": every one until the faults are cleared. */
+  remaining: number | 'always';
   /** Only calls whose path or body contains this string (lets parallel tests aim at their own data). */
   match?: string;
   retryAfterSeconds: number;
@@ -76,7 +79,12 @@ export interface LoggedRequest {
   text: string;
 }
 
-export async function startEmulatorHost(options: { port: number; stateFile?: string }): Promise<EmulatorHost> {
+export async function startEmulatorHost(options: {
+  port: number;
+  stateFile?: string;
+  /** The service's accounts and delivery log, for the console to say which account each record is for. */
+  service?: () => Promise<ServiceView | undefined>;
+}): Promise<EmulatorHost> {
   const vendors: VendorEmulator[] = [];
   let faults: Fault[] = [];
   let requests: LoggedRequest[] = [];
@@ -127,19 +135,26 @@ export async function startEmulatorHost(options: { port: number; stateFile?: str
     return c.body(null, 204);
   });
   app.post('/_local/faults', async (c) => {
-    const body = (await c.req.json().catch(() => null)) as Partial<Fault> & { count?: number };
+    const body = (await c.req.json().catch(() => null)) as (Partial<Fault> & { count?: unknown }) | null;
     const vendor = vendors.find((v) => v.vendor === body?.vendor);
     const modes: string[] = ['fail', 'throttle', 'hang', 'lose-answer', ...Object.keys(vendor?.faultModes ?? {})];
-    if (!body || !vendor || !modes.includes(body.mode as string)) {
+    const count = body?.count ?? 1;
+    const countOk = count === 'always' || (typeof count === 'number' && Number.isInteger(count) && count > 0);
+    if (!body || !vendor || !modes.includes(body.mode as string) || !countOk) {
       return c.json(
-        { error: { code: 'invalid_fault', message: `vendor one of ${vendors.map((v) => v.vendor).join(', ')}; mode one of ${modes.join(', ')}` } },
+        {
+          error: {
+            code: 'invalid_fault',
+            message: `vendor one of ${vendors.map((v) => v.vendor).join(', ')}; mode one of ${modes.join(', ')}; count a whole number above 0 (default 1) or "always"`,
+          },
+        },
         400,
       );
     }
     const fault: Fault = {
       vendor: body.vendor!,
       mode: body.mode!,
-      remaining: Number.isInteger(body.count) && body.count! > 0 ? body.count! : 1,
+      remaining: count as number | 'always',
       match: typeof body.match === 'string' && body.match ? body.match : undefined,
       retryAfterSeconds: typeof body.retryAfterSeconds === 'number' ? body.retryAfterSeconds : 1,
     };
@@ -163,7 +178,17 @@ export async function startEmulatorHost(options: { port: number; stateFile?: str
     else latency.set(body.vendor, body.ms);
     return c.json({ vendor: body.vendor, ms: body.ms });
   });
-  app.get('/', (c) => c.html(indexPage(vendors, faults, latency)));
+  app.get('/', async (c) => {
+    const data: ConsoleData = {
+      vendors: vendors.map(({ vendor, prefixes, differences }) => ({ vendor, prefixes, differences })),
+      records: Object.fromEntries(vendors.flatMap((v) => Object.entries(v.records).map(([kind, read]) => [kind, read()]))),
+      faults,
+      latency: Object.fromEntries(latency),
+      service: await options.service?.().catch((error: Error) => ({ error: error.message })),
+    };
+    c.header('cache-control', 'no-store');
+    return c.html(c.req.query('part') === 'main' ? consoleMain(data) : consolePage(data));
+  });
 
   // Faults and latency apply to every vendor call, and every call is logged.
   app.use('*', async (c, next) => {
@@ -177,8 +202,10 @@ export async function startEmulatorHost(options: { port: number; stateFile?: str
     if (delay) await new Promise((r) => setTimeout(r, delay));
     const fault = faults.find((f) => f.vendor === vendor.vendor && (!f.match || text.includes(f.match)));
     if (fault) {
-      fault.remaining -= 1;
-      if (fault.remaining <= 0) faults = faults.filter((f) => f !== fault);
+      if (fault.remaining !== 'always') {
+        fault.remaining -= 1;
+        if (fault.remaining <= 0) faults = faults.filter((f) => f !== fault);
+      }
       logged.fault = fault.mode;
       const own = vendor.faultModes?.[fault.mode];
       if (own) {
@@ -239,25 +266,4 @@ function hang(signal: AbortSignal): Promise<void> {
       resolve();
     });
   });
-}
-
-function indexPage(vendors: VendorEmulator[], faults: Fault[], latency: Map<string, number>): string {
-  const esc = (s: string) => s.replace(/[&<>"]/g, (ch) => `&#${ch.charCodeAt(0)};`);
-  const sections = vendors
-    .map((v) => {
-      const recs = Object.entries(v.records)
-        .map(([kind, read]) => {
-          const items = read();
-          const count = Array.isArray(items) ? items.length : Object.keys((items as object) ?? {}).length;
-          return `<h3><a href="/_local/${kind}">${kind}</a> (${count})</h3><pre>${esc(JSON.stringify(items, null, 2).slice(0, 4000))}</pre>`;
-        })
-        .join('');
-      const differences = v.differences?.length ? `<details><summary>Differs from the real vendor</summary><ul>${v.differences.map((d) => `<li>${esc(d)}</li>`).join('')}</ul></details>` : '';
-      return `<section><h2>${v.vendor} <small>${v.prefixes.join(' ')}${latency.has(v.vendor) ? ` · +${latency.get(v.vendor)} ms` : ''}</small></h2>${differences}${recs}</section>`;
-    })
-    .join('');
-  return `<!doctype html><html><head><meta charset="utf-8"><title>Local vendor emulators</title>
-<style>body{font:14px system-ui;margin:2rem;max-width:70rem}pre{background:#f4f4f4;padding:.5rem;overflow:auto;max-height:20rem}small{color:#666}</style></head>
-<body><h1>Local vendor emulators</h1><p>Faults: ${faults.length ? esc(JSON.stringify(faults)) : 'none'}.
-<a href="/_local/faults">JSON</a>. Clear everything with <code>curl -X DELETE ${'{this host}'}/_local</code>.</p>${sections}</body></html>`;
 }

@@ -80,7 +80,7 @@ export async function vendorRequests(vendor: string, since: number) {
 }
 
 /** A generic mode (fail, throttle, hang, lose-answer) or one of the vendor's own (e.g. Dropbox's write-contention). */
-export async function setFault(fault: { vendor: string; mode: string; count: number; match?: string; retryAfterSeconds?: number }) {
+export async function setFault(fault: { vendor: string; mode: string; count: number | 'always'; match?: string; retryAfterSeconds?: number }) {
   const res = await fetch(`${stack().urls.emulators}/_local/faults`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -51,4 +51,19 @@ describe('the OpenAPI document', () => {
   it('describes every route', () => {
     for (const r of catalog) expect(doc.paths[r.path]?.[r.method.toLowerCase()]).toBeDefined();
   });
+
+  it('documents the membership and booking webhook bodies, open to fields the providers add', () => {
+    const body = (path: string) => (doc.paths[path] as any).post.requestBody;
+    const membership = body('/webhooks/membership/{secret}');
+    const booking = body('/webhooks/booking/{secret}');
+    expect(membership.description).toMatch(/signature/);
+    const m = membership.content['application/json'].schema;
+    expect(m).toMatchObject({ type: 'object', required: ['event'], properties: { event: { type: 'string' }, timestamp: { type: 'number' } } });
+    expect(JSON.stringify(m)).toContain('planConnection');
+    const b = booking.content['application/json'].schema;
+    expect(b.then).toMatchObject({ required: ['triggerEvent'] });
+    expect(b.else).toMatchObject({ required: ['event'] });
+    // Nowhere closed: the providers add fields over time.
+    expect(JSON.stringify([m, b])).not.toContain('"additionalProperties":false');
+  });
 });

@@ -3,11 +3,15 @@ import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DeliveryInProgress } from '../../../lib/deliveries/deliveries.ts';
+import { rawBodyReader } from '../../../lib/http/endpoint.ts';
 import { bookingJobName } from '../../../lib/webhooks/booking-queue.ts';
 import { receiveBookingDelivery, type BookingDeps } from '../../../lib/webhooks/receive-booking.ts';
+import { webhookRoutes } from '../../../lib/webhooks/routes.ts';
 import { fakeDeliveries } from '../../support/fakes.ts';
 import { fakeBookingQueue, fakeWebhookIntegrations } from './fakes.ts';
 
+/** The route's own reader: the body checked against its schema (lib/webhooks/webhook-bodies.ts), as the endpoint does. */
+const readBody = rawBodyReader(webhookRoutes.bookingWebhook)!;
 const NOW = new Date('2026-03-02T09:15:30Z');
 const calendly = readFileSync('tests/fixtures/webhooks/calendly-invitee-created.json', 'utf8');
 const calcom = readFileSync('tests/fixtures/webhooks/calcom-booking-created.json', 'utf8');
@@ -26,7 +30,8 @@ beforeEach(async () => {
   deps = { integrations, deliveries, queue, now: () => NOW };
 });
 
-const deliver = (rawBody: string, headers: Record<string, string> = {}, path = secret) => receiveBookingDelivery(deps, { secret: path, headers, rawBody });
+const deliver = (rawBody: string, headers: Record<string, string> = {}, path = secret) =>
+  receiveBookingDelivery(deps, { secret: path, headers, rawBody, readBody: () => readBody(rawBody) });
 const calendlySigned = (rawBody: string, key: string, t = Math.floor(NOW.getTime() / 1000)) => ({
   'calendly-webhook-signature': `t=${t},v1=${createHmac('sha256', key).update(`${t}.${rawBody}`).digest('hex')}`,
 });
@@ -102,5 +107,44 @@ describe('booking signatures', () => {
     await expect(deliver(calcom, calcomSigned(calcom, 'wrong'))).rejects.toMatchObject({ code: 'invalid_signature' });
     expect(await deliver(calcom, calcomSigned(calcom, 'calcom-key'))).toMatchObject({ outcome: 'queued' });
     expect(queue.jobs.size).toBe(2);
+  });
+});
+
+describe('booking bodies', () => {
+  it('refuses a signed body of the wrong shape with 400 invalid_payload, saying where', async () => {
+    await integrations.setSigningKeys('acct', { calendly: 'calendly-key', calcom: 'calcom-key' });
+    const calendlyNoUri = JSON.stringify({ ...JSON.parse(calendly), payload: { ...JSON.parse(calendly).payload, uri: undefined } });
+    const calcomNoUid = JSON.stringify({ triggerEvent: 'BOOKING_CANCELLED', payload: { title: 'Call', attendees: 'jo' } });
+    await expect(deliver(calendlyNoUri, calendlySigned(calendlyNoUri, 'calendly-key'))).rejects.toMatchObject({
+      code: 'invalid_payload',
+      details: expect.arrayContaining([{ path: '/payload/uri', message: 'is required' }]),
+    });
+    await expect(deliver(calcomNoUid, calcomSigned(calcomNoUid, 'calcom-key'))).rejects.toMatchObject({
+      code: 'invalid_payload',
+      details: expect.arrayContaining([
+        { path: '/payload/uid', message: 'is required' },
+        { path: '/payload/attendees', message: 'must be array' },
+      ]),
+    });
+    expect(queue.jobs.size).toBe(0);
+    expect(deliveries.rows.size).toBe(0);
+  });
+
+  it('checks the signature before the body: an unsigned body of any shape gets the same invalid_signature', async () => {
+    await integrations.setSigningKeys('acct', { calcom: 'calcom-key' });
+    for (const delivery of ['uid=1', JSON.stringify({ hello: 1 }), JSON.stringify({ triggerEvent: 'BOOKING_CREATED', payload: {} }), calcom]) {
+      await expect(deliver(delivery)).rejects.toMatchObject({ code: 'invalid_signature' });
+      await expect(deliver(delivery, calcomSigned(delivery, 'wrong'))).rejects.toMatchObject({ code: 'invalid_signature' });
+    }
+  });
+
+  it('accepts the fields the providers add', async () => {
+    const calendlyMore = JSON.stringify({ ...JSON.parse(calendly), webhook_version: 3, payload: { ...JSON.parse(calendly).payload, routing_form_submission: null, new_field: { a: 1 } } });
+    const calcomMore = JSON.stringify({ ...JSON.parse(calcom), payload: { ...JSON.parse(calcom).payload, iCalUID: 'x@cal.com', videoCallData: { type: 'daily' } } });
+    expect(await deliver(calendlyMore)).toMatchObject({ outcome: 'queued' });
+    expect(await deliver(calcomMore)).toMatchObject({ outcome: 'queued' });
+    // Event types it does not act on are acknowledged whatever their payload.
+    expect(await deliver(JSON.stringify({ event: 'routing_form_submission.created', payload: { questions_and_answers: 'n/a', tracking: 1 } }))).toMatchObject({ outcome: 'ignored' });
+    expect(await deliver(JSON.stringify({ triggerEvent: 'MEETING_ENDED', payload: { attendees: null } }))).toMatchObject({ outcome: 'ignored' });
   });
 });

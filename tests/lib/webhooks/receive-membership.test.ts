@@ -4,13 +4,17 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { DeliveryInProgress } from '../../../lib/deliveries/deliveries.ts';
 import { normaliseIntake } from '../../../lib/onboarding/intake.ts';
 import { runIdFor } from '../../../lib/onboarding/run-id.ts';
+import { rawBodyReader } from '../../../lib/http/endpoint.ts';
 import { beginOnboarding } from '../../../lib/onboarding/start-onboarding.ts';
 import { receiveMembershipDelivery, type MembershipDeps } from '../../../lib/webhooks/receive-membership.ts';
+import { webhookRoutes } from '../../../lib/webhooks/routes.ts';
 import { fakeInvitations, fakeMemberships } from '../../support/account-fakes.ts';
 import { fakeAccounts, fakeDeliveries, fakeIntegrations, fakeLedger, fakeMailer, fakeRuns } from '../../support/fakes.ts';
 import { recordingLogger } from '../auth/fakes.ts';
 import { fakeMembershipMembers, fakeWebhookIntegrations, fakeWorkflow } from './fakes.ts';
 
+/** The route's own reader: the body checked against its schema (lib/webhooks/webhook-bodies.ts), as the endpoint does. */
+const readBody = rawBodyReader(webhookRoutes.membershipWebhook)!;
 const NOW = new Date('2026-03-01T12:00:00Z');
 const SVIX_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const FORM = { email: 'owner@acme.example', companyName: 'Acme', website: 'acme.example', phone: '+1 555 0100', timezone: 'Europe/Berlin' };
@@ -61,7 +65,8 @@ const created = (email: string, extra: Record<string, unknown> = {}, timestamp?:
   body('member.created', { id: `mem_${email}`, auth: { email }, customFields: { 'first-name': 'Bo', 'last-name': 'Ek' }, ...extra }, timestamp);
 const planEvent = (event: string, email: string, planConnection: Record<string, unknown>, timestamp?: number) =>
   body(event, { id: `mem_${email}`, planConnection }, timestamp);
-const deliver = (rawBody: string, headers: Record<string, string> = {}, path = secret) => receiveMembershipDelivery(deps, { secret: path, headers, rawBody });
+const deliver = (rawBody: string, headers: Record<string, string> = {}, path = secret) =>
+  receiveMembershipDelivery(deps, { secret: path, headers, rawBody, readBody: () => readBody(rawBody) });
 const paid = { id: 'con_1', planId: 'pln_pro', status: 'ACTIVE', type: 'SUBSCRIPTION', active: true };
 
 function svix(rawBody: string, id = `msg_${crypto.randomUUID()}`, timestamp = Math.floor(NOW.getTime() / 1000), key = SVIX_SECRET) {
@@ -218,5 +223,43 @@ describe('what a membership delivery must carry', () => {
     await expect(deliver('{"event":')).rejects.toMatchObject({ code: 'malformed_json' });
     await expect(deliver(body('member.created', { id: 'mem_1' }))).rejects.toMatchObject({ code: 'invalid_payload' });
     expect(deliveries.rows.size).toBe(0);
+  });
+
+  it('refuses a signed body of the wrong shape with 400 invalid_payload, saying where', async () => {
+    await integrations.setSigningKeys(accountId, { membership: SVIX_SECRET });
+    const cases: [string, { path: string; message: string }][] = [
+      [body('member.created', { id: 'mem_1', auth: {} }), { path: '/payload/auth/email', message: 'is required' }],
+      [body('member.plan.updated', { id: 'mem_1' }), { path: '/payload/planConnection', message: 'is required' }],
+      [JSON.stringify({ event: 'member.deleted', timestamp: 'yesterday', payload: { id: 'mem_1' } }), { path: '/timestamp', message: 'must be number' }],
+      [JSON.stringify({ event: 'member.created' }), { path: '/payload', message: 'is required' }],
+      [JSON.stringify({ payload: {} }), { path: '/event', message: 'is required' }],
+    ];
+    for (const [delivery, detail] of cases) {
+      await expect(deliver(delivery, svix(delivery))).rejects.toMatchObject({ code: 'invalid_payload', details: expect.arrayContaining([detail]) });
+    }
+    expect(deliveries.rows.size).toBe(0);
+  });
+
+  it('checks the signature before the body: an unsigned or wrongly signed body learns nothing of the schema', async () => {
+    await integrations.setSigningKeys(accountId, { membership: SVIX_SECRET });
+    for (const delivery of ['{"event":', JSON.stringify({ payload: {} }), body('member.created', { id: 'mem_1' })]) {
+      await expect(deliver(delivery)).rejects.toMatchObject({ code: 'invalid_signature' });
+      await expect(deliver(delivery, svix(delivery, 'msg_x', undefined, 'whsec_c2VjcmV0LW9mLWEtcm90YXRlZC1lbmRwb2ludA=='))).rejects.toMatchObject({ code: 'invalid_signature' });
+      // And a wrong path secret is the same 404 whatever the body.
+      await expect(deliver(delivery, svix(delivery), 'x'.repeat(43))).rejects.toMatchObject({ code: 'not_found' });
+    }
+  });
+
+  it('accepts the fields Memberstack adds, and the payload under `data`', async () => {
+    const delivery = JSON.stringify({
+      event: 'member.created',
+      timestamp: NOW.getTime(),
+      webhookVersion: 2,
+      data: { id: 'mem_data', auth: { email: 'data@acme.example', hasPassword: true }, customFields: {}, stripeCustomerId: 'cus_1', verified: false },
+    });
+    expect(await deliver(delivery)).toEqual({ outcome: 'applied' });
+    expect(accounts.members.has('data@acme.example')).toBe(true);
+    // An event type it does not act on is acknowledged whatever it carries.
+    expect(await deliver(JSON.stringify({ event: 'team.member.added', payload: 'anything' }))).toMatchObject({ outcome: 'ignored' });
   });
 });

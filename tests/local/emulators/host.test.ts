@@ -100,10 +100,33 @@ describe('the emulator host', () => {
     expect(await (await fetch(`${h.url}/_local/requests`)).json()).toEqual([]);
   });
 
-  it('refuses an unknown vendor or mode', async () => {
+  it('refuses an unknown vendor or mode, and a count that is neither a whole number above 0 nor "always"', async () => {
     const h = await host();
     expect((await fault(h, { vendor: 'nobody', mode: 'fail' })).status).toBe(400);
     expect((await fault(h, { vendor: 'notes', mode: 'explode' })).status).toBe(400);
+    for (const count of [0, -1, 1.5, '3', 'forever', true]) {
+      const res = await fault(h, { vendor: 'notes', mode: 'fail', count });
+      expect(res.status, `count ${JSON.stringify(count)}`).toBe(400);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('invalid_fault');
+    }
+    expect(await (await fetch(`${h.url}/_local/faults`)).json()).toEqual([]);
+  });
+
+  it('keeps a "count": "always" fault until the faults are cleared, and clearing them keeps the recordings', async () => {
+    const h = await host();
+    await add(h, 'before');
+    const made = await fault(h, { vendor: 'notes', mode: 'fail', count: 'always' });
+    expect(made.status).toBe(201);
+    expect(await made.json()).toMatchObject({ vendor: 'notes', mode: 'fail', remaining: 'always' });
+    for (let i = 0; i < 25; i++) expect((await add(h, `during-${i}`)).status).toBe(503);
+    expect(await (await fetch(`${h.url}/_local/faults`)).json()).toMatchObject([{ remaining: 'always' }]);
+
+    expect((await fetch(`${h.url}/_local/faults`, { method: 'DELETE' })).status).toBe(204);
+    expect(await (await fetch(`${h.url}/_local/faults`)).json()).toEqual([]);
+    expect((await add(h, 'after')).status).toBe(200);
+    // Only the faults went: what the vendor recorded, and the request log, are still there.
+    expect(await (await fetch(`${h.url}/_local/notes`)).json()).toEqual(['before', 'after']);
+    expect(await (await fetch(`${h.url}/_local/requests?vendor=notes`)).json()).toHaveLength(27);
   });
 
   it('forgets everything on DELETE /_local, and keeps state across restarts', async () => {

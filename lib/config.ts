@@ -344,6 +344,22 @@ export function rateLimitSettings(env: Env = process.env) {
 }
 export type RateLimits = ReturnType<typeof rateLimitSettings>;
 
+/**
+ * Onboarding submissions: onboarding-v2 and enhanced onboarding count
+ * together, per signed-in user, per internal service key and per account;
+ * enhanced runs (a crawl, a scrape and a chat post each) also per account over
+ * a longer window.
+ */
+export function onboardingLimitSettings(env: Env = process.env) {
+  return section(env, (r) => ({
+    perUser: r.limit('RATE_LIMIT_ONBOARDING_PER_USER', '10/600'),
+    perServiceKey: r.limit('RATE_LIMIT_ONBOARDING_PER_SERVICE_KEY', '1200/60'),
+    perAccount: r.limit('RATE_LIMIT_ONBOARDING_PER_ACCOUNT', '20/600'),
+    enhancedPerAccount: r.limit('RATE_LIMIT_ENHANCED_PER_ACCOUNT', '10/86400'),
+  }));
+}
+export type OnboardingLimits = ReturnType<typeof onboardingLimitSettings>;
+
 export function tokenSettings(env: Env = process.env) {
   return section(env, (r) => ({ verificationTtlHours: r.int('VERIFICATION_TOKEN_TTL_HOURS', 24), recoveryTtlSeconds: 3600 }));
 }
@@ -383,6 +399,7 @@ export function loadConfig(env: Env = process.env) {
     vendors: () => vendorSettings(env),
     onboardingWaitMs: () => onboardingWaitMs(env),
     rateLimits: () => rateLimitSettings(env),
+    onboardingLimits: () => onboardingLimitSettings(env),
     tokens: () => tokenSettings(env),
   });
 }

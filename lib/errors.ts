@@ -82,6 +82,11 @@ export class Gone extends DomainError {
   }
 }
 
+/** The request is larger than the service takes (a body over the limit of lib/http/endpoint.ts). */
+export class PayloadTooLarge extends DomainError {
+  readonly code = 'payload_too_large';
+}
+
 export class RateLimited extends DomainError {
   readonly code = 'rate_limited';
   override readonly retryAfterSeconds: number;

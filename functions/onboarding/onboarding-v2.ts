@@ -5,10 +5,13 @@ import { normaliseIntake } from '../../lib/onboarding/intake.ts';
 import { onboardingAccount } from '../../lib/onboarding/onboarding-account.ts';
 import { onboardingRoutes } from '../../lib/onboarding/routes.ts';
 import { onboard } from '../../lib/onboarding/start-onboarding.ts';
-import { accountDeps, onboardingDeps } from '../../lib/onboarding/wiring.ts';
+import { limitAccount, limitSubmitter } from '../../lib/onboarding/submission-limits.ts';
+import { accountDeps, onboardingDeps, submissionLimits } from '../../lib/onboarding/wiring.ts';
 
 export const handler = httpEndpoint(onboardingRoutes.onboardingV2, serviceGuard, async (request) => {
   const intake = normaliseIntake(request.body);
+  await limitSubmitter(submissionLimits, request.access.caller);
   const accountId = await onboardingAccount(accountDeps, request.access, intake);
+  await limitAccount(submissionLimits, accountId, 'onboarding');
   return httpAnswer(await onboard(onboardingDeps, accountId, intake), request);
 });

@@ -13,7 +13,7 @@ import { activeOnly, type MembershipStore } from '../accounts/memberships.ts';
 import { Forbidden, InvalidInput, NotFound, Unauthenticated } from '../errors.ts';
 import { bearerToken, secretsEqual } from '../http/credentials.ts';
 import { ANONYMOUS, type Caller, type Grant, type Guard, type Naming } from '../http/guard.ts';
-import { idParam, type Access, type AccountFrom, type KeyKind } from '../http/route.ts';
+import { idParam, recognisesAdmin, type Access, type AccountFrom, type KeyKind } from '../http/route.ts';
 import type { IdentityProvider, IdentityUser } from '../identity/identity.ts';
 import { allows, PERMISSIONS, type Permission, type Role } from '../permissions.ts';
 
@@ -42,7 +42,8 @@ export function accessGuard(takes: KeyKind, makeDeps: () => GuardDeps): Guard {
   return {
     takes,
     async authenticate(access, headers) {
-      if (access.who === 'anyone' || access.who === 'path-secret' || access.who === 'signed') return ANONYMOUS;
+      const recognising = access.who === 'anyone' && access.recognise === 'admin';
+      if ((access.who === 'anyone' && !recognising) || access.who === 'path-secret' || access.who === 'signed') return ANONYMOUS;
       const key = keyFor(access, use);
       const presented = key && headers[key.header];
       if (key && presented !== undefined) {
@@ -53,15 +54,19 @@ export function accessGuard(takes: KeyKind, makeDeps: () => GuardDeps): Guard {
       const user = token ? await use().identity.userForAccessToken(token) : undefined;
       if (user) return { kind: 'user', user };
       if (access.who === 'member' && access.anonymous === 'pass') return ANONYMOUS;
+      // Open to anyone: only credentials that were sent and are wrong are refused.
+      if (recognising && !token) return ANONYMOUS;
       if (token) throw new Unauthenticated('The bearer token is invalid, expired or revoked');
       throw new Unauthenticated(key ? `Send the ${key.name} (${key.header}) or a bearer token` : 'Send the access token as Authorization: Bearer <token>');
     },
 
     async authorize(access, caller, request) {
       if (access.who === 'admin') {
-        if (caller.kind === 'user' && caller.user.appMetadata.role !== ADMIN_ROLE) throw new Forbidden('This is for admins only');
+        if (!isAdmin(caller)) throw new Forbidden('This is for admins only');
         return { caller };
       }
+      // Anyone may call; the grant names an admin as one, and everyone else as anonymous.
+      if (access.who === 'anyone') return { caller: isAdmin(caller) ? caller : ANONYMOUS };
       if (access.who !== 'member' || caller.kind === 'anonymous') return { caller };
       const named = accountNamed(access.account, request);
       if (caller.kind !== 'user') return named ? { caller, account: { id: named } } : { caller };
@@ -92,8 +97,12 @@ export function accessGuard(takes: KeyKind, makeDeps: () => GuardDeps): Guard {
   };
 }
 
+/** The admin key, or a signed-in user whose app_metadata says admin. */
+export const isAdmin = (caller: Caller): boolean =>
+  caller.kind === 'admin-key' || (caller.kind === 'user' && caller.user.appMetadata.role === ADMIN_ROLE);
+
 function keyFor(access: Access, use: () => GuardDeps) {
-  if (access.who === 'admin') {
+  if (recognisesAdmin(access)) {
     return { header: 'x-admin-key', name: 'admin key', value: () => use().key, caller: { kind: 'admin-key' } as const };
   }
   if (access.who === 'member' && access.serviceKey) {

@@ -7,7 +7,7 @@ import { PERMISSIONS } from '../permissions.ts';
 function callers(access: Access): string {
   switch (access.who) {
     case 'anyone':
-      return 'anyone';
+      return access.recognise === 'admin' ? 'anyone; the admin key, or a signed-in admin user, sees more' : 'anyone';
     case 'path-secret':
       return "anyone holding the account's webhook secret (in the path)";
     case 'signed':

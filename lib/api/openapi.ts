@@ -28,6 +28,9 @@ const errorBody = {
 /** The credentials a route takes, as OpenAPI security requirements (any one of them). */
 function securityFor(access: Access): Record<string, string[]>[] {
   switch (access.who) {
+    case 'anyone':
+      // No credentials needed; an admin's are taken (and must then be valid).
+      return access.recognise === 'admin' ? [{}, { adminKey: [] }, { bearerAuth: [] }] : [];
     case 'user':
       return [{ bearerAuth: [] }];
     case 'admin':
@@ -41,6 +44,7 @@ function securityFor(access: Access): Record<string, string[]>[] {
 
 /** The route's access rule in words, with the roles the permission table gives it (x-access). */
 function accessNote(access: Access) {
+  if (access.who === 'anyone' && access.recognise) return { who: access.who, recognise: access.recognise };
   if (access.who !== 'member') return { who: access.who };
   const account =
     'path' in access.account

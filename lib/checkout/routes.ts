@@ -14,7 +14,7 @@ export const checkoutRoutes = {
     query: {
       type: 'object',
       properties: {
-        plan: { type: 'string', description: `One of: ${PLANS.join(', ')}` },
+        plan: { type: 'string', maxLength: 40, description: `One of: ${PLANS.join(', ')}` },
         accountId: { ...idParam, description: 'The account to buy for; default: your only account (a first one is opened if you have none)' },
       },
     },

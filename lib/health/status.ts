@@ -39,6 +39,37 @@ export async function checkStatus(deps: StatusDeps): Promise<StatusReport> {
   };
 }
 
+/** What anyone may know: whether the service is well, and when that was checked. */
+export type OverallStatus = Pick<StatusReport, 'status' | 'checkedAt'>;
+
+export const overallStatus = (report: StatusReport): OverallStatus => ({ status: report.status, checkedAt: report.checkedAt });
+
+/** How long one round of probes answers every /status call of a Lambda instance. */
+export const STATUS_TTL_MS = 30_000;
+
+/**
+ * The status, probed at most once per `ttlMs` by this instance however many
+ * ask: calls while a round of probes runs share it, and its report (failures
+ * included: an outage is no reason to probe harder) answers every call until
+ * `ttlMs` after it finished. Each vendor so sees one probe per instance per
+ * 30 s, whatever the traffic on /status.
+ */
+export function cachedStatus(deps: StatusDeps, options: { ttlMs?: number; now?: () => number } = {}): () => Promise<StatusReport> {
+  const ttlMs = options.ttlMs ?? STATUS_TTL_MS;
+  const now = options.now ?? Date.now;
+  let latest: { report: Promise<StatusReport>; finishedAt?: number } | undefined;
+  return () => {
+    if (latest && (latest.finishedAt === undefined || now() - latest.finishedAt < ttlMs)) return latest.report;
+    const round: { report: Promise<StatusReport>; finishedAt?: number } = { report: checkStatus(deps) };
+    latest = round;
+    round.report.then(
+      () => (round.finishedAt = now()),
+      () => latest === round && (latest = undefined),
+    );
+    return round.report;
+  };
+}
+
 async function runAll(checks: Record<string, CheckRun>): Promise<Record<string, Check>> {
   const entries = await Promise.all(
     Object.entries(checks).map(async ([name, run]) => {

@@ -1,7 +1,7 @@
 // The one middy stack every HTTP Lambda uses:
 //   header normaliser → request context (correlation id, logger, access log)
-//   → CORS → who is calling (401) → JSON body parser → what they may do here
-//   (403/404) → schema validator → JSON errors (last).
+//   → CORS → body size (413) → who is calling (401) → JSON body parser
+//   → what they may do here (403/404) → schema validator → JSON errors (last).
 // The access steps enforce the route's rule (route.ts) with the guard
 // (guard.ts, implemented by lib/access/guard.ts); a route whose rule needs to know the caller cannot be
 // built without one.
@@ -16,7 +16,7 @@ import validator from '@middy/validator';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { httpSettings } from '../config.ts';
 import { logger as rootLogger, takeColdStart, type Logger } from '../log.ts';
-import { InvalidInput } from '../errors.ts';
+import { InvalidInput, PayloadTooLarge } from '../errors.ts';
 import { headerValue } from '../text.ts';
 import { toErrorAnswer, validationDetails } from './errors.ts';
 import { eventSchemaOf, rawBodySchemaOf } from './event-schema.ts';
@@ -65,6 +65,14 @@ type Result = APIGatewayProxyStructuredResultV2;
 
 const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/**
+ * The largest request body any route takes, in bytes. Checked before anything
+ * reads the body (the guard, the JSON parser), so no request makes the service
+ * parse, validate or store more; every route's fields are far smaller, and a
+ * record built from one body stays far below DynamoDB's 400 KB item limit.
+ */
+export const MAX_BODY_BYTES = 256 * 1024;
+
 interface RequestState {
   correlationId: string;
   log: Logger;
@@ -77,7 +85,7 @@ const stateOf = new WeakMap<object, RequestState>();
 type Handler<R extends RouteSpec> = (request: HttpRequest<BodyOf<R>, QueryOf<R>>) => Promise<HttpResult>;
 
 /** A route whose rule needs to know the caller takes the guard first; the others do not load it. */
-type EndpointArgs<R extends RouteSpec> = R['access'] extends { who: 'user' | 'admin' | 'member' }
+type EndpointArgs<R extends RouteSpec> = R['access'] extends { who: 'user' | 'admin' | 'member' } | { recognise: 'admin' }
   ? [guard: Guard, handle: Handler<R>]
   : [handle: Handler<R>];
 
@@ -104,6 +112,7 @@ export function httpEndpoint<const R extends RouteSpec>(spec: R, ...args: Endpoi
         exposeHeaders: 'x-correlation-id, retry-after, location',
       }),
     );
+  chain.use(bodyLimit());
   if (guard) chain.use(authenticate(guard, spec));
   if (parsesJson) chain.use(httpJsonBodyParser());
   if (guard) chain.use(authorize(guard, spec));
@@ -148,6 +157,18 @@ function requestContext(): middy.MiddlewareObj<Event, Result> {
     },
     after: (request) => accessLog(request.context, request.response),
     onError: (request) => accessLog(request.context, request.response),
+  };
+}
+
+function bodyLimit(): middy.MiddlewareObj<Event, Result> {
+  return {
+    before: (request) => {
+      const { body, isBase64Encoded } = request.event;
+      if (typeof body !== 'string') return;
+      // Bytes, not characters; a base64 body is weighed as what it decodes to (without decoding it).
+      const bytes = isBase64Encoded ? Math.floor((body.length * 3) / 4) - (body.endsWith('==') ? 2 : body.endsWith('=') ? 1 : 0) : Buffer.byteLength(body);
+      if (bytes > MAX_BODY_BYTES) throw new PayloadTooLarge(`The request body may be at most ${MAX_BODY_BYTES / 1024} KB`);
+    },
   };
 }
 

@@ -11,6 +11,7 @@ import {
   InvalidInput,
   MethodNotAllowed,
   NotFound,
+  PayloadTooLarge,
   RateLimited,
   Unauthenticated,
   VendorError,
@@ -38,6 +39,7 @@ const domainStatus: [abstract new (...args: never[]) => DomainError, number][] =
   [MethodNotAllowed, 405],
   [Conflict, 409],
   [Gone, 410],
+  [PayloadTooLarge, 413],
   [RateLimited, 429],
   [VendorError, 500],
 ];

@@ -11,8 +11,14 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * (lib/http/endpoint.ts), so a rule cannot silently go unenforced.
  */
 export type Access =
-  /** Anyone; the handler itself may still check a token it is given (reset-password's recovery token). */
-  | { who: 'anyone' }
+  /**
+   * Anyone; the handler itself may still check a token it is given (reset-password's recovery token).
+   * With `recognise: 'admin'`, an admin who presents credentials (the admin key, or a signed-in admin
+   * user) is known as one: the handler's grant holds the admin, or an anonymous caller for everyone
+   * else (a signed-in user who is not an admin included), so it may show admins more (/status).
+   * Credentials that are sent but wrong are refused (401), as on every route that takes them.
+   */
+  | { who: 'anyone'; recognise?: 'admin' }
   /** A per-account secret in the path, looked up by the handler: any wrong secret is the same 404. */
   | { who: 'path-secret' }
   /** A provider's signature over the raw body, verified by the handler. */
@@ -48,10 +54,14 @@ export type AccountFrom =
 /** Which of the service's keys a rule takes besides a bearer token: the internal API key, the admin key, or neither. */
 export type KeyKind = 'none' | 'internal' | 'admin';
 export const keyKindOf = (access: Access): KeyKind =>
-  access.who === 'admin' ? 'admin' : access.who === 'member' && access.serviceKey ? 'internal' : 'none';
+  recognisesAdmin(access) ? 'admin' : access.who === 'member' && access.serviceKey ? 'internal' : 'none';
+
+/** Whether the rule tells admins apart: admin routes, and public ones that recognise them. */
+export const recognisesAdmin = (access: Access): boolean => access.who === 'admin' || (access.who === 'anyone' && access.recognise === 'admin');
 
 /** Whether the HTTP stack must know the caller (and so needs the guard) to enforce the rule. */
-export const needsCaller = (access: Access): boolean => access.who === 'user' || access.who === 'admin' || access.who === 'member';
+export const needsCaller = (access: Access): boolean =>
+  access.who === 'user' || access.who === 'admin' || access.who === 'member' || recognisesAdmin(access);
 
 export interface ResponseSpec {
   description: string;
@@ -85,7 +95,7 @@ export interface RouteSpec {
 export const route = <const R extends RouteSpec>(r: R): R => r;
 
 /** An id in a path: letters, digits and hyphens, never longer than a key may be. */
-export const idParam = { type: 'string', pattern: '^[A-Za-z0-9-]{1,100}$' } as const;
+export const idParam = { type: 'string', maxLength: 100, pattern: '^[A-Za-z0-9-]{1,100}$' } as const;
 
 export type BodyOf<R extends RouteSpec> = R['body'] extends JSONSchema ? FromSchema<R['body']> : undefined;
 export type QueryOf<R extends RouteSpec> = R['query'] extends JSONSchema

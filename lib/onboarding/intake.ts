@@ -7,6 +7,15 @@ import { idParam } from '../http/route.ts';
 const text = (maxLength: number) => ({ type: 'string', minLength: 1, maxLength }) as const;
 const phone = { type: 'string', maxLength: 40, pattern: '^[0-9+()./ -]{3,40}$' } as const;
 const scalar = { anyOf: [{ type: 'string', maxLength: 2000 }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }] } as const;
+const key = { maxLength: 64 } as const;
+
+/**
+ * The most `metadata` may weigh, serialised as JSON. The schema bounds its
+ * shape (50 keys of up to 50 values, two levels deep) but not its total, which
+ * would reach megabytes; this keeps an account record, metadata and all, far
+ * below DynamoDB's 400 KB item limit.
+ */
+export const METADATA_MAX_BYTES = 16 * 1024;
 
 export const onboardingBody = {
   type: 'object',
@@ -33,11 +42,12 @@ export const onboardingBody = {
     plan: { type: 'string', maxLength: 40, pattern: '^[A-Za-z0-9_-]+$' },
     metadata: {
       type: 'object',
+      description: `Free-form: at most 50 keys, two levels deep, ${METADATA_MAX_BYTES / 1024} KB as JSON`,
       maxProperties: 50,
-      propertyNames: { maxLength: 64 },
+      propertyNames: key,
       // At most two levels deep: free-form, but bounded (DynamoDB nests 32 levels at most).
       additionalProperties: {
-        anyOf: [scalar, { type: 'array', maxItems: 50, items: scalar }, { type: 'object', maxProperties: 50, additionalProperties: scalar }],
+        anyOf: [scalar, { type: 'array', maxItems: 50, items: scalar }, { type: 'object', maxProperties: 50, propertyNames: key, additionalProperties: scalar }],
       },
     },
   },
@@ -85,6 +95,10 @@ export function normaliseIntake(body: Body): OnboardingIntake {
   const rawZone = pick('timezone');
   const timezone = rawZone === undefined ? undefined : ianaZone(rawZone);
   if (rawZone !== undefined && !timezone) problems.push({ path: '/body/timezone', message: 'must be an IANA time zone, e.g. Europe/Berlin' });
+
+  if (body.metadata !== undefined && Buffer.byteLength(JSON.stringify(body.metadata)) > METADATA_MAX_BYTES) {
+    problems.push({ path: '/body/metadata', message: `must be at most ${METADATA_MAX_BYTES} bytes as JSON` });
+  }
 
   if (problems.length) throw new InvalidInput('The onboarding form is incomplete or invalid', problems);
   return {

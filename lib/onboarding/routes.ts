@@ -43,8 +43,13 @@ export const running = {
 export const submissionAnswers = (result: JSONSchema, whenDone: string) => ({
   200: { description: whenDone, schema: result },
   202: { description: 'Still running after the wait; poll statusUrl', schema: running },
-  400: { description: 'Missing e-mail or company name, or an invalid field' },
+  400: { description: 'Missing e-mail or company name, or an invalid field (metadata over 16 KB as JSON included)' },
   401: { description: 'Neither the internal API key nor the bearer token of the user being onboarded' },
+  413: { description: 'The body is over 256 KB' },
+  429: {
+    description:
+      'Too many submissions (onboarding-v2 and enhanced together) by this user, with this service key, or for this account; enhanced runs are also limited per account per day. Retry-After says when to try again',
+  },
   500: { description: 'An integration failed (success false, errors with context; recorded for follow-up), or an internal error' },
 });
 

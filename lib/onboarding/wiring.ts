@@ -3,15 +3,22 @@
 // the adapters come from ../adapters.ts.
 import { memberships, teamDeps } from '../accounts/wiring.ts';
 import { onboardingWorkflow } from '../adapters.ts';
-import { enhancedOnboardingStateMachineArn, onboardingStateMachineArn, onboardingWaitMs } from '../config.ts';
+import { enhancedOnboardingStateMachineArn, onboardingLimitSettings, onboardingStateMachineArn, onboardingWaitMs } from '../config.ts';
 import { logger } from '../log.ts';
+import { dynamodbRateLimiter } from '../rate-limit/dynamodb-rate-limiter.ts';
+import { db, tables } from '../store/dynamodb.ts';
 import type { OnboardingAccountDeps } from './onboarding-account.ts';
 import { ENHANCED_WORKFLOW } from './outcomes.ts';
 import { stores } from './stores.ts';
+import type { SubmissionLimitDeps } from './submission-limits.ts';
 
 /** How a submission finds its account (a function that reads runs only never reads the mail settings the service's invitations need). */
 const makeAccountDeps = (): OnboardingAccountDeps => ({ accounts: stores.accounts, memberships, team: teamDeps, log: logger });
 export const accountDeps = /* @__PURE__ */ makeAccountDeps();
+
+/** The limits of onboarding submissions (read only by the functions that take submissions). */
+const makeSubmissionLimits = (): SubmissionLimitDeps => ({ limiter: dynamodbRateLimiter({ db, tables }), limits: onboardingLimitSettings() });
+export const submissionLimits = /* @__PURE__ */ makeSubmissionLimits();
 
 export const onboardingDeps = {
   ...stores,

@@ -2,6 +2,8 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { api, errorCode, stack } from '../support/http.ts';
 
+const ADMIN_KEY = { 'x-admin-key': 'local-admin-api-key' };
+
 describe('health and the API description', () => {
   it('GET /health answers 200 ok', async () => {
     const res = await api('/health');
@@ -16,8 +18,11 @@ describe('health and the API description', () => {
     expect(res.body).toEqual({ status: 'ok' });
   });
 
-  it('GET /status names the data store, the workflow engine and every integration', async () => {
-    const res = await api('/status');
+  it('GET /status tells anyone the overall status, and an admin each dependency and integration', async () => {
+    const anonymous = await api('/status');
+    expect(anonymous.status).toBe(200);
+    expect(anonymous.body).toEqual({ status: expect.stringMatching(/^(ok|degraded|down)$/), checkedAt: expect.any(String) });
+    const res = await api('/status', { headers: ADMIN_KEY });
     expect(res.status).toBe(200);
     expect(res.body.dependencies.dynamodb).toMatchObject({ reachable: true, latencyMs: expect.any(Number) });
     expect(res.body.dependencies).toHaveProperty('stepFunctions');
@@ -27,8 +32,9 @@ describe('health and the API description', () => {
     }
   });
 
-  it('/status never shows a credential', async () => {
-    const res = await api('/status');
+  it('/status never shows a credential, not even to an admin', async () => {
+    const res = await api('/status', { headers: ADMIN_KEY });
+    expect(res.body.integrations).toBeDefined();
     const text = res.text;
     const secrets = Object.entries(stack().env).filter(([key, value]) => !key.startsWith('AWS_') && /KEY|SECRET|TOKEN|WEBHOOK_URL/.test(key) && value);
     expect(secrets.length).toBeGreaterThan(0);

@@ -6,7 +6,7 @@
 // requests carry bodies that would not validate.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { catalog } from '../../lib/api/catalog.ts';
-import type { Access, RouteSpec } from '../../lib/http/route.ts';
+import { keyKindOf, type Access, type RouteSpec } from '../../lib/http/route.ts';
 import { PERMISSIONS, type Role } from '../../lib/permissions.ts';
 import { api, errorCode, type Reply } from '../support/http.ts';
 import { SERVICE_KEY } from '../support/onboarding.ts';
@@ -20,7 +20,7 @@ type Expected = 'allowed' | 'redirect' | 401 | 403 | 404;
 
 /** Whether the route takes this key: a key it does not take is no credential there, and its caller is anonymous. */
 const takesKey = (access: Access, who: Principal) =>
-  (who === 'adminKey' && access.who === 'admin') || (who === 'internalKey' && access.who === 'member' && access.serviceKey === true);
+  (who === 'adminKey' && keyKindOf(access) === 'admin') || (who === 'internalKey' && keyKindOf(access) === 'internal');
 
 /** The answer the rule and the permission table give this caller, worked out here independently of the guard. */
 function expected(access: Access, caller: Principal): Expected {

@@ -142,6 +142,24 @@ describe('the access guard', () => {
     await expect(decide(s.guard, { who: 'admin' }, { 'x-api-key': 'service-key' })).rejects.toMatchObject({ code: 'unauthenticated' });
   });
 
+  it('lets anyone through a public route that recognises admins, and tells the handler only an admin is one', async () => {
+    const s = setup();
+    const status: Access = { who: 'anyone', recognise: 'admin' };
+    expect(keyKindOf(status)).toBe('admin');
+    const admin = await s.person(undefined, ACCOUNT, { appMetadata: { role: 'admin' } });
+    const plain = await s.person('owner');
+    expect(await decide(s.guard, status, {})).toEqual({ caller: { kind: 'anonymous' } });
+    expect(s.identityCalls()).toBe(0);
+    expect(await decide(s.guard, status, { 'x-admin-key': 'admin-key' })).toEqual({ caller: { kind: 'admin-key' } });
+    expect((await decide(s.guard, status, admin.headers)).caller).toMatchObject({ kind: 'user', user: { id: admin.user.id } });
+    // Anyone else is anyone: a user who is not an admin gets what an anonymous caller gets.
+    expect(await decide(s.guard, status, plain.headers)).toEqual({ caller: { kind: 'anonymous' } });
+    // A credential that is sent but wrong is refused, never taken as anonymous; a key the route does not take is no credential.
+    await expect(decide(s.guard, status, { 'x-admin-key': 'wrong' })).rejects.toMatchObject({ code: 'unauthenticated' });
+    await expect(decide(s.guard, status, { authorization: 'Bearer expired' })).rejects.toMatchObject({ code: 'unauthenticated' });
+    expect(await decide(s.guard, status, { 'x-api-key': 'service-key' })).toEqual({ caller: { kind: 'anonymous' } });
+  });
+
   it('passes an anonymous caller on where the rule says so (the checkout redirect sends them to sign up)', async () => {
     const s = setup();
     const checkout: Access = { who: 'member', permission: 'billing', account: { named: 'query' }, anonymous: 'pass' };

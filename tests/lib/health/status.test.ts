@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../lib/config.ts';
 import { statusChecks } from '../../../lib/health/probes.ts';
-import { checkStatus, type Check } from '../../../lib/health/status.ts';
+import { cachedStatus, checkStatus, overallStatus, STATUS_TTL_MS, type Check } from '../../../lib/health/status.ts';
 
 const reachable = async (): Promise<Check> => ({ configured: true, reachable: true, latencyMs: 1 });
 const unreachable = async (): Promise<Check> => ({ configured: true, reachable: false, error: 'timed out' });
@@ -70,5 +70,59 @@ describe('the probes of DynamoDB and Step Functions', () => {
     expect(report.status).toBe('down');
     expect(report.dependencies.dynamodb).toMatchObject({ configured: true, reachable: false, error: 'timed out' });
     expect(report.dependencies.stepFunctions).toMatchObject({ configured: true, reachable: false, error: 'timed out' });
+  });
+});
+
+describe('the status an anonymous caller sees', () => {
+  it('is the overall status and when it was checked, nothing about any dependency or integration', async () => {
+    const report = await checkStatus({ dependencies: { dynamodb: reachable }, integrations: { slack: unreachable } });
+    expect(overallStatus(report)).toEqual({ status: 'degraded', checkedAt: report.checkedAt });
+  });
+});
+
+describe('the cached status', () => {
+  const counting = () => {
+    const calls = { dynamodb: 0, slack: 0 };
+    let release: () => void = () => {};
+    let gate: Promise<void> | undefined;
+    const deps = {
+      dependencies: { dynamodb: async () => (calls.dynamodb++, await gate, { configured: true, reachable: true }) },
+      integrations: { slack: async () => (calls.slack++, await gate, { configured: true, reachable: true }) },
+    };
+    return {
+      calls,
+      deps,
+      hold: () => (gate = new Promise<void>((r) => (release = r))),
+      release: () => release(),
+    };
+  };
+
+  it('probes each check at most once per 30 s however many ask, at once or one after another', async () => {
+    const c = counting();
+    let now = 1_000_000;
+    const status = cachedStatus(c.deps, { ttlMs: STATUS_TTL_MS, now: () => now });
+    expect(STATUS_TTL_MS).toBe(30_000);
+    c.hold();
+    const together = Array.from({ length: 20 }, () => status());
+    c.release();
+    const reports = await Promise.all(together);
+    for (let i = 0; i < 20; i++) await status();
+    expect(c.calls).toEqual({ dynamodb: 1, slack: 1 });
+    expect(new Set(reports.map((r) => r.checkedAt)).size).toBe(1);
+    now += STATUS_TTL_MS - 1;
+    await status();
+    expect(c.calls).toEqual({ dynamodb: 1, slack: 1 });
+    now += 1;
+    await status();
+    expect(c.calls).toEqual({ dynamodb: 2, slack: 2 });
+  });
+
+  it('keeps a failed probe for the same time (an outage is no reason to probe harder)', async () => {
+    let calls = 0;
+    const now = 0;
+    const status = cachedStatus({ dependencies: { dynamodb: async () => (calls++, Promise.reject(new Error('down'))) }, integrations: {} }, { ttlMs: STATUS_TTL_MS, now: () => now });
+    expect((await status()).status).toBe('down');
+    expect((await status()).status).toBe('down');
+    expect(calls).toBe(1);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInput } from '../../../lib/errors.ts';
-import { normaliseIntake } from '../../../lib/onboarding/intake.ts';
+import { METADATA_MAX_BYTES, normaliseIntake } from '../../../lib/onboarding/intake.ts';
 import { runIdFor } from '../../../lib/onboarding/run-id.ts';
 
 const problems = (body: Record<string, unknown>): { path?: string; message: string }[] => {
@@ -96,5 +96,24 @@ describe('the onboarding form', () => {
     expect(runIdFor('acct', a)).toBe(runIdFor('acct', b));
     expect(runIdFor('acct', a)).not.toBe(runIdFor('acct', normaliseIntake({ email: 'a@b.co', company: 'Y' })));
     expect(runIdFor('acct', a)).toMatch(/^acct-[0-9a-f]{16}$/);
+  });
+
+  it('refuses metadata heavier than its bound, naming the field; takes it up to the bound', () => {
+    const weighing = (bytes: number) => {
+      const metadata: Record<string, string> = {};
+      for (let i = 0; JSON.stringify(metadata).length < bytes - 2100; i++) metadata[`k${i}`] = 'x'.repeat(1900);
+      const sofar = JSON.stringify(metadata).length;
+      metadata.last = 'y'.repeat(bytes - sofar - '"last":"",'.length);
+      expect(JSON.stringify(metadata).length).toBe(bytes);
+      return metadata;
+    };
+    expect(normaliseIntake({ email: 'a@b.co', company: 'X', metadata: weighing(METADATA_MAX_BYTES) }).metadata).toBeDefined();
+    expect(problems({ email: 'a@b.co', company: 'X', metadata: weighing(METADATA_MAX_BYTES + 1) })).toEqual([
+      { path: '/body/metadata', message: `must be at most ${METADATA_MAX_BYTES} bytes as JSON` },
+    ]);
+  });
+
+  it('keeps every accepted record far below the data store item limit (400 KB)', () => {
+    expect(METADATA_MAX_BYTES).toBeLessThanOrEqual(400 * 1024 / 10);
   });
 });

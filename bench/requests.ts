@@ -30,7 +30,7 @@ const admin = { 'x-admin-key': ADMIN_KEY };
 const http: Record<string, Builder> = {
   health: async (_, fn) => get(fn, 'liveness'),
   healthz: async (_, fn) => get(fn, 'liveness'),
-  status: async (_, fn) => get(fn, 'extended status: DynamoDB, Step Functions and every vendor checked'),
+  status: async (_, fn) => req(fn, 'an admin reads the extended status: DynamoDB, Step Functions and every vendor checked', { headers: admin }),
   openapi: async (_, fn) => get(fn, 'the API description'),
   'not-found': async () => ({ what: 'an unknown path → 404', event: httpEvent('GET', '/no-such-page', { routeKey: '$default' }) }),
 
@@ -71,6 +71,27 @@ const http: Record<string, Builder> = {
   'rotate-webhook-secret': async (s, fn) => req(fn, 'the owner rotates the webhook URLs → 200', { ...accountPath(s, fn, bearer(s.owner.token)), body: {} }),
   'set-webhook-signing-keys': async (s, fn) => req(fn, 'the owner clears the Cal.com key → 200', { ...accountPath(s, fn, bearer(s.owner.token)), body: { calcom: null } }),
 
+  'open-account': async (s, fn) => req(fn, 'a signed-in user opens an account → 201', { headers: bearer((await s.newUser()).token), body: { companyName: 'Bench Studio' } }),
+  'get-account': async (s, fn) => req(fn, 'the owner reads the account → 200', accountPath(s, fn, bearer(s.owner.token))),
+  'list-members': async (s, fn) => req(fn, 'the owner lists the members → 200', accountPath(s, fn, bearer(s.owner.token))),
+  'list-invitations': async (s, fn) => req(fn, 'the owner lists the invitations → 200', accountPath(s, fn, bearer(s.owner.token))),
+  'create-invitation': async (s, fn) =>
+    req(fn, 'the owner invites an address → 201 (and e-mails it)', { ...accountPath(s, fn, bearer(s.owner.token)), body: { email: `invitee-${crypto.randomUUID()}@example.com`, role: 'member' } }),
+  'revoke-invitation': async (s, fn) => {
+    const { invitationId } = await invite(s, `invitee-${crypto.randomUUID()}@example.com`);
+    return req(fn, 'the owner revokes an invitation → 200', invitationPath(s, fn, invitationId, bearer(s.owner.token)));
+  },
+  'accept-invitation': async (s, fn) => {
+    const user = await s.newUser();
+    const { invitationId } = await invite(s, user.email);
+    return req(fn, 'the invited user accepts → 200', invitationPath(s, fn, invitationId, bearer(user.token)));
+  },
+  'change-member-role': async (s, fn) =>
+    req(fn, 'the owner makes a member an admin → 200', { ...memberPath(s, fn, await joinedMember(s), bearer(s.owner.token)), body: { role: 'admin' } }),
+  'remove-member': async (s, fn) => req(fn, 'the owner removes a member → 204', memberPath(s, fn, await joinedMember(s), bearer(s.owner.token))),
+  'leave-account': async (s, fn) => req(fn, 'a member leaves the account → 204', accountPath(s, fn, bearer((await joinedMember(s)).token))),
+  'billing-portal': async (s, fn) => req(fn, "the owner opens the payment provider's portal → 200 { url }", accountPath(s, fn, bearer(s.owner.token))),
+
   'onboarding-v2': async (s, fn) =>
     req(fn, 'the owner resubmits the portal form → 200 (the run is done)', { headers: bearer(s.owner.token), body: { email: s.owner.email, companyName: 'Bench Bakery', companyUrl: s.siteUrl } }),
   'onboarding-run': async (s, fn) => req(fn, 'an operator reads a run → 200', { path: `/api/onboarding/runs/${s.account.runId}`, pathParameters: { runId: s.account.runId }, headers: service }),
@@ -80,6 +101,9 @@ const http: Record<string, Builder> = {
   'crawler-refresh': async (s, fn) =>
     req(fn, 'an admin starts a crawl → 202', { ...accountPath(s, fn, admin), body: { url: s.siteUrl, industry: 'Bakery', city: 'Springfield', region: 'Oregon' } }),
 };
+
+/** The HTTP functions the cold-start probe has a request for (tests/build/bench-requests.test.ts holds it to serverless.yml). */
+export const probedHttpFunctions = (): string[] => Object.keys(http);
 
 export async function probeRequest(s: Scenario, fn: PackagedFunction): Promise<ProbeRequest> {
   if (fn.route || fn.key === 'not-found') {
@@ -102,6 +126,34 @@ function req(fn: PackagedFunction, what: string, init: HttpInit): ProbeRequest {
 
 function accountPath(s: Scenario, fn: PackagedFunction, headers: Record<string, string>): HttpInit {
   return { path: fn.route!.path.replace('{accountId}', s.account.id), pathParameters: { accountId: s.account.id }, headers };
+}
+
+function invitationPath(s: Scenario, fn: PackagedFunction, invitationId: string, headers: Record<string, string>): HttpInit {
+  const path = fn.route!.path.replace('{accountId}', s.account.id).replace('{invitationId}', invitationId);
+  return { path, pathParameters: { ...(fn.route!.path.includes('{accountId}') ? { accountId: s.account.id } : {}), invitationId }, headers };
+}
+
+function memberPath(s: Scenario, fn: PackagedFunction, member: { userId: string }, headers: Record<string, string>): HttpInit {
+  const path = fn.route!.path.replace('{accountId}', s.account.id).replace('{userId}', member.userId);
+  return { path, pathParameters: { accountId: s.account.id, userId: member.userId }, headers };
+}
+
+/** The owner invites an address to the scenario's account, through the running service. */
+async function invite(s: Scenario, email: string): Promise<{ invitationId: string }> {
+  const reply = await s.api(`/api/accounts/${s.account.id}/invitations`, { body: { email, role: 'member' }, headers: bearer(s.owner.token) });
+  if (reply.status !== 201) throw new Error(`inviting ${email}: expected 201, got ${reply.status} ${JSON.stringify(reply.body).slice(0, 300)}`);
+  return reply.body as { invitationId: string };
+}
+
+/** A fresh user who was invited to the scenario's account and accepted: a member of it. */
+async function joinedMember(s: Scenario): Promise<{ userId: string; token: string }> {
+  const user = await s.newUser();
+  const { invitationId } = await invite(s, user.email);
+  const reply = await s.api(`/api/invitations/${invitationId}/accept`, { method: 'POST', headers: bearer(user.token) });
+  if (reply.status !== 200) throw new Error(`accepting ${invitationId}: expected 200, got ${reply.status} ${JSON.stringify(reply.body).slice(0, 300)}`);
+  // The access token is a JWT whose subject is the user's id.
+  const userId = (JSON.parse(Buffer.from(user.token.split('.')[1]!, 'base64url').toString()) as { sub: string }).sub;
+  return { userId, token: user.token };
 }
 
 /** An API Gateway HTTP API (payload 2.0) event, as the Lambda receives it. */

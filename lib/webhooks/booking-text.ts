@@ -28,7 +28,7 @@ export function when(booking: Pick<BookingEvent, 'startTime' | 'endTime' | 'time
 
 /** Plain text (a task's name is not markdown): each field one bounded line (lib/text.ts). */
 export function taskName(booking: BookingEvent, cancelled = booking.change === 'cancelled'): string {
-  return `${cancelled ? 'Cancelled: ' : ''}Call with ${oneLine(who(booking))}: ${oneLine(booking.title)} [${shortRef(booking)}]`;
+  return `${cancelled ? 'Cancelled: ' : ''}Call with ${oneLine(who(booking))}: ${oneLine(booking.title)} [${shortRef(booking)}]`.slice(0, 250);
 }
 
 /** Markdown, for the task's description: every field the booking's people filled in is escaped (lib/text.ts). */

@@ -39,6 +39,8 @@ export interface ColdStartFigure extends Timing {
   io: string;
   /** Its floor: the empty handler when it makes no request, else its same-I/O floor. */
   floor: Timing & { kind: 'empty handler' | 'same-I/O floor'; bundleBytes: number };
+  /** The same requests, the AWS ones through the fixed @aws-sdk clients (functions making AWS requests only). */
+  sdkFloor?: Timing & { clients: string; bundleBytes: number; ratioToSameIo: number };
   ratioToEmpty: number;
   ratio: number;
   budget: number;
@@ -74,6 +76,29 @@ export interface ColdStarts {
 export const WITHOUT_IO = ['health', 'healthz', 'openapi', 'not-found'];
 export const BUDGET = { withoutIo: 1.3, sameIo: 1.5 };
 
+/** Builds (once) the fixed-SDK floor carrying these clients, e.g. ["dynamodb", "states", "supabase"]. */
+export type SdkFloorBuilder = (clients: string[]) => Promise<{ bundle: string; bundleBytes: number }>;
+
+/** The fixed vendor packages' clients, by the setting that holds the vendor's base URL. */
+const VENDOR_BASES = { supabase: 'SUPABASE_URL', stripe: 'STRIPE_API_BASE', resend: 'RESEND_BASE_URL' } as const;
+
+/**
+ * The clients a function's first call used, as the fixed-SDK floor makes
+ * them: AWS services from each request's SigV4 scope ("dynamodb", "states"),
+ * fixed vendor packages from the base URL a request went to.
+ */
+export function clientsOf(requests: CapturedRequest[], env: Record<string, string>): string[] {
+  const clients = new Set<string>();
+  for (const r of requests) {
+    const aws = awsServiceOf(r);
+    if (aws) clients.add(aws);
+    for (const [vendor, setting] of Object.entries(VENDOR_BASES)) if (env[setting] && r.url.startsWith(env[setting]!)) clients.add(vendor);
+  }
+  return [...clients].sort();
+}
+
+const awsServiceOf = (r: CapturedRequest) => /Credential=[^/]+\/\d{8}\/[^/]+\/([^/]+)\//.exec(r.headers.authorization ?? '')?.[1];
+
 export async function measureColdStarts(options: {
   scenario: Scenario;
   functions: PackagedFunction[];
@@ -81,6 +106,7 @@ export async function measureColdStarts(options: {
   emptyBundleBytes: number;
   sameIoBundle: string;
   sameIoBundleBytes: number;
+  sdkFloor: SdkFloorBuilder;
   rounds: number;
   variants: Variant[];
   envOf: (fn?: PackagedFunction) => Record<string, string>;
@@ -112,9 +138,18 @@ export async function measureColdStarts(options: {
   for (const v of options.variants) await v.prepare?.(async () => void (v.of ? await functionProbe(v.label, v.of, v.bundle, v.env, false) : await probe(v.label, v.bundle, {}, { ...envOf(), ...v.env }, false)));
 
   const sameIoKey = (fn: PackagedFunction) => `same-I/O floor of ${fn.key}`;
+  const sdkKey = (fn: PackagedFunction) => `fixed-SDK floor of ${fn.key}`;
+  // Functions whose requests go through a fixed package's client get a fixed-SDK floor, with those clients.
+  const sdkFloors = new Map<string, { clients: string; bundle: string; bundleBytes: number }>();
+  for (const fn of functions) {
+    const clients = clientsOf(captured.get(fn.key)!, envOf(fn));
+    if (clients.length) sdkFloors.set(fn.key, { clients: clients.join('+'), ...(await options.sdkFloor(clients)) });
+  }
+  const sdkFloorOf = (fn: PackagedFunction) => sdkFloors.get(fn.key);
   const jobs: (() => Promise<unknown>)[] = [
     ...functions.map((fn) => () => functionProbe(fn.key, fn, fn.bundle)),
     ...functions.filter((fn) => captured.get(fn.key)!.length > 0).map((fn) => () => probe(sameIoKey(fn), options.sameIoBundle, { requests: captured.get(fn.key) }, envOf(fn))),
+    ...functions.filter((fn) => sdkFloorOf(fn)).map((fn) => () => probe(sdkKey(fn), sdkFloorOf(fn)!.bundle, { requests: captured.get(fn.key) }, envOf(fn))),
     ...options.variants.map((v) => () => (v.of ? functionProbe(v.label, v.of, v.bundle, v.env) : probe(v.label, v.bundle, {}, { ...envOf(), ...v.env }))),
   ];
   const emptyEvery = 5;
@@ -145,6 +180,8 @@ export async function measureColdStarts(options: {
           ? { ...timing(sameIoKey(fn)), kind: 'same-I/O floor' as const, bundleBytes: options.sameIoBundleBytes }
           : { ...empty, kind: 'empty handler' as const, bundleBytes: options.emptyBundleBytes };
         const withoutIo = WITHOUT_IO.includes(fn.key);
+        const sdk = sdkFloorOf(fn);
+        const sdkTiming = sdk && timing(sdkKey(fn));
         return {
           key: fn.key,
           bundleBytes: fn.bundleBytes,
@@ -154,6 +191,7 @@ export async function measureColdStarts(options: {
           io: describeIo(io),
           ...own,
           floor,
+          ...(sdk && sdkTiming ? { sdkFloor: { ...sdkTiming, clients: sdk.clients, bundleBytes: sdk.bundleBytes, ratioToSameIo: round(sdkTiming.totalMs / floor.totalMs) } } : {}),
           ratioToEmpty: round(own.totalMs / empty.totalMs),
           ratio: round(own.totalMs / (withoutIo ? empty.totalMs : floor.totalMs)),
           budget: withoutIo ? BUDGET.withoutIo : BUDGET.sameIo,
@@ -173,7 +211,7 @@ function describeIo(requests: CapturedRequest[]): string {
   if (!requests.length) return 'none';
   const counts = new Map<string, number>();
   for (const r of requests) {
-    const service = /Credential=[^/]+\/\d{8}\/[^/]+\/([^/]+)\//.exec(r.headers.authorization ?? '')?.[1];
+    const service = awsServiceOf(r);
     const name = service ?? `${r.via} ${new URL(r.url).pathname.split('/').slice(0, 3).join('/')}`;
     counts.set(name, (counts.get(name) ?? 0) + 1);
   }

@@ -10,11 +10,11 @@
 //                                      cold and warm, nothing is packaged: e.g. --only gap
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, platform, release, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { hermetic } from '../local/serverless-config.ts';
 import { buildLikeLambda, packageService, type PackagedFunction } from './build.ts';
-import { measureColdStarts, type Variant } from './cold-start.ts';
+import { measureColdStarts, type SdkFloorBuilder, type Variant } from './cold-start.ts';
 import { measureOnboarding } from './onboarding.ts';
 import { budgets, markdown, type BenchResults } from './report.ts';
 import { startScenario } from './scenario.ts';
@@ -62,7 +62,7 @@ try {
   let sameIoBundleBytes = 0;
   let functions: PackagedFunction[] = [];
   if (measuresBundles) {
-    progress('building the floors (empty, bare and stacked handlers) as the service is built');
+    progress('building the floors (empty, bare, stacked, same-I/O and fixed-SDK handlers) as the service is built');
     emptyBundleBytes = await buildLikeLambda('bench/fixtures/empty-handler.ts', emptyBundle);
     await buildLikeLambda('bench/fixtures/stacked-handler.ts', stackedBundle, [{ method: 'POST', path: '/api/auth/forgot-password' }]);
     await buildLikeLambda('bench/fixtures/bare-handler.ts', bareBundle);
@@ -73,7 +73,8 @@ try {
   }
 
   progress('starting the local stack and walking through the scenario');
-  const scenario = await startScenario({ workFolder: join(work, 'esbuild-stack') });
+  // Relative to the service, as serverless-esbuild takes its work folder.
+  const scenario = await startScenario({ workFolder: relative(ROOT, join(work, 'esbuild-stack')) });
   try {
     const basics = hermetic(process.env, {});
     const envOf = (fn?: PackagedFunction): Record<string, string> => {
@@ -100,6 +101,7 @@ try {
           emptyBundleBytes,
           sameIoBundle,
           sameIoBundleBytes,
+          sdkFloor: sdkFloorBuilder(join(work, 'floors')),
           rounds: settings.coldStartRounds,
           envOf,
           progress,
@@ -142,6 +144,32 @@ try {
   }
 } finally {
   rmSync(work, { recursive: true, force: true });
+}
+
+/** The fixed-SDK floor for a set of clients: an entry importing just their modules (bench/fixtures/sdk-floor/), built like the service, once. */
+function sdkFloorBuilder(folder: string): SdkFloorBuilder {
+  const built = new Map<string, Promise<{ bundle: string; bundleBytes: number }>>();
+  const AWS: Record<string, string> = { dynamodb: 'dynamodbService', states: 'sfnService' };
+  return (clients) => {
+    const name = clients.join('-');
+    if (!built.has(name)) {
+      const fixture = (client: string) => JSON.stringify(join(ROOT, 'bench/fixtures/sdk-floor', `${client}.ts`));
+      const entry = join(folder, `sdk-floor-${name}.ts`);
+      mkdirSync(folder, { recursive: true });
+      const services = clients.filter((c) => AWS[c]);
+      writeFileSync(
+        entry,
+        [
+          `import { replayHandler } from ${fixture('replay')};`,
+          ...clients.map((c) => (AWS[c] ? `import { ${AWS[c]} } from ${fixture(c)};` : `import ${fixture(c)};`)),
+          `export const handler = replayHandler([${services.map((c) => `${AWS[c]}()`).join(', ')}]);`,
+        ].join('\n'),
+      );
+      const bundle = entry.replace(/\.ts$/, '.mjs');
+      built.set(name, buildLikeLambda(entry, bundle).then((bundleBytes) => ({ bundle, bundleBytes })));
+    }
+    return built.get(name)!;
+  };
 }
 
 /** The design choices behind the bundles, and where secrets live, each measured the other way. */

@@ -72,6 +72,8 @@ export class StepFunctionsEngine {
   private readonly machines = new Map<string, MachineDefinition>();
   private readonly executions = new Map<string, Execution>();
   private readonly runs = new Map<string, { abort(): void; done: Promise<void> }>();
+  /** While set, tasks wait for it before invoking their Lambda (hold/release). */
+  private held?: { release(): void; until: Promise<void> };
 
   private readonly invoke: Invoke;
   private readonly dataDir?: string;
@@ -230,6 +232,25 @@ export class StepFunctionsEngine {
     return { redriveDate: e.redriveDate };
   }
 
+  /**
+   * The bench's: from now on, every task waits before invoking its Lambda until
+   * release(). Executions still start and are recorded as on AWS; their work
+   * just does not share this machine's two cores with the requests being timed
+   * (on AWS it runs in Lambdas of its own). Not reachable over HTTP.
+   */
+  hold() {
+    if (this.held) return;
+    let release!: () => void;
+    const until = new Promise<void>((resolve) => (release = resolve));
+    this.held = { release, until };
+  }
+
+  /** Lets the held tasks go on (see hold). */
+  release() {
+    this.held?.release();
+    this.held = undefined;
+  }
+
   /** Resolves when every running execution has settled (for tests and shutdown). */
   async idle(): Promise<void> {
     while (this.runs.size > 0) await Promise.allSettled([...this.runs.values()].map((r) => r.done));
@@ -261,6 +282,7 @@ export class StepFunctionsEngine {
       const functionName = String(state.Resource);
       handlers[stateName] = async (taskInput) => {
         if (replay.has(stateName)) return replay.get(stateName)!;
+        if (this.held) await this.held.until;
         const resource = machine.functionArns[functionName] ?? functionName;
         // As on AWS, the Lambda's events follow its TaskStateEntered, each pointing back at its cause
         // (scheduled → entered, or the failure before a retry; started → scheduled; outcome → started).

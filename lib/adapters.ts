@@ -25,6 +25,7 @@ import {
   identityAdminKey,
   identitySettings,
   onboardingStateMachineArn,
+  paymentsStateMachineArn,
   pagespeedSettings,
   portalUrls,
   storageSettings,
@@ -43,6 +44,7 @@ import type { Storage } from './integrations/storage.ts';
 import type { TaskTool } from './integrations/task-tool.ts';
 import type { OnboardingWorkflow } from './onboarding/workflow.ts';
 import type { Payments } from './payments/payments.ts';
+import type { PaymentQueue } from './payments/payment-queue.ts';
 import type { BookingQueue } from './webhooks/booking-queue.ts';
 
 /**
@@ -222,9 +224,7 @@ export const enhancedOnboardingWorkflow = (): OnboardingWorkflow =>
   kept('enhancedOnboardingWorkflow', () => workflowOn(enhancedOnboardingStateMachineArn()));
 export const crawlerRefreshWorkflow = (): OnboardingWorkflow => kept('crawlerRefreshWorkflow', () => workflowOn(crawlerRefreshStateMachineArn()));
 
-export function bookingQueue(): BookingQueue {
-  return kept('bookingQueue', () => {
-    const arn = bookingStateMachineArn();
-    return onFirstCall<BookingQueue>(async () => (await import('./webhooks/sfn-booking-queue.ts')).sfnBookingQueue(await stepFunctions(), arn));
-  });
-}
+const queueOn = <Q extends object>(arn: string): Q => onFirstCall<Q>(async () => (await import('./workflows/sfn-queue.ts')).sfnQueue(await stepFunctions(), arn) as Q);
+
+export const bookingQueue = (): BookingQueue => kept('bookingQueue', () => queueOn<BookingQueue>(bookingStateMachineArn()));
+export const paymentQueue = (): PaymentQueue => kept('paymentQueue', () => queueOn<PaymentQueue>(paymentsStateMachineArn()));

@@ -321,6 +321,11 @@ export function bookingStateMachineArn(env: Env = process.env): string {
   return section(env, (r) => r.required('BOOKING_STATE_MACHINE_ARN'));
 }
 
+/** The payments state machine applies each payment event the payment webhook receives. */
+export function paymentsStateMachineArn(env: Env = process.env): string {
+  return section(env, (r) => r.required('PAYMENTS_STATE_MACHINE_ARN'));
+}
+
 export function crawlerRefreshStateMachineArn(env: Env = process.env): string {
   return section(env, (r) => r.required('CRAWLER_REFRESH_STATE_MACHINE_ARN'));
 }

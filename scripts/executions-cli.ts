@@ -2,8 +2,10 @@
 // options, its help, and the follow-up view. Pure, so tests can read them
 // without a stack; the script does the calls.
 import { parseArgs } from 'node:util';
+import { stateMachines } from '../statemachines/cloudformation.ts';
 
-export const MACHINES = ['onboarding', 'enhanced-onboarding', 'booking', 'crawler-refresh'] as const;
+/** Every state machine of the service, as deployed (agency-backend-<stage>-<machine>). */
+export const MACHINES = Object.keys(stateMachines);
 const STATUSES = ['RUNNING', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'ABORTED', 'PENDING_REDRIVE'];
 
 export interface Options {
@@ -114,7 +116,7 @@ export function parseCommandLine(argv: string[]): CommandLine {
   const extra = takesId ? rest : [second, ...rest].filter((p) => p !== undefined);
   if (extra.length) return { kind: 'error', message: `Unexpected argument '${extra[0]}'. ${hint}` };
   if (!/^[a-z0-9-]{1,32}$/.test(values.stage!)) return { kind: 'error', message: `Invalid stage '${values.stage}' (lower-case letters, digits and dashes). ${hint}` };
-  if (!(MACHINES as readonly string[]).includes(values.machine!)) return { kind: 'error', message: `Unknown machine '${values.machine}': ${MACHINES.join(', ')}. ${hint}` };
+  if (!MACHINES.includes(values.machine!)) return { kind: 'error', message: `Unknown machine '${values.machine}': ${MACHINES.join(', ')}. ${hint}` };
   if (values.status !== undefined && !STATUSES.includes(values.status)) return { kind: 'error', message: `Unknown status '${values.status}': ${STATUSES.join(', ')}. ${hint}` };
   return {
     kind: 'run',

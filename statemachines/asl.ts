@@ -69,16 +69,35 @@ export const retryPolicies: Record<RetryPolicy, Retrier[]> = {
 export const bookkeepingRetry: Retrier[] = [retrier(['States.ALL'], 1, 2, 4)];
 
 /**
- * The booking webhook's steps answer nobody waiting, so they retry for longer:
- * throttling and vendor failures for minutes, a busy booking (another event
- * of it writing its task) in seconds, an account whose onboarding has not
- * made its list yet for about two hours.
+ * The steps of work a webhook queued (booking, payments) answer nobody
+ * waiting, so they retry for longer: throttling and vendor failures for
+ * minutes.
  */
-export const bookingRetry = {
+const queuedWorkRetry = {
   throttled: retrier(['VendorThrottled'], 20, 2, 6, 300),
   unavailable: retrier(['VendorUnavailable', ...LAMBDA_TRANSIENT], 5, 2, 6, 300),
+};
+
+/**
+ * The booking steps also retry a busy booking (another event of it writing
+ * its task) in seconds, and an account whose onboarding has not made its
+ * list yet for about two hours.
+ */
+export const bookingRetry = {
+  ...queuedWorkRetry,
   busyBooking: retrier(['BookingTaskBusy'], 2, 1.5, 10, 30),
   listMissing: retrier(['OnboardingListMissing'], 60, 2, 8, 1800, false),
+};
+
+/**
+ * The payments step also retries, in seconds for about ten minutes, an event
+ * whose account's billing other events are changing (BillingBusy) or whose
+ * earlier attempt still holds its claim (DeliveryInProgress, until that
+ * attempt's lease runs out).
+ */
+export const paymentRetry = {
+  ...queuedWorkRetry,
+  busy: retrier(['BillingBusy', 'DeliveryInProgress'], 1, 2, 10, 120),
 };
 
 /** A Lambda task of one of our functions. */

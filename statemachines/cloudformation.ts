@@ -7,11 +7,13 @@ import { bookingMachine } from './booking.ts';
 import { crawlerRefreshMachine } from './crawler-refresh.ts';
 import { placeholdersIn, stepOfPlaceholder, type Machine } from './asl.ts';
 import { onboardingMachines } from './onboarding.ts';
+import { paymentsMachine } from './payments.ts';
 
 /** By the name each is deployed under: agency-backend-<stage>-<name>. */
 export const stateMachines = {
   ...onboardingMachines,
   booking: bookingMachine,
+  payments: paymentsMachine,
   'crawler-refresh': crawlerRefreshMachine,
 };
 

@@ -6,10 +6,18 @@ import { takeEffectOnce, type OnceDeps } from '../deliveries/deliveries.ts';
 import type { Logger } from '../log.ts';
 import type { FollowUps } from '../provisioning/follow-ups.ts';
 import { applyBillingEvent, updateBilling, type Billing, type BillingOutcome, type BillingStore } from './billing.ts';
+import { paymentEventKey, paymentJobName, type PaymentQueue } from './payment-queue.ts';
 import type { BillingEvent, Payments } from './payments.ts';
 
-export interface PaymentWebhookDeps extends OnceDeps {
+/** What the payment webhook itself needs: it verifies, then queues. */
+export interface PaymentWebhookDeps {
   payments: Pick<Payments, 'verifiedEvent'>;
+  queue: PaymentQueue;
+  log: Logger;
+}
+
+/** What applying a payment event needs (the payments state machine's step). */
+export interface ApplyPaymentDeps extends OnceDeps {
   billing: BillingStore;
   accounts: Pick<AccountStore, 'getAccount' | 'saveAccountDetails'>;
   /** Who owns which account: a public purchase links by e-mail only to an account that address owns. */
@@ -26,48 +34,62 @@ export interface PaymentDelivery {
   signature: string | undefined;
 }
 
-export type DeliveryOutcome = BillingOutcome | 'ignored' | 'unmatched' | 'already-processed';
+export type DeliveryOutcome = BillingOutcome | 'unmatched' | 'already-processed';
 
 const SOURCE = 'stripe';
 
 /**
+ * The payment webhook: answers as soon as the event is safe with us.
  * 1. Verifies the signature over the raw body before anything else: an
  *    unsigned, tampered, wrongly signed or stale delivery is 400 and writes nothing.
- * 2. An event type the service does not act on is acknowledged and logged, and not recorded.
- * 3. Once per event id (`stripe#<id>`, the delivery log in webhook_events,
- *    as the other webhooks): the first delivery claims it and does 4 and 5;
- *    a copy arriving meanwhile is answered at once with 409
- *    delivery_in_progress, which Stripe retries, and a copy once it is done
- *    is 'already-processed'. A delivery that fails gives the claim back, and
- *    one that crashed is taken over by a retry once its lease has run out.
- * 4. Finds the account: the account id our checkout wrote into the metadata
+ * 2. An event type the service does not act on is acknowledged and logged, and not queued.
+ * 3. Queues the event for the payments state machine, as an execution named
+ *    after the event id: every copy of an event, at once or days later, is
+ *    the same execution, so each copy is acknowledged at once and the event
+ *    is applied once. Queueing fails only when Step Functions does (5xx): the
+ *    provider then delivers the event again.
+ */
+export async function receivePaymentEvent(deps: PaymentWebhookDeps, delivery: PaymentDelivery): Promise<'queued' | 'already-queued' | 'ignored'> {
+  const parsed = await deps.payments.verifiedEvent(delivery.rawBody, delivery.signature);
+  if (!parsed.handled) {
+    deps.log.info('payment event ignored', { eventId: parsed.id, eventType: parsed.type });
+    return 'ignored';
+  }
+  const { event } = parsed;
+  const queued = await deps.queue.enqueue(paymentJobName(event.id), { event });
+  deps.log.info(queued === 'queued' ? 'payment event queued' : 'payment event already queued', { eventId: event.id, eventType: event.type });
+  return queued;
+}
+
+/**
+ * The payments state machine's step: applies one verified event.
+ * 1. Once per event id (`stripe#<id>`, the delivery log in webhook_events,
+ *    as the other webhooks): the claim is taken and the work done; a retry of
+ *    the step after the work was done answers 'already-processed'; a retry
+ *    while an earlier attempt still holds the claim is DeliveryInProgress,
+ *    which the state machine retries. A failed attempt gives the claim back,
+ *    and one that crashed is taken over once its lease has run out.
+ * 2. Finds the account: the account id our checkout wrote into the metadata
  *    (only a billing manager of the account could start that checkout), else
  *    the account of the provider's customer, else the one account whose
  *    owner joined with the checkout's e-mail. Any other public purchase gets
  *    an account of its own (one per subscription, whichever of its events
  *    comes first), and the buyer an invitation to own it: typing an address
  *    into the public form makes nobody a member of anything.
- * 5. Applies the event to the account's billing with a compare-and-set, so it
+ * 3. Applies the event to the account's billing with a compare-and-set, so it
  *    takes effect once and never moves the account backwards (billing.ts),
  *    also when a holder slower than its lease and the retry that took over
- *    both get here, or a crashed delivery had changed the account already.
+ *    both get here, or a crashed attempt had changed the account already.
  *    The delivery's row records the outcome and the account.
- * 6. A public checkout (linked by e-mail only) that would replace the live
+ * 4. A public checkout (linked by e-mail only) that would replace the live
  *    subscription of an existing account changes nothing: it is a `conflict`,
  *    logged and opened as a billing follow-up on that account, because
  *    whoever types an e-mail address into the public form must not be able
  *    to move someone else's account to their own subscription and customer.
  */
-export async function receivePaymentEvent(deps: PaymentWebhookDeps, delivery: PaymentDelivery): Promise<DeliveryOutcome> {
-  const parsed = await deps.payments.verifiedEvent(delivery.rawBody, delivery.signature);
-  if (!parsed.handled) {
-    deps.log.info('payment event ignored', { eventId: parsed.id, eventType: parsed.type });
-    return 'ignored';
-  }
-  const event = parsed.event;
+export async function applyPaymentEventOnce(deps: ApplyPaymentDeps, event: BillingEvent): Promise<DeliveryOutcome> {
   const log = deps.log.with({ eventId: event.id, eventType: event.type });
-
-  const once = await takeEffectOnce(deps, `${SOURCE}#${event.id}`, { source: SOURCE }, () => applyPaymentEvent(deps, event, log));
+  const once = await takeEffectOnce(deps, paymentEventKey(event.id), { source: SOURCE }, () => applyPaymentEvent(deps, event, log));
   if (!once.first) {
     log.info('payment event already processed', { outcome: once.outcome });
     return 'already-processed';
@@ -75,7 +97,7 @@ export async function receivePaymentEvent(deps: PaymentWebhookDeps, delivery: Pa
   return once.result.outcome;
 }
 
-async function applyPaymentEvent(deps: PaymentWebhookDeps, event: BillingEvent, log: Logger): Promise<{ outcome: DeliveryOutcome; accountId?: string }> {
+async function applyPaymentEvent(deps: ApplyPaymentDeps, event: BillingEvent, log: Logger): Promise<{ outcome: DeliveryOutcome; accountId?: string }> {
   const accountId = await accountFor(deps, event);
   if (!accountId) {
     // Not a subscription of ours (and no customer we know): nothing to keep current.
@@ -98,7 +120,7 @@ async function applyPaymentEvent(deps: PaymentWebhookDeps, event: BillingEvent, 
   return { outcome, accountId };
 }
 
-async function accountFor(deps: PaymentWebhookDeps, event: BillingEvent): Promise<string | undefined> {
+async function accountFor(deps: ApplyPaymentDeps, event: BillingEvent): Promise<string | undefined> {
   const { reference } = event;
   if (reference?.accountId && (await deps.accounts.getAccount(reference.accountId))) return reference.accountId;
   if (event.customerId) {
@@ -113,7 +135,7 @@ async function accountFor(deps: PaymentWebhookDeps, event: BillingEvent): Promis
 }
 
 /** The account a public purchase makes: its id derived from the subscription, so its events converge on one. */
-async function accountOfPurchase(deps: PaymentWebhookDeps, email: string, event: BillingEvent): Promise<string> {
+async function accountOfPurchase(deps: ApplyPaymentDeps, email: string, event: BillingEvent): Promise<string> {
   const accountId = derivedAccountId(`purchase:${event.subscriptionId ?? event.customerId ?? email}`);
   await deps.accounts.saveAccountDetails(accountId, { contact_email: email });
   if (!(await openInvitation(deps.team, accountId, email))) {
@@ -123,7 +145,7 @@ async function accountOfPurchase(deps: PaymentWebhookDeps, email: string, event:
 }
 
 /** `current`: the account's billing the conflict was decided on. */
-async function recordUnlinkedCheckout(deps: PaymentWebhookDeps, event: BillingEvent, accountId: string, current: Billing | undefined, log: Logger): Promise<void> {
+async function recordUnlinkedCheckout(deps: ApplyPaymentDeps, event: BillingEvent, accountId: string, current: Billing | undefined, log: Logger): Promise<void> {
   const context = {
     eventId: event.id,
     customerId: event.customerId,
@@ -134,7 +156,7 @@ async function recordUnlinkedCheckout(deps: PaymentWebhookDeps, event: BillingEv
   };
   log.warn('a public checkout matches an account that pays for another subscription; not linked', { accountId, ...context });
   // The buyer has paid for a subscription no account has: refund, cancel or link it at the provider by hand.
-  await deps.followUps.open(accountId, `${SOURCE}#${event.id}`, {
+  await deps.followUps.open(accountId, paymentEventKey(event.id), {
     integration: 'billing',
     message: `A public checkout with this account's e-mail started subscription ${event.subscriptionId ?? '?'} while the account pays for ${current?.subscriptionId ?? '?'}; it was not linked`,
     context,

@@ -13,12 +13,12 @@ export const paymentRoutes = {
     body: { type: 'object', description: 'A Stripe event' },
     responses: {
       200: {
-        description: 'Received: applied once, or a copy of an event processed before, a stale event or an ignored event type, that changed nothing',
+        description:
+          'Received: the event is queued for the payments state machine, which applies it once (every copy of an event, at once or later, is the same queued execution), or an event type the service ignores',
         schema: { type: 'object', required: ['received'], properties: { received: { const: true } } },
       },
       400: { description: 'Unsigned, tampered, wrongly signed or older than 300 s (invalid_signature); nothing was written' },
-      409: { description: 'A copy of an event another delivery is handling right now (delivery_in_progress), answered at once with Retry-After: retry later; a retry once it is done gets 200' },
-      500: { description: 'Not processed (the provider delivers it again later)' },
+      500: { description: 'Not queued: Step Functions failed (the provider delivers it again later)' },
     },
   }),
 };

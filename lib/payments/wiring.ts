@@ -1,4 +1,4 @@
-// The payment webhook's and checkout's stores, created once per Lambda
+// The payment webhook's, its step's and checkout's stores, created once per Lambda
 // instance; Stripe itself comes from ../adapters.ts.
 import { dynamodbAccounts } from '../accounts/dynamodb-accounts.ts';
 import { dynamodbDeliveries } from '../deliveries/dynamodb-deliveries.ts';
@@ -7,7 +7,7 @@ import { dynamodbFollowUps } from '../provisioning/follow-ups.ts';
 import { db, tables } from '../store/dynamodb.ts';
 import { dynamodbBilling } from './dynamodb-billing.ts';
 
-export { checkoutPayments, paymentEvents } from '../adapters.ts';
+export { checkoutPayments, paymentEvents, paymentQueue } from '../adapters.ts';
 
 export const accountStore = () => dynamodbAccounts({ db, tables });
 export const billingStore = () => dynamodbBilling({ db, tables });

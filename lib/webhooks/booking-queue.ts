@@ -1,9 +1,7 @@
 // The booking webhook answers at once and leaves the task-tool and chat work
-// to a small Standard state machine, which retries and, if a vendor keeps
-// failing, stays FAILED where an operator can see and redrive it. The
-// execution is named after the delivery's event key, so the same event can
-// never be queued twice (AWS keeps execution names for 90 days).
-import { createHash } from 'node:crypto';
+// to the booking state machine (statemachines/booking.ts), one execution per
+// delivered event (lib/workflows/queue.ts).
+import { jobName, type Queue } from '../workflows/queue.ts';
 import type { BookingEvent } from './booking-events.ts';
 
 export interface BookingJob {
@@ -13,10 +11,6 @@ export interface BookingJob {
   booking: BookingEvent;
 }
 
-export interface BookingQueue {
-  /** Queues the job under this name; a name queued before is left as it is. */
-  enqueue(name: string, job: BookingJob): Promise<void>;
-}
+export type BookingQueue = Queue<BookingJob>;
 
-/** An execution name (at most 80 characters of a restricted set) derived from the event key. */
-export const bookingJobName = (eventKey: string) => `booking-${createHash('sha256').update(eventKey).digest('hex').slice(0, 48)}`;
+export const bookingJobName = (eventKey: string) => jobName('booking', eventKey);

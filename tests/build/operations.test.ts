@@ -44,7 +44,7 @@ function holds(condition: any): boolean {
 describe('the alarms of the packaged template', () => {
   it('watch every state machine for failed, timed-out and aborted executions', () => {
     const machines = ofType(template, 'AWS::StepFunctions::StateMachine').map(([, m]) => String(m.Properties.StateMachineName));
-    expect(machines).toHaveLength(4);
+    expect(machines).toHaveLength(5);
     for (const name of machines) {
       const watching = alarms().filter((a) => a.Namespace === 'AWS/States' && JSON.stringify(dimension(a, 'StateMachineArn')).endsWith(`:stateMachine:${name}"}`));
       expect(watching.map((a) => a.MetricName).sort(), name).toEqual(['ExecutionsAborted', 'ExecutionsFailed', 'ExecutionsTimedOut']);
@@ -77,7 +77,7 @@ describe('the alarms of the packaged template', () => {
     const topics = ofType(template, 'AWS::SNS::Topic');
     expect(topics.map(([id, t]) => [id, t.Properties.TopicName])).toEqual([['AlarmTopic', 'agency-backend-ci-alarms']]);
     const all = alarms();
-    expect(all.length).toBe(4 * 3 + Object.keys(declared.functions).length + httpFunctions.length + 1);
+    expect(all.length).toBe(5 * 3 + Object.keys(declared.functions).length + httpFunctions.length + 1);
     for (const a of all) expect(a.AlarmActions, a.AlarmName).toEqual([{ Ref: 'AlarmTopic' }]);
     expect(new Set(all.map((a) => a.AlarmName)).size).toBe(all.length);
     for (const a of all) expect(a.AlarmName).toMatch(/^agency-backend-ci-[a-z0-9-]+$/);
@@ -140,7 +140,7 @@ describe('the deploy-time settings', () => {
     expect(svc.provider.tracing).toEqual({ lambda: true });
     expect(holds(svc.Conditions.TracingOn)).toBe(true);
     const machines = Object.values(svc.Resources).filter((r) => r.Type === 'AWS::StepFunctions::StateMachine');
-    expect(machines).toHaveLength(4);
+    expect(machines).toHaveLength(5);
     const policy = svc.Resources.StateMachineTracingPolicy!.Properties;
     for (const m of machines) {
       expect(m.Properties.TracingConfiguration).toEqual({ Enabled: true });

@@ -54,7 +54,7 @@ describe('the packaged template', () => {
     const tables = named('AWS::DynamoDB::Table', 'TableName');
     const machines = named('AWS::StepFunctions::StateMachine', 'StateMachineName');
     expect(tables.length).toBeGreaterThanOrEqual(15);
-    expect(machines.sort()).toEqual(['agency-backend-ci-booking', 'agency-backend-ci-crawler-refresh', 'agency-backend-ci-enhanced-onboarding', 'agency-backend-ci-onboarding']);
+    expect(machines.sort()).toEqual(['agency-backend-ci-booking', 'agency-backend-ci-crawler-refresh', 'agency-backend-ci-enhanced-onboarding', 'agency-backend-ci-onboarding', 'agency-backend-ci-payments']);
     expect(ofType('AWS::DynamoDB::Table').map(([, t]) => t.Properties.TableName).sort()).toEqual(tables.sort());
     const built = ofType('AWS::StepFunctions::StateMachine');
     expect(built.map(([, m]) => m.Properties.StateMachineName).sort()).toEqual(machines.sort());
@@ -145,6 +145,7 @@ describe('the built bundles', () => {
       LOG_LEVEL: 'silent',
       ONBOARDING_STATE_MACHINE_ARN: 'arn:aws:states:eu-west-1:000000000000:stateMachine:agency-backend-ci-onboarding',
       BOOKING_STATE_MACHINE_ARN: 'arn:aws:states:eu-west-1:000000000000:stateMachine:agency-backend-ci-booking',
+      PAYMENTS_STATE_MACHINE_ARN: 'arn:aws:states:eu-west-1:000000000000:stateMachine:agency-backend-ci-payments',
       ENHANCED_ONBOARDING_STATE_MACHINE_ARN: 'arn:aws:states:eu-west-1:000000000000:stateMachine:agency-backend-ci-enhanced-onboarding',
       CRAWLER_REFRESH_STATE_MACHINE_ARN: 'arn:aws:states:eu-west-1:000000000000:stateMachine:agency-backend-ci-crawler-refresh',
     };

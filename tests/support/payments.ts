@@ -1,11 +1,44 @@
 // Checkout and the payment webhook as tests drive them: the Stripe emulator's
 // hosted page driven as a browser drives it, its events rendered but delivered
 // by the test, signed with the stripe SDK's own test-header helper.
+import { DescribeExecutionCommand, ExecutionDoesNotExist, ListExecutionsCommand } from '@aws-sdk/client-sfn';
 import Stripe from 'stripe';
-import { expect } from 'vitest';
-import { api, stack } from './http.ts';
+import { expect, vi } from 'vitest';
+import { paymentJobName } from '../../lib/payments/payment-queue.ts';
+import { api, stack, type Reply } from './http.ts';
 import { row } from './stack-db.ts';
 import { bearer, signedInUser } from './users.ts';
+import { stackSfn } from './webhooks.ts';
+
+export const PAYMENTS_MACHINE = 'arn:aws:states:eu-west-1:000000000000:stateMachine:agency-backend-local-payments';
+const eventually = <T>(check: () => Promise<T>, timeout = 60_000) => vi.waitFor(check, { timeout, interval: 100 });
+
+/**
+ * Waits until the payments state machine has applied what the payment webhook
+ * queued: the execution of this event, or, without one, every payments
+ * execution running now (the events the Stripe emulator delivered itself).
+ */
+export async function paymentsApplied(eventId?: string): Promise<void> {
+  const sfn = stackSfn();
+  if (eventId) {
+    const executionArn = `${PAYMENTS_MACHINE.replace(':stateMachine:', ':execution:')}:${paymentJobName(eventId)}`;
+    await eventually(async () => {
+      const status = await sfn.send(new DescribeExecutionCommand({ executionArn })).then(
+        (r) => r.status,
+        (error: unknown) => {
+          if (error instanceof ExecutionDoesNotExist) return 'none'; // not queued: refused or ignored
+          throw error;
+        },
+      );
+      expect(status).not.toBe('RUNNING');
+    });
+    return;
+  }
+  await eventually(async () => {
+    const { executions = [] } = await sfn.send(new ListExecutionsCommand({ stateMachineArn: PAYMENTS_MACHINE, statusFilter: 'RUNNING' }));
+    expect(executions).toEqual([]);
+  });
+}
 
 export const memberOf = (email: string) => row('members', { email });
 export const accountRow = async (id: string) => (await row('accounts', { id }))!;
@@ -13,8 +46,8 @@ export const accountRow = async (id: string) => (await row('accounts', { id }))!
 export const paymentEventRow = (id: string) => row('webhook_events', { event_key: `stripe#${id}` });
 
 /**
- * Pays on the emulator's hosted page as a browser does: load the page, submit its form.
- * `delivery` names the order of the purchase's events (the emulator's local form field), e.g.
+ * Pays on the emulator's hosted page as a browser does: load the page, submit its form;
+ * then waits for the events the emulator delivered to be applied. `delivery` names the order of the purchase's events (the emulator's local form field), e.g.
  * 'invoice.paid,checkout.session.completed,invoice.paid'; by default they come in a random order.
  */
 export async function payOnHostedPage(url: string, delivery?: string): Promise<Response> {
@@ -22,12 +55,14 @@ export async function payOnHostedPage(url: string, delivery?: string): Promise<R
   expect(html).toMatch(/<button type="submit" id="pay">Pay /);
   const action = /<form method="post" action="([^"]+)"/.exec(html)![1]!;
   const card = /name="card" value="([^"]*)"/.exec(html)![1]!;
-  return fetch(new URL(action, url), {
+  const paid = await fetch(new URL(action, url), {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ card, ...(delivery ? { delivery } : {}) }),
     redirect: 'manual',
   });
+  await paymentsApplied();
+  return paid;
 }
 
 /** A signed-in user who bought a plan through the whole flow; answers their account and its Stripe ids. */
@@ -57,13 +92,26 @@ export async function emulatorEvent(body: Record<string, unknown>): Promise<stri
 export const signStripe = (payload: string, options: { secret?: string; timestamp?: number } = {}) =>
   Stripe.webhooks.generateTestHeaderString({ payload, secret: options.secret ?? stack().env.STRIPE_WEBHOOK_SECRET!, timestamp: options.timestamp });
 
-/** Delivers a payload to the payment webhook as Stripe does; no signature header when `signature` is undefined. */
-export const deliverPayment = (payload: string, signature?: string) =>
-  api('/webhooks/payments', {
+/**
+ * Delivers a payload to the payment webhook as Stripe does (no signature header when `signature` is
+ * undefined), then waits for the payments state machine to have applied the event, if it was queued.
+ */
+export async function deliverPayment(payload: string, signature?: string): Promise<Reply> {
+  const reply = await api('/webhooks/payments', {
     method: 'POST',
     raw: payload,
     headers: { 'content-type': 'application/json; charset=utf-8', ...(signature === undefined ? {} : { 'stripe-signature': signature }) },
   });
+  const id = (() => {
+    try {
+      return (JSON.parse(payload) as { id?: unknown }).id;
+    } catch {
+      return undefined;
+    }
+  })();
+  if (reply.status === 200 && typeof id === 'string') await paymentsApplied(id);
+  return reply;
+}
 
 /**
  * A checkout's Stripe Idempotency-Key is per one-minute bucket

@@ -3,6 +3,7 @@
 // helper): concurrency is decided by DynamoDB's conditional writes, not by luck.
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import Stripe from 'stripe';
+import { receiveAndApply } from './fakes.ts';
 import { describe, expect, it } from 'vitest';
 import { dynamodbAccounts } from '../../../lib/accounts/dynamodb-accounts.ts';
 import { dynamodbInvitations } from '../../../lib/accounts/dynamodb-invitations.ts';
@@ -10,7 +11,6 @@ import { dynamodbMemberships } from '../../../lib/accounts/dynamodb-memberships.
 import { DeliveryInProgress } from '../../../lib/deliveries/deliveries.ts';
 import { dynamodbDeliveries } from '../../../lib/deliveries/dynamodb-deliveries.ts';
 import { dynamodbBilling } from '../../../lib/payments/dynamodb-billing.ts';
-import { receivePaymentEvent } from '../../../lib/payments/receive-payment-event.ts';
 import { stripeEvents } from '../../../lib/payments/stripe-payments.ts';
 import { dynamodbFollowUps } from '../../../lib/provisioning/follow-ups.ts';
 import { useDynamo } from '../../support/dynamo.ts';
@@ -74,7 +74,7 @@ describe('the payment webhook on DynamoDB', () => {
   const SECRET = 'whsec_test_secret';
   const payments = stripeEvents({ webhookSecret: SECRET, prices: { pro: 'price_pro' } });
   const deliver = (payload: string, signature?: string) =>
-    receivePaymentEvent({ ...stores(), payments, log: recordingLogger() }, { rawBody: payload, signature: signature ?? Stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET }) });
+    receiveAndApply({ ...stores(), payments, log: recordingLogger() }, { rawBody: payload, signature: signature ?? Stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET }) });
 
   it('applies one event delivered 20 times at once exactly once', async () => {
     const id = await newAccount();

@@ -5,7 +5,9 @@ import type { Account } from '../../../lib/accounts/accounts.ts';
 import { InvalidInput } from '../../../lib/errors.ts';
 import type { Billing, BillingStore } from '../../../lib/payments/billing.ts';
 import type { BillingEvent, CheckoutRequest, CheckoutSession, PaymentEvent, Payments } from '../../../lib/payments/payments.ts';
+import type { PaymentQueue } from '../../../lib/payments/payment-queue.ts';
 import type { PaidPlan } from '../../../lib/payments/plans.ts';
+import { applyPaymentEventOnce, receivePaymentEvent, type ApplyPaymentDeps, type DeliveryOutcome, type PaymentDelivery } from '../../../lib/payments/receive-payment-event.ts';
 
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -94,3 +96,25 @@ export const signed = (event: BillingEvent | PaymentEvent, signature = GOOD_SIGN
   rawBody: JSON.stringify('handled' in event ? event : { handled: true, event }),
   signature,
 });
+
+/**
+ * The payment webhook and its state machine's step at once: the delivery is
+ * verified and queued (receivePaymentEvent), and every enqueue runs the step
+ * (applyPaymentEventOnce) as the machine would; a name enqueued again stands
+ * for the step run again (a retry), so the step's own once-only rules are
+ * what these tests hold. Answers the step's outcome, or 'ignored'.
+ */
+export async function receiveAndApply(
+  deps: ApplyPaymentDeps & { payments: Pick<Payments, 'verifiedEvent'> },
+  delivery: PaymentDelivery,
+): Promise<DeliveryOutcome | 'ignored'> {
+  let outcome: DeliveryOutcome | undefined;
+  const queue: PaymentQueue = {
+    async enqueue(_name, job) {
+      outcome = await applyPaymentEventOnce(deps, job.event);
+      return 'queued';
+    },
+  };
+  const answer = await receivePaymentEvent({ payments: deps.payments, queue, log: deps.log }, delivery);
+  return answer === 'ignored' ? 'ignored' : outcome!;
+}

@@ -7,13 +7,12 @@
 // which deliveries overlap.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { receivePaymentEvent } from '../../../lib/payments/receive-payment-event.ts';
 import { toPaymentEvent } from '../../../lib/payments/stripe-payments.ts';
 import { DeliveryInProgress } from '../../../lib/deliveries/deliveries.ts';
 import { fakeInvitations, fakeMemberships } from '../../support/account-fakes.ts';
 import { fakeAccounts, fakeDeliveries, fakeFollowUps, fakeMailer } from '../../support/fakes.ts';
 import { recordingLogger } from '../auth/fakes.ts';
-import { fakeBilling, fakePayments, signed } from './fakes.ts';
+import { fakeBilling, fakePayments, signed, receiveAndApply } from './fakes.ts';
 
 const PRICES = { starter: 'price_starter', pro: 'price_pro', enterprise: 'price_enterprise' };
 const T = 1_800_000_000;
@@ -96,7 +95,7 @@ function webhook() {
   const deliver = async (event: ReturnType<typeof purchaseEvents>[number]) => {
     for (;;) {
       try {
-        return await receivePaymentEvent(deps, signed(event));
+        return await receiveAndApply(deps, signed(event));
       } catch (error) {
         if (!(error instanceof DeliveryInProgress)) throw error;
         await new Promise<void>((r) => setImmediate(r));

@@ -3,12 +3,13 @@ import type { Account } from '../../../lib/accounts/accounts.ts';
 import { DELIVERY_CLAIMS, DeliveryInProgress } from '../../../lib/deliveries/deliveries.ts';
 import { InvalidInput } from '../../../lib/errors.ts';
 import { applyBillingEvent, chooseFreePlan, REMEMBERED_EVENTS, type Billing } from '../../../lib/payments/billing.ts';
+import { paymentJobName, type PaymentJob } from '../../../lib/payments/payment-queue.ts';
 import type { BillingEvent } from '../../../lib/payments/payments.ts';
 import { receivePaymentEvent } from '../../../lib/payments/receive-payment-event.ts';
 import { fakeInvitations, fakeMemberships } from '../../support/account-fakes.ts';
 import { fakeAccounts, fakeDeliveries, fakeFollowUps, fakeMailer } from '../../support/fakes.ts';
 import { recordingLogger } from '../auth/fakes.ts';
-import { fakeBilling, fakePayments, signed } from './fakes.ts';
+import { fakeBilling, fakePayments, signed, receiveAndApply } from './fakes.ts';
 
 const LEASE_MS = DELIVERY_CLAIMS.leaseMs;
 
@@ -54,7 +55,7 @@ function setup() {
     log,
     account,
     later,
-    receive: (e: Parameters<typeof signed>[0], signature?: string) => receivePaymentEvent(deps, signed(e, signature)),
+    receive: (e: Parameters<typeof signed>[0], signature?: string) => receiveAndApply(deps, signed(e, signature)),
   };
 }
 
@@ -71,7 +72,9 @@ const ev = (overrides: Partial<BillingEvent> = {}): BillingEvent => ({
   ...overrides,
 });
 
-describe('the payment webhook', () => {
+// `receive` is the webhook and its state machine's step at once (receiveAndApply): each call runs the step, so a
+// second call for an event stands for the step run again (a retry of it); the step's once-only rules are held here.
+describe('the payment webhook and its step', () => {
   it('refuses a delivery whose signature does not verify before writing or reading anything', async () => {
     const { receive, account, accounts, deliveries, billing } = setup();
     account();
@@ -102,7 +105,7 @@ describe('the payment webhook', () => {
     expect(deliveries.rows.get(`stripe#${event.id}`)).toMatchObject({ value: 'applied', about: { source: 'stripe', account_id: 'acct-1' } });
   });
 
-  it('takes effect once when the same event arrives 20 times at once: the copies are told at once to come back, and a later one is acknowledged', async () => {
+  it('takes effect once when the step runs 20 times at once for an event: the others are told at once to come back, and a later run is answered from the log', async () => {
     const { receive, account, accounts, billing } = setup();
     account();
     const event = ev({ type: 'checkout.session.completed' });
@@ -111,25 +114,25 @@ describe('the payment webhook', () => {
     for (const o of outcomes.filter((o) => o.status === 'rejected')) expect(o.reason).toBeInstanceOf(DeliveryInProgress);
     expect(billing.writes).toBe(1);
     expect(accounts.get('acct-1')).toMatchObject({ billing_version: 1, billing_events: [event.id] });
-    // Stripe's retry, later: answered from the log without touching the account.
+    // A later run (a redrive): answered from the log without touching the account.
     expect(await receive(event)).toBe('already-processed');
     expect(billing.writes).toBe(1);
   });
 
-  it('takes up an event whose delivery crashed before or after changing the account, with one effect', async () => {
+  it('takes up an event whose step crashed before or after changing the account, with one effect', async () => {
     const { receive, deps, account, accounts, billing, deliveries, later } = setup();
     account();
-    // Crashed after the claim, before the change: while its lease runs, a retry is told to come back later (409)...
+    // Crashed after the claim, before the change: while its lease runs, a retry is told to come back later (DeliveryInProgress, retried by the machine)...
     const first = ev({ type: 'checkout.session.completed' });
     await deliveries.acquire(`stripe#${first.id}`, 'crashed', { source: 'stripe' });
     await expect(receive(first)).rejects.toBeInstanceOf(DeliveryInProgress);
     expect(billing.writes).toBe(0);
-    // ...and once it has run out, the next delivery takes the event over and applies it.
+    // ...and once it has run out, the next attempt takes the event over and applies it.
     later(LEASE_MS + 1);
     expect(await receive(first)).toBe('applied');
     expect(deliveries.rows.get(`stripe#${first.id}`)).toMatchObject({ value: 'applied', about: { account_id: 'acct-1' } });
 
-    // Crashed after the change, before recording it done: the delivery that takes over changes nothing, and records it done.
+    // Crashed after the change, before recording it done: the attempt that takes over changes nothing, and records it done.
     const second = ev({ type: 'invoice.payment_failed', status: 'past_due', created: 1_800_000_100 });
     await deliveries.acquire(`stripe#${second.id}`, 'crashed', { source: 'stripe' });
     const current = (await deps.billing.billingOf('acct-1'))!;
@@ -145,11 +148,11 @@ describe('the payment webhook', () => {
     expect(await receive(second)).toBe('already-processed');
   });
 
-  it('applies an event once when a delivery slower than its lease and the retry that took over both reach the account', async () => {
+  it('applies an event once when an attempt slower than its lease and the retry that took over both reach the account', async () => {
     const { receive, deps, account, accounts, billing, deliveries, later } = setup();
     account();
     const event = ev({ type: 'checkout.session.completed' });
-    // The first delivery stalls right before it reads the account's billing...
+    // The first attempt stalls right before it reads the account's billing...
     let resume!: () => void;
     const stalled = new Promise<void>((r) => (resume = r));
     const billingOf = deps.billing.billingOf;
@@ -171,7 +174,7 @@ describe('the payment webhook', () => {
     expect(deliveries.rows.get(`stripe#${event.id}`)).toMatchObject({ value: 'applied', about: { account_id: 'acct-1' } });
   });
 
-  it("gives the event back when its delivery fails, so Stripe's retry applies it", async () => {
+  it("gives the event back when its step fails, so the machine's retry applies it", async () => {
     const { receive, deps, account, accounts, deliveries } = setup();
     account();
     const event = ev({ type: 'checkout.session.completed' });
@@ -324,6 +327,49 @@ describe('the payment webhook', () => {
     expect(accounts.get('acct-1')).toMatchObject({ subscription_id: 'sub_1', subscription_status: 'active', plan: 'pro' });
     expect(await receive(ev({ type: 'checkout.session.completed', subscriptionId: 'sub_2', plan: 'enterprise', created: 300 }))).toBe('applied');
     expect(accounts.get('acct-1')).toMatchObject({ subscription_id: 'sub_2', plan: 'enterprise' });
+  });
+});
+
+describe('the payment webhook itself', () => {
+  const queue = () => {
+    const jobs = new Map<string, PaymentJob>();
+    return {
+      jobs,
+      down: false,
+      async enqueue(name: string, job: PaymentJob) {
+        if (this.down) throw new Error('Step Functions is unavailable');
+        if (jobs.has(name)) return 'already-queued' as const;
+        jobs.set(name, structuredClone(job));
+        return 'queued' as const;
+      },
+    };
+  };
+  const webhook = (q = queue()) => ({ q, deps: { payments: fakePayments(), queue: q, log: recordingLogger() } });
+
+  it('queues a verified event under a name of its id, and every copy of it under the same name, touching no table', async () => {
+    const { q, deps } = webhook();
+    const event = ev({ type: 'checkout.session.completed' });
+    const answers = await Promise.all(Array.from({ length: 20 }, () => receivePaymentEvent(deps, signed(event))));
+    expect(answers.filter((a) => a === 'queued')).toHaveLength(1);
+    expect(answers.filter((a) => a === 'already-queued')).toHaveLength(19);
+    expect([...q.jobs]).toEqual([[paymentJobName(event.id), { event }]]);
+    expect(paymentJobName(event.id)).toMatch(/^payment-[0-9a-f]{48}$/);
+  });
+
+  it('queues nothing for a delivery whose signature does not verify, nor for an event type it does not act on', async () => {
+    const { q, deps } = webhook();
+    await expect(receivePaymentEvent(deps, signed(ev(), 't=1,v1=forged'))).rejects.toBeInstanceOf(InvalidInput);
+    expect(await receivePaymentEvent(deps, signed({ handled: false, id: 'evt_refund', type: 'charge.refunded' }))).toBe('ignored');
+    expect(q.jobs.size).toBe(0);
+  });
+
+  it('fails when the event cannot be queued, so that the provider delivers it again', async () => {
+    const { q, deps } = webhook();
+    q.down = true;
+    const event = ev();
+    await expect(receivePaymentEvent(deps, signed(event))).rejects.toThrow('Step Functions is unavailable');
+    q.down = false;
+    expect(await receivePaymentEvent(deps, signed(event))).toBe('queued');
   });
 });
 

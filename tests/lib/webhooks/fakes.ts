@@ -111,7 +111,9 @@ export function fakeBookingQueue(): BookingQueue & { jobs: Map<string, BookingJo
         queue.failNext = false;
         throw new Error('Step Functions is unavailable');
       }
-      if (!jobs.has(name)) jobs.set(name, structuredClone(job));
+      if (jobs.has(name)) return 'already-queued' as const;
+      jobs.set(name, structuredClone(job));
+      return 'queued' as const;
     },
   };
   return queue;

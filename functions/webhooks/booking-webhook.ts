@@ -4,7 +4,7 @@ import { receiveBookingDelivery } from '../../lib/webhooks/receive-booking.ts';
 import { webhookRoutes } from '../../lib/webhooks/routes.ts';
 import { webhookStores } from '../../lib/webhooks/stores.ts';
 
-const deps = { ...webhookStores, queue: bookingQueue() };
+const deps = { integrations: webhookStores.integrations, queue: bookingQueue() };
 
 export const handler = httpEndpoint(webhookRoutes.bookingWebhook, async (request) => {
   const { outcome } = await receiveBookingDelivery(deps, { secret: request.pathParams.secret, headers: request.headers, rawBody: request.rawBody, readBody: request.readBody });

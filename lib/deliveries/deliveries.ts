@@ -1,9 +1,11 @@
 // Each inbound delivery takes effect once. Providers retry (Svix on any
 // non-2xx, Calendly for a day, Stripe for three days), and may send the same
-// delivery several times at once. Every inbound webhook (membership,
-// booking, payments) goes through here, so the webhook_events table holds one
-// kind of row: a claim (lib/store/claims.ts) per event key, whose value is
-// what the delivery that did the work did.
+// delivery several times at once. The membership webhook and the payments
+// state machine's step go through here (the booking and payment webhooks
+// themselves queue a named execution, lib/workflows/queue.ts, which decides
+// for them), so the webhook_events table holds one kind of row: a claim
+// (lib/store/claims.ts) per event key, whose value is what the delivery that
+// did the work did.
 //
 // One conditional write decides, and tells every copy where the event
 // stands: the first copy does the work; a copy of a finished event is
@@ -20,7 +22,7 @@ import { randomUUID } from 'node:crypto';
 import { Conflict } from '../errors.ts';
 import { whileHolding, type ClaimPolicy, type Claims } from '../store/claims.ts';
 
-/** The delivery log: per event key, what the delivery that did the work did ("applied", "queued: booking-…"). */
+/** The delivery log: per event key, what the delivery that did the work did ("applied", "ignored: …"). */
 export type DeliveryLog = Claims<string, string>;
 
 export const DELIVERY_CLAIMS: ClaimPolicy = {

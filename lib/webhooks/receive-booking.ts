@@ -1,4 +1,3 @@
-import { takeEffectOnce, type OnceDeps } from '../deliveries/deliveries.ts';
 import { InvalidInput } from '../errors.ts';
 import { bookingProviderOfBody, parseBookingEvent, type BookingProvider } from './booking-events.ts';
 import { bookingJobName, type BookingQueue } from './booking-queue.ts';
@@ -6,7 +5,7 @@ import type { Delivery, DeliveryResult } from './receive-membership.ts';
 import { verifyCalCom, verifyCalendly, type SignedRequest } from './signatures.ts';
 import { accountForPathSecret, type SigningKeys, type WebhookIntegrations } from './webhook-integrations.ts';
 
-export interface BookingDeps extends OnceDeps {
+export interface BookingDeps {
   integrations: WebhookIntegrations;
   queue: BookingQueue;
   now?: () => Date;
@@ -17,9 +16,14 @@ export interface BookingDeps extends OnceDeps {
  * 2. Signatures (see bookingSignatureCheck) are verified before the body is read (400).
  * 3. Only then is the body read: it must match the route's schema and be a
  *    readable Calendly or Cal.com event (400); other event types are ignored (200).
- * 4. Once per event (Calendly: event + invitee URI; Cal.com: triggerEvent + uid)
- *    the booking is queued for the workflow, which does the task-tool and chat
- *    work with retries. The answer does not wait for it.
+ * 4. The booking is queued for the workflow, which does the task-tool and
+ *    chat work with retries, as an execution named after the event
+ *    (Calendly: event + invitee URI; Cal.com: triggerEvent + uid): that one
+ *    write decides. Every copy of the event, at once or later, is that
+ *    execution: the first is answered 'queued', a later one 'duplicate', and
+ *    none waits for another. A delivery that dies before queueing leaves
+ *    nothing, and the provider's retry queues it; one that dies after leaves
+ *    the execution, and the retry is a duplicate.
  */
 export async function receiveBookingDelivery(deps: BookingDeps, delivery: Delivery): Promise<DeliveryResult> {
   const now = deps.now?.() ?? new Date();
@@ -33,12 +37,9 @@ export async function receiveBookingDelivery(deps: BookingDeps, delivery: Delive
   const { accountId } = integration;
   const booking = parsed.event;
   const eventKey = `booking#${accountId}#${booking.provider}#${booking.eventId}`;
-  const once = await takeEffectOnce(deps, eventKey, { accountId, source: booking.provider }, async () => {
-    const name = bookingJobName(eventKey);
-    await deps.queue.enqueue(name, { accountId, eventKey, booking });
-    return { outcome: 'queued' as const, detail: name };
-  });
-  return once.first ? once.result : { outcome: 'duplicate' };
+  const name = bookingJobName(eventKey);
+  const queued = await deps.queue.enqueue(name, { accountId, eventKey, booking });
+  return queued === 'queued' ? { outcome: 'queued', detail: name } : { outcome: 'duplicate' };
 }
 
 /** The provider a signature header names, if any. */

@@ -1,5 +1,5 @@
-import { catalog } from '../../lib/api/catalog.ts';
 import { methodsAt } from '../../lib/api/match.ts';
+import { routeTable } from '../../lib/api/route-table.prebuilt.ts';
 import { MethodNotAllowed, NotFound } from '../../lib/errors.ts';
 import { httpEndpoint } from '../../lib/http/endpoint.ts';
 import { route } from '../../lib/http/route.ts';
@@ -16,7 +16,7 @@ const fallback = route({
 });
 
 export const handler = httpEndpoint(fallback, async ({ rawPath, method }) => {
-  const allowed = methodsAt(rawPath, catalog);
+  const allowed = methodsAt(rawPath, routeTable);
   if (allowed.length > 0 && !allowed.includes(method)) throw new MethodNotAllowed(allowed);
   throw new NotFound('No such route');
 });

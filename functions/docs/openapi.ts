@@ -1,5 +1,5 @@
-import { openApiDocument } from '../../lib/api/openapi-document.prebuilt.ts';
+import { openApiJson } from '../../lib/api/openapi-document.prebuilt.ts';
 import { docsRoutes } from '../../lib/api/routes.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
 
-export const handler = httpEndpoint(docsRoutes.openapi, async () => json(200, openApiDocument));
+export const handler = httpEndpoint(docsRoutes.openapi, async () => json(200, openApiJson));

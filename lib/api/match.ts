@@ -18,7 +18,7 @@ function templateRegex(path: string): RegExp {
 }
 
 /** The methods the catalog serves at this concrete path (empty: no such path). */
-export function methodsAt(path: string, routes: readonly RouteSpec[]): string[] {
+export function methodsAt(path: string, routes: readonly Pick<RouteSpec, 'method' | 'path'>[]): string[] {
   const normalised = path.length > 1 ? path.replace(/\/+$/, '') : path;
   return [...new Set(routes.filter((r) => templateRegex(r.path).test(normalised)).map((r) => r.method))];
 }

@@ -1,6 +1,8 @@
 // The OpenAPI document of the whole API. Built into the Lambda bundle at build
 // time (infra/esbuild-plugins.mjs, buildTimeValues); tests and the local
-// stack's watch mode compute it on import, with the same result.
+// stack's watch mode compute it on import, with the same result. The openapi
+// function serves `openApiJson`, the document already serialised, so its
+// cold start neither builds the object nor serialises it.
 import { catalog } from './catalog.ts';
 import { buildOpenApi } from './openapi.ts';
 
@@ -9,3 +11,5 @@ export const openApiDocument = buildOpenApi(catalog, {
   version: '1.0.0',
   description: 'Errors always have the shape of components.schemas.Error.',
 });
+
+export const openApiJson = JSON.stringify(openApiDocument);

@@ -66,8 +66,16 @@ export interface VariantFigure extends Timing {
   ratio: number;
 }
 
+/** A timed probe that failed or hung, with the requests it was replaying (for a floor). */
+export interface ProbeFailure {
+  key: string;
+  message: string;
+  requests?: string[];
+}
+
 export interface ColdStarts {
   floor: Timing & { bundleBytes: number; samples: number };
+  failures: ProbeFailure[];
   functions: ColdStartFigure[];
   variants: VariantFigure[];
 }
@@ -117,10 +125,20 @@ export async function measureColdStarts(options: {
   const requests = new Map<string, string>();
   const EMPTY = '(empty handler)';
 
+  const failures: ProbeFailure[] = [];
   const probe = async (key: string, bundle: string, event: unknown, env: Record<string, string>, record = true) => {
-    const sample = await runProbe<ColdStartSample>('cold-start.mjs', [pathToFileURL(bundle).href], { env, stdin: JSON.stringify(event) });
-    if (record) samples.set(key, [...(samples.get(key) ?? []), sample]);
-    return sample;
+    if (!record) return runProbe<ColdStartSample>('cold-start.mjs', [pathToFileURL(bundle).href], { env, stdin: JSON.stringify(event) });
+    // A timed run that fails or hangs (a cold start takes well under a second) is reported, not fatal: the rounds go on.
+    try {
+      const sample = await runProbe<ColdStartSample>('cold-start.mjs', [pathToFileURL(bundle).href], { env, stdin: JSON.stringify(event), timeoutMs: 20_000 });
+      samples.set(key, [...(samples.get(key) ?? []), sample]);
+      return sample;
+    } catch (error) {
+      const requests = (event as { requests?: CapturedRequest[] }).requests?.map(describeRequest);
+      failures.push({ key, message: (error as Error).message, ...(requests ? { requests } : {}) });
+      options.progress(`cold starts: ${key} failed: ${(error as Error).message}${requests ? `; its requests: ${requests.join(' → ')}` : ''}`);
+      return undefined;
+    }
   };
   const functionProbe = async (key: string, fn: PackagedFunction, bundle: string, env: Record<string, string> = {}, record = true) => {
     const request = await probeRequest(scenario, fn);
@@ -132,7 +150,7 @@ export async function measureColdStarts(options: {
   const captured = new Map<string, CapturedRequest[]>();
   for (const fn of functions) {
     const sample = await functionProbe(fn.key, fn, fn.bundle, { BENCH_CAPTURE: '1' }, false);
-    captured.set(fn.key, sample.requests ?? []);
+    captured.set(fn.key, sample?.requests ?? []);
   }
   options.progress(`cold starts: captured the first call's requests of ${functions.length} functions`);
   for (const v of options.variants) await v.prepare?.(async () => void (v.of ? await functionProbe(v.label, v.of, v.bundle, v.env, false) : await probe(v.label, v.bundle, {}, { ...envOf(), ...v.env }, false)));
@@ -162,7 +180,7 @@ export async function measureColdStarts(options: {
   }
 
   const timing = (key: string): Timing => {
-    const mine = samples.get(key)!;
+    const mine = samples.get(key) ?? [];
     return {
       importMs: round(median(mine.map((s) => s.importMs))),
       firstCallMs: round(median(mine.map((s) => s.firstCallMs))),
@@ -172,6 +190,7 @@ export async function measureColdStarts(options: {
   const empty = timing(EMPTY);
   return {
     floor: { ...empty, bundleBytes: options.emptyBundleBytes, samples: samples.get(EMPTY)!.length },
+    failures,
     functions: functions
       .map((fn) => {
         const own = timing(fn.key);
@@ -187,7 +206,7 @@ export async function measureColdStarts(options: {
           bundleBytes: fn.bundleBytes,
           zipBytes: fn.zipBytes,
           request: requests.get(fn.key)!,
-          answers: [...new Set(samples.get(fn.key)!.map((s) => s.answer))],
+          answers: [...new Set((samples.get(fn.key) ?? []).map((s) => s.answer))],
           io: describeIo(io),
           ...own,
           floor,
@@ -204,6 +223,16 @@ export async function measureColdStarts(options: {
       return { label: v.label, of: v.of?.key ?? 'the empty handler', bundleBytes: v.bundleBytes, ...mine, ratio: round(mine.totalMs / base.totalMs) };
     }),
   };
+}
+
+/** One captured request, for a failure report: "dynamodb UpdateItem agency-backend-local-accounts", "fetch POST /auth/v1/token". */
+function describeRequest(r: CapturedRequest): string {
+  const target = r.headers['x-amz-target'];
+  if (target) {
+    const table = /"TableName":"([^"]+)"/.exec(r.body)?.[1];
+    return `${target.split('.').pop()}${table ? ` ${table}` : ''}`;
+  }
+  return `${r.via} ${r.method} ${new URL(r.url).pathname}`;
 }
 
 /** "3 × dynamodb, 1 × 127.0.0.1:4001", by AWS service or host. */

@@ -167,6 +167,12 @@ export function markdown(r: BenchResults): string {
       );
     }
   }
+  if (r.coldStarts?.failures.length) {
+    out.push('');
+    out.push('## Timed runs that failed or hung (left out of the medians)');
+    out.push('');
+    for (const f of r.coldStarts.failures) out.push(`- ${f.key}: ${f.message}${f.requests ? `; its requests: ${f.requests.join(' → ')}` : ''}`);
+  }
   if (r.coldStarts?.variants.length) {
     out.push('');
     out.push('## Measured the other way');

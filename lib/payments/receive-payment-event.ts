@@ -64,7 +64,7 @@ export async function receivePaymentEvent(deps: PaymentWebhookDeps, delivery: Pa
 /**
  * The payments state machine's step: applies one verified event.
  * 1. Once per event id (`stripe#<id>`, the delivery log in webhook_events,
- *    as the other webhooks): the claim is taken and the work done; a retry of
+ *    as the membership webhook): the claim is taken and the work done; a retry of
  *    the step after the work was done answers 'already-processed'; a retry
  *    while an earlier attempt still holds the claim is DeliveryInProgress,
  *    which the state machine retries. A failed attempt gives the claim back,

@@ -28,19 +28,31 @@ export default async function setup(project: TestProject) {
   const name = project.name;
   const workFolder = `.local/esbuild-test-${name}-${process.pid}`;
   const lines: string[] = [];
-  const stack = await startStack({
-    ports: { api: 0, emulators: 0, lambda: 0, dynamodb: 0, stepFunctions: 0 },
-    esbuildWorkFolder: workFolder,
-    inProcess: true,
-    settings: settingsFor[name] ?? settingsFor.e2e,
-    log: (line) => {
-      lines.push(line);
-      if (lines.length > 400) lines.shift();
-    },
-  }).catch((error: Error) => {
-    console.error(lines.join('\n'));
-    throw error;
-  });
+  const start = () =>
+    startStack({
+      ports: { api: 0, emulators: 0, lambda: 0, dynamodb: 0, stepFunctions: 0 },
+      esbuildWorkFolder: workFolder,
+      inProcess: true,
+      settings: settingsFor[name] ?? settingsFor.e2e,
+      log: (line) => {
+        lines.push(line);
+        if (lines.length > 400) lines.shift();
+      },
+    });
+  // A free port can still be taken by another process before serverless-offline binds it: start again on new ones.
+  let stack: Awaited<ReturnType<typeof startStack>> | undefined;
+  for (let attempt = 1; !stack; attempt++) {
+    try {
+      stack = await start();
+    } catch (error) {
+      const portTaken = [String(error), ...lines].some((line) => line.includes('EADDRINUSE'));
+      if (!portTaken || attempt === 3) {
+        console.error(lines.join('\n'));
+        throw error;
+      }
+      lines.length = 0;
+    }
+  }
   project.provide('stack', { urls: stack.urls, env: stack.env });
   return async () => {
     await stack.stop();

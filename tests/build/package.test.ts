@@ -169,7 +169,7 @@ describe('the built bundles', () => {
     // The OpenAPI document is built and serialised at build time: its builder is not in the bundle, and the
     // document is there once, as the text served (the object form of the same export is dropped).
     const openapi = readFileSync(join(buildDir, 'functions/docs/openapi.mjs'), 'utf8');
-    expect(openapi).toMatch(/openapi\\+":\\+"3\.1\.0/);
+    expect(openapi).toContain('{"openapi":"3.1.0"');
     expect(openapi.split('3.1.0')).toHaveLength(2);
     expect(openapi).not.toContain('buildOpenApi');
     // The not-found route carries the route table, not the catalog's schemas.

@@ -139,7 +139,14 @@ async function accountOfPurchase(deps: ApplyPaymentDeps, email: string, event: B
   const accountId = derivedAccountId(`purchase:${event.subscriptionId ?? event.customerId ?? email}`);
   await deps.accounts.saveAccountDetails(accountId, { contact_email: email });
   if (!(await openInvitation(deps.team, accountId, email))) {
-    await issue(deps.team, { accountId, email, role: 'owner', invitedBy: { kind: 'checkout' } }, { keepIfUnsent: deps.log });
+    // The purchase's events are applied side by side (one execution each), and each may look before the other
+    // writes: the invitation's id is derived from the account, so only one is written and e-mailed.
+    const invitationId = derivedAccountId(`purchase-invitation:${accountId}`);
+    try {
+      await issue({ ...deps.team, newId: () => invitationId }, { accountId, email, role: 'owner', invitedBy: { kind: 'checkout' } }, { keepIfUnsent: deps.log });
+    } catch (error) {
+      if (!(await deps.team.invitations.get(invitationId))) throw error;
+    }
   }
   return accountId;
 }

@@ -242,6 +242,25 @@ describe('the payment webhook and its step', () => {
     expect(mailer.sent.map((m) => m.to)).toContain('new.buyer@example.com');
   });
 
+  it('invites the buyer of a public checkout once when two of its events are applied side by side, both looking before either writes', async () => {
+    const { receive, invitations, mailer } = setup();
+    // The payments machine runs each event in its own execution: both look for an open invitation before either makes one.
+    const toEmail = invitations.toEmail;
+    invitations.toEmail = async (email) => {
+      const found = await toEmail(email);
+      await new Promise((r) => setTimeout(r, 20));
+      return found;
+    };
+    const reference = { email: 'side.by.side@example.com' };
+    const outcomes = await Promise.all([
+      receive(ev({ type: 'invoice.paid', customerId: 'cus_sbs', subscriptionId: 'sub_sbs', reference, created: 10 })),
+      receive(ev({ type: 'checkout.session.completed', customerId: 'cus_sbs', subscriptionId: 'sub_sbs', reference, created: 10 })),
+    ]);
+    expect(outcomes).toEqual(['applied', 'applied']);
+    expect([...invitations.rows.values()]).toEqual([expect.objectContaining({ email: 'side.by.side@example.com', role: 'owner', invited_by: { kind: 'checkout' } })]);
+    expect(mailer.sent.filter((m) => m.to === 'side.by.side@example.com')).toHaveLength(1);
+  });
+
   it('links a public checkout to the one account its e-mail owns', async () => {
     const { receive, account, accounts, joined } = setup();
     account('acct-existing');

@@ -39,7 +39,7 @@ export interface ColdStartFigure extends Timing {
   io: string;
   /** Its floor: the empty handler when it makes no request, else its same-I/O floor. */
   floor: Timing & { kind: 'empty handler' | 'same-I/O floor'; bundleBytes: number };
-  /** The same requests, the AWS ones through the fixed @aws-sdk clients (functions making AWS requests only). */
+  /** The same requests, made with the fixed packages' clients (bench/fixtures/sdk-floor/); functions that use one only. */
   sdkFloor?: Timing & { clients: string; bundleBytes: number; ratioToSameIo: number };
   ratioToEmpty: number;
   ratio: number;

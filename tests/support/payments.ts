@@ -3,15 +3,14 @@
 // by the test, signed with the stripe SDK's own test-header helper.
 import { DescribeExecutionCommand, ExecutionDoesNotExist, ListExecutionsCommand } from '@aws-sdk/client-sfn';
 import Stripe from 'stripe';
-import { expect, vi } from 'vitest';
+import { expect } from 'vitest';
 import { paymentJobName } from '../../lib/payments/payment-queue.ts';
 import { api, stack, type Reply } from './http.ts';
 import { row } from './stack-db.ts';
 import { bearer, signedInUser } from './users.ts';
-import { stackSfn } from './webhooks.ts';
+import { eventually, stackSfn } from './webhooks.ts';
 
 export const PAYMENTS_MACHINE = 'arn:aws:states:eu-west-1:000000000000:stateMachine:agency-backend-local-payments';
-const eventually = <T>(check: () => Promise<T>, timeout = 60_000) => vi.waitFor(check, { timeout, interval: 100 });
 
 /**
  * Waits until the payments state machine has applied what the payment webhook
@@ -31,13 +30,13 @@ export async function paymentsApplied(eventId?: string): Promise<void> {
         },
       );
       expect(status).not.toBe('RUNNING');
-    });
+    }, 100);
     return;
   }
   await eventually(async () => {
     const { executions = [] } = await sfn.send(new ListExecutionsCommand({ stateMachineArn: PAYMENTS_MACHINE, statusFilter: 'RUNNING' }));
     expect(executions).toEqual([]);
-  });
+  }, 100);
 }
 
 export const memberOf = (email: string) => row('members', { email });

@@ -11,7 +11,8 @@ import { row } from './stack-db.ts';
 export const BOOKING_MACHINE = 'arn:aws:states:eu-west-1:000000000000:stateMachine:agency-backend-local-booking';
 export const stackSfn = () =>
   new SFNClient({ endpoint: stack().urls.stepFunctions, region: 'eu-west-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
-const eventually = <T>(check: () => Promise<T>, timeout = 60_000) => vi.waitFor(check, { timeout, interval: 300 });
+/** Asks again until `check` passes (a minute at most). */
+export const eventually = <T>(check: () => Promise<T>, interval = 300, timeout = 60_000) => vi.waitFor(check, { timeout, interval });
 
 export interface WebhookAccount {
   accountId: string;

@@ -159,6 +159,8 @@ function spawnOffline(ports: Ports, env: Record<string, string>, options: StackO
     env: {
       ...env,
       ...(options.esbuildWorkFolder ? { ESBUILD_WORK_FOLDER: options.esbuildWorkFolder } : {}),
+      // What serverless-esbuild watches and rebuilds on a change (serverless.yml, custom.esbuildWatch).
+      ESBUILD_WATCH: options.watch ? 'sources' : 'nothing',
       SLS_TELEMETRY_DISABLED: '1',
       SLS_NOTIFICATIONS_MODE: 'off',
       FORCE_COLOR: '0',

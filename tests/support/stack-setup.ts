@@ -9,6 +9,8 @@ import { startStack } from '../../local/stack.ts';
 export interface StackInfo {
   urls: { api: string; emulators: string; dynamodb: string; stepFunctions: string; lambda: string };
   env: Record<string, string>;
+  /** serverless-esbuild's work folder for this stack, relative to the service: its bundles are under .build/. */
+  workFolder: string;
 }
 
 declare module 'vitest' {
@@ -53,7 +55,7 @@ export default async function setup(project: TestProject) {
       lines.length = 0;
     }
   }
-  project.provide('stack', { urls: stack.urls, env: stack.env });
+  project.provide('stack', { urls: stack.urls, env: stack.env, workFolder });
   return async () => {
     await stack.stop();
     rmSync(workFolder, { recursive: true, force: true });

@@ -88,24 +88,37 @@ export const BUDGET = { withoutIo: 1.3, sameIo: 1.5 };
 export type SdkFloorBuilder = (clients: string[]) => Promise<{ bundle: string; bundleBytes: number }>;
 
 /** The fixed vendor packages' clients, by the setting that holds the vendor's base URL. */
-const VENDOR_BASES = { supabase: 'SUPABASE_URL', stripe: 'STRIPE_API_BASE', resend: 'RESEND_BASE_URL' } as const;
+/**
+ * Where each fixed vendor package sends its requests: the setting naming its
+ * base URL, and the path its API continues with there. Locally every vendor is
+ * one emulator origin, so the base alone would take a Supabase call for Stripe
+ * and Resend too (and the floor would load packages the function never uses).
+ */
+const VENDOR_APIS = {
+  supabase: { setting: 'SUPABASE_URL', path: '/auth/v1/' },
+  stripe: { setting: 'STRIPE_API_BASE', path: '/v1/' },
+  resend: { setting: 'RESEND_BASE_URL', path: '/' },
+} as const;
 
 /**
  * The clients a function's first call used, as the fixed-SDK floor makes
  * them: AWS services from each request's SigV4 scope ("dynamodb", "states"),
- * fixed vendor packages from the base URL a request went to.
+ * fixed vendor packages from the API a request went to.
  */
-export function clientsOf(requests: CapturedRequest[], env: Record<string, string>): string[] {
+export function clientsOf(requests: Pick<CapturedRequest, 'url' | 'headers'>[], env: Record<string, string>): string[] {
   const clients = new Set<string>();
   for (const r of requests) {
     const aws = awsServiceOf(r);
     if (aws) clients.add(aws);
-    for (const [vendor, setting] of Object.entries(VENDOR_BASES)) if (env[setting] && r.url.startsWith(env[setting]!)) clients.add(vendor);
+    for (const [vendor, api] of Object.entries(VENDOR_APIS)) {
+      const base = env[api.setting]?.replace(/\/+$/, '');
+      if (base && r.url.startsWith(base + api.path)) clients.add(vendor);
+    }
   }
   return [...clients].sort();
 }
 
-const awsServiceOf = (r: CapturedRequest) => /Credential=[^/]+\/\d{8}\/[^/]+\/([^/]+)\//.exec(r.headers.authorization ?? '')?.[1];
+const awsServiceOf = (r: Pick<CapturedRequest, 'headers'>) => /Credential=[^/]+\/\d{8}\/[^/]+\/([^/]+)\//.exec(r.headers.authorization ?? '')?.[1];
 
 export async function measureColdStarts(options: {
   scenario: Scenario;

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { clientsOf } from '../../bench/cold-start.ts';
 import { probedHttpFunctions } from '../../bench/requests.ts';
 
 // The bench's cold-start probe sends each HTTP function the request a real
@@ -15,5 +16,19 @@ describe('the bench', () => {
       .map(([key]) => key);
     expect(httpFunctions.length).toBeGreaterThan(0);
     expect(httpFunctions.filter((key) => !probedHttpFunctions().includes(key))).toEqual([]);
+  });
+
+  // The fixed-SDK floor loads the packages a function's requests need, and no others: a floor that loads
+  // more is no lower bound. Locally every vendor is one emulator origin (seen: logout's floor loaded stripe).
+  it("names the fixed packages a function's first call used by the API each request went to, not the shared origin", () => {
+    const origin = 'http://127.0.0.1:20001';
+    const env = { SUPABASE_URL: origin, STRIPE_API_BASE: origin, RESEND_BASE_URL: `${origin}/resend` };
+    const to = (url: string, authorization?: string) => ({ url, headers: authorization ? { authorization } : ({} as Record<string, string>) });
+    const sigv4 = (service: string) => `AWS4-HMAC-SHA256 Credential=local/20261127/eu-west-1/${service}/aws4_request, SignedHeaders=host, Signature=00`;
+    expect(clientsOf([to(`${origin}/auth/v1/logout?scope=global`), to(`${origin}/auth/v1/user`)], env)).toEqual(['supabase']);
+    expect(clientsOf([to(`${origin}/v1/checkout/sessions`)], env)).toEqual(['stripe']);
+    expect(clientsOf([to(`${origin}/resend/emails`)], env)).toEqual(['resend']);
+    expect(clientsOf([to('http://127.0.0.1:20002/', sigv4('dynamodb')), to('http://127.0.0.1:20003/', sigv4('states'))], env)).toEqual(['dynamodb', 'states']);
+    expect(clientsOf([to(`${origin}/_local/anything`)], env)).toEqual([]);
   });
 });

@@ -135,7 +135,7 @@ export function paymentEvents(): Pick<Payments, 'verifiedEvent'> {
   return kept('paymentEvents', () => {
     const settings = stripeWebhookSettings();
     if (!settings) return { verifiedEvent: async () => Promise.reject(paymentsNotConfigured('STRIPE_WEBHOOK_SECRET')) };
-    return onFirstCall(async () => (await import('./payments/stripe-payments.ts')).stripeEvents(settings));
+    return onFirstCall(async () => (await import('./payments/stripe-events.ts')).stripeEvents(settings));
   });
 }
 

@@ -1,6 +1,7 @@
 // The payment provider as the rest of the service sees it: Stripe in
-// production, the local Stripe emulator in the local stack; the same adapter
-// (stripe-payments.ts, on the stripe SDK) talks to both.
+// production, the local Stripe emulator in the local stack; the same adapters
+// talk to both (stripe-payments.ts on the stripe SDK, stripe-events.ts for
+// webhook events).
 import type { PaidPlan, Plan } from './plans.ts';
 
 /** Who a checkout is for, as written into the session and the subscription it starts. */

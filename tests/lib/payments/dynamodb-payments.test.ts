@@ -11,7 +11,7 @@ import { dynamodbMemberships } from '../../../lib/accounts/dynamodb-memberships.
 import { DeliveryInProgress } from '../../../lib/deliveries/deliveries.ts';
 import { dynamodbDeliveries } from '../../../lib/deliveries/dynamodb-deliveries.ts';
 import { dynamodbBilling } from '../../../lib/payments/dynamodb-billing.ts';
-import { stripeEvents } from '../../../lib/payments/stripe-payments.ts';
+import { stripeEvents } from '../../../lib/payments/stripe-events.ts';
 import { dynamodbFollowUps } from '../../../lib/provisioning/follow-ups.ts';
 import { useDynamo } from '../../support/dynamo.ts';
 import { capturedMetrics } from '../../support/fakes.ts';

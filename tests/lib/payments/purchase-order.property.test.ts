@@ -7,7 +7,7 @@
 // which deliveries overlap.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { toPaymentEvent } from '../../../lib/payments/stripe-payments.ts';
+import { toPaymentEvent } from '../../../lib/payments/stripe-events.ts';
 import { DeliveryInProgress } from '../../../lib/deliveries/deliveries.ts';
 import { fakeInvitations, fakeMemberships } from '../../support/account-fakes.ts';
 import { fakeAccounts, fakeDeliveries, fakeFollowUps, fakeMailer } from '../../support/fakes.ts';

@@ -1,12 +1,14 @@
-// The Stripe adapter through the stripe SDK itself, against the local Stripe
-// emulator (no mock of the SDK anywhere); webhook fixtures are signed with the
-// SDK's own test-header helper.
+// The Stripe adapters against the local Stripe emulator, checkouts through the
+// stripe SDK itself (no mock of the SDK anywhere); webhook fixtures are signed
+// with the SDK's own test-header helper, and the events adapter (no SDK) is
+// held to the SDK's constructEvent answers.
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../lib/config.ts';
 import { InvalidInput, VendorError } from '../../../lib/errors.ts';
 import type { CheckoutRequest, PaymentEvent } from '../../../lib/payments/payments.ts';
-import { stripeCheckout, stripeEvents, type StripeCheckoutSettings, type StripeWebhookSettings } from '../../../lib/payments/stripe-payments.ts';
+import { stripeEvents, type StripeWebhookSettings } from '../../../lib/payments/stripe-events.ts';
+import { stripeCheckout, type StripeCheckoutSettings } from '../../../lib/payments/stripe-payments.ts';
 import { stripeVendor } from '../../../local/emulators/stripe.ts';
 import { useEmulators } from '../../support/emulators.ts';
 
@@ -229,6 +231,51 @@ describe('the Stripe payments adapter: webhook events', () => {
     for (const fixture of fixtures) {
       const payload = JSON.stringify(fixture);
       expect(await verified(payload, sign(payload))).toEqual({ handled: false, id: fixture.id, type: fixture.type });
+    }
+  });
+
+  it("accepts exactly the deliveries stripe-node's constructEvent accepts (its signer, rolled secrets, forgeries, replays)", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const payload = JSON.stringify({ id: 'evt_same', type: 'charge.succeeded', created: now, data: { object: {} } });
+    const v1 = (header: string) => /v1=([0-9a-f]+)/.exec(header)![1]!;
+    const valid = sign(payload);
+    const other = sign(payload, { secret: 'whsec_someone_else' });
+    const headers: Record<string, string | undefined> = {
+      'its own signer': valid,
+      'a rolled secret: the old and the new signature': `t=${now},v1=${v1(other)},v1=${v1(valid)}`,
+      'with a v0 beside': `${valid},v0=${'0'.repeat(64)}`,
+      'timestamp 290 s old': sign(payload, { timestamp: now - 290 }),
+      'timestamp 301 s old (a replay)': sign(payload, { timestamp: now - 301 }),
+      'timestamp ten minutes ahead': sign(payload, { timestamp: now + 600 }),
+      'another secret': other,
+      'the signature of another body': sign(payload.replace('charge', 'invoice')),
+      'the signature moved to another timestamp': `t=${now - 1},v1=${v1(valid)}`,
+      'only a v0 signature': `t=${now},v0=${v1(valid)}`,
+      'no timestamp': `v1=${v1(valid)}`,
+      'a timestamp that is not a number': `t=now,v1=${v1(valid)}`,
+      'a truncated signature': `t=${now},v1=${v1(valid).slice(0, 63)}`,
+      'empty': '',
+      absent: undefined,
+    };
+    for (const [name, header] of Object.entries(headers)) {
+      let sdk = true;
+      try {
+        Stripe.webhooks.constructEvent(payload, header ?? '', secret(), 300);
+      } catch {
+        sdk = false;
+      }
+      const ours = await verified(payload, header).then(
+        () => true,
+        () => false,
+      );
+      expect({ name, accepted: ours }).toEqual({ name, accepted: sdk });
+    }
+  });
+
+  it('refuses a correctly signed body that is not a JSON object as malformed, never a 500', async () => {
+    for (const payload of ['not json', 'null', '[1,2]']) {
+      const error = await refusal(payload, sign(payload));
+      expect(error.code).toBe('malformed_event');
     }
   });
 

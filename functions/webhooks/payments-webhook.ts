@@ -1,7 +1,7 @@
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
 import { receivePaymentEvent } from '../../lib/payments/receive-payment-event.ts';
 import { paymentRoutes } from '../../lib/payments/routes.ts';
-import { paymentEvents, paymentQueue } from '../../lib/payments/wiring.ts';
+import { paymentEvents, paymentQueue } from '../../lib/adapters.ts';
 
 const deps = { payments: paymentEvents(), queue: paymentQueue() };
 

@@ -56,10 +56,15 @@ export function createDocumentClient(client = new DynamoDBClient({})): DynamoDBD
   });
 }
 
-/** Created once per Lambda instance and reused by warm invocations. */
-export const dynamodb = new DynamoDBClient({});
-export const db = createDocumentClient(dynamodb);
-export const tables = tablesWithPrefix(tablePrefix());
+/**
+ * Created once per Lambda instance and reused by warm invocations. Marked pure:
+ * a bundle whose code never sends a DynamoDB request (the payment webhook
+ * imports the payments wiring for its queue) drops the client, and the SDK
+ * behind it, instead of loading and constructing both at every cold start.
+ */
+export const dynamodb = /* @__PURE__ */ new DynamoDBClient({});
+export const db = /* @__PURE__ */ createDocumentClient(dynamodb);
+export const tables = /* @__PURE__ */ tablesWithPrefix(tablePrefix());
 
 export const isConditionFailure = (error: unknown): boolean =>
   (error as { name?: string } | null)?.name === 'ConditionalCheckFailedException';

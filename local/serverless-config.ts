@@ -66,7 +66,5 @@ export function hermetic(parent: NodeJS.ProcessEnv, local: Record<string, string
   }
   const yml = readFileSync(new URL('../serverless.yml', import.meta.url), 'utf8');
   for (const [, name] of yml.matchAll(/\$\{env:([A-Z0-9_]+)/g)) env[name!] = '';
-  // A switch of the local tooling, not a setting: serverless-esbuild watches nothing unless a stack asks (local/stack.ts).
-  env.ESBUILD_WATCH = 'nothing';
   return { ...env, ...local };
 }

@@ -25,7 +25,10 @@ type Json = Record<string, any>;
  * HMAC-SHA256 of "<t>.<raw body>" keyed with the secret as written (whsec_…);
  * any v1 may match, and t may be at most 300 s old. That is what stripe-node's
  * constructEvent checks (its Webhooks.ts); the tests hold the two to the same
- * answers, signed by stripe-node's own test signer.
+ * answers for its own signer's headers, rolled secrets, forgeries and replays.
+ * The check is laxer only in spelling (upper-case hex, spaces around items),
+ * never in the HMAC or the age, and takes the first t where stripe-node takes
+ * the last (Stripe sends one).
  */
 export function stripeEvents(settings: StripeWebhookSettings, now: () => Date = () => new Date()): Pick<Payments, 'verifiedEvent'> {
   return {

@@ -234,7 +234,7 @@ describe('the Stripe payments adapter: webhook events', () => {
     }
   });
 
-  it("accepts exactly the deliveries stripe-node's constructEvent accepts (its signer, rolled secrets, forgeries, replays)", async () => {
+  it("answers as stripe-node's constructEvent does for its signer's headers, rolled secrets, forgeries and replays", async () => {
     const now = Math.floor(Date.now() / 1000);
     const payload = JSON.stringify({ id: 'evt_same', type: 'charge.succeeded', created: now, data: { object: {} } });
     const v1 = (header: string) => /v1=([0-9a-f]+)/.exec(header)![1]!;

@@ -19,7 +19,8 @@ import { allows, PERMISSIONS, type Permission, type Role } from '../permissions.
 
 export interface GuardDeps {
   identity: Pick<IdentityProvider, 'userForAccessToken'>;
-  memberships: Pick<MembershipStore, 'get' | 'ofUser'>;
+  /** Only a guard that reads roles has one (Guard.readsRoles); the HTTP stack gives it no other route. */
+  memberships?: Pick<MembershipStore, 'get' | 'ofUser'>;
   /** The configured key of the kind this guard's routes take; unset closes the key path. */
   key?: string;
 }
@@ -33,14 +34,18 @@ const RUN_ID = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})-
 
 /**
  * The guard, with its dependencies made on first use: a route that is called
- * without credentials never loads the identity provider's client.
+ * without credentials never loads the identity provider's client. Without
+ * `readsRoles` it is made with no membership store, for routes whose rule
+ * reads no role in an account.
  */
-export function accessGuard(takes: KeyKind, makeDeps: () => GuardDeps): Guard {
+export function accessGuard(takes: KeyKind, makeDeps: () => GuardDeps, { readsRoles = true } = {}): Guard {
   let deps: GuardDeps | undefined;
   const use = () => (deps ??= makeDeps());
+  const memberships = () => use().memberships ?? missingStore();
 
   return {
     takes,
+    readsRoles,
     async authenticate(access, headers) {
       const recognising = access.who === 'anyone' && access.recognise === 'admin';
       if ((access.who === 'anyone' && !recognising) || access.who === 'path-secret' || access.who === 'signed') return ANONYMOUS;
@@ -74,13 +79,13 @@ export function accessGuard(takes: KeyKind, makeDeps: () => GuardDeps): Guard {
       const refuse = (role: Role) =>
         new Forbidden(`As ${role === 'admin' ? 'an' : 'a'} ${role} of this account you may not do this (it needs: ${rolesFor(access.permission)})`);
       if (named) {
-        const membership = await use().memberships.get(named, caller.user.id);
+        const membership = await memberships().get(named, caller.user.id);
         if (membership?.status !== 'active') throw noSuchAccount();
         if (!allows(access.permission, membership.role)) throw refuse(membership.role);
         return { caller, account: { id: named, role: membership.role } };
       }
       // Only "named, else the caller's only account" gets here without an id.
-      const mine = activeOnly(await use().memberships.ofUser(caller.user.id));
+      const mine = activeOnly(await memberships().ofUser(caller.user.id));
       if (mine.length === 0) return { caller };
       if (mine.length > 1) {
         const where = 'named' in access.account ? access.account.named : 'body';
@@ -96,6 +101,10 @@ export function accessGuard(takes: KeyKind, makeDeps: () => GuardDeps): Guard {
     },
   };
 }
+
+const missingStore = (): never => {
+  throw new Error('This guard holds no membership store: the HTTP stack gives it no route that reads roles');
+};
 
 /** The admin key, or a signed-in user whose app_metadata says admin. */
 export const isAdmin = (caller: Caller): boolean =>

@@ -96,6 +96,9 @@ export function httpEndpoint<const R extends RouteSpec>(spec: R, ...args: Endpoi
   if (guard && guard.takes !== keyKindOf(spec.access)) {
     throw new Error(`${spec.method} ${spec.path} takes the ${keyKindOf(spec.access)} key; its guard holds the ${guard.takes} one`);
   }
+  if (guard && spec.access.who === 'member' && !guard.readsRoles) {
+    throw new Error(`${spec.method} ${spec.path} reads the caller's role in an account; its guard holds no membership store`);
+  }
   const schema = eventSchemaOf(spec);
   const eventSchema = schema && validatorFor(schema);
   const parsesJson = spec.body !== undefined && !spec.rawBody;

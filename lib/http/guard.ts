@@ -30,6 +30,12 @@ export interface Naming {
 export interface Guard {
   /** The key the routes it guards take (keyKindOf their rule): a function holds only that key among its settings. */
   readonly takes: KeyKind;
+  /**
+   * Whether it holds the membership store a rule reading the caller's role in
+   * an account (who: 'member') needs; a guard without it keeps the store, and
+   * the DynamoDB client, out of a function whose routes read no role.
+   */
+  readonly readsRoles: boolean;
   authenticate(access: Access, headers: Record<string, string | undefined>): Promise<Caller>;
   authorize(access: Access, caller: Caller, request: Naming): Promise<Grant>;
 }

@@ -26,6 +26,7 @@ function setup() {
   /** Each rule is enforced by the guard of its kind of key, as the HTTP stack insists. */
   const guard: Guard = {
     takes: 'none',
+    readsRoles: true,
     authenticate: (access, headers) => guards[keyKindOf(access)].authenticate(access, headers),
     authorize: (access, caller, naming) => guards[keyKindOf(access)].authorize(access, caller, naming),
   };

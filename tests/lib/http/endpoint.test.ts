@@ -216,4 +216,13 @@ describe('the access rule of a route', () => {
     expect(() => build(rule({ who: 'admin' }), accessGuard('internal', noDeps), async () => json(200, {}))).toThrow('takes the admin key');
     expect(() => build(serviceRoute, accessGuard('internal', noDeps), async () => json(200, {}))).not.toThrow();
   });
+
+  it('cannot be built with a guard holding no membership store when the rule reads the caller\'s role', () => {
+    const build = httpEndpoint as (...args: unknown[]) => unknown;
+    const withoutRoles = accessGuard('none', noDeps, { readsRoles: false });
+    expect(() => build(rule({ who: 'member', permission: 'read', account: { path: 'accountId' } }), withoutRoles, async () => json(200, {}))).toThrow(
+      'holds no membership store',
+    );
+    expect(() => build(rule({ who: 'user' }), withoutRoles, async () => json(200, {}))).not.toThrow();
+  });
 });

@@ -50,6 +50,9 @@ const results: BenchResults = {
   settings,
 };
 
+// Set by Ctrl-C or a kill while the stack runs (below).
+let interrupted = false;
+
 // Only cold starts and the warm overhead measure bundles; the other parts need just the running stack.
 const measuresBundles = parts.has('cold') || parts.has('warm');
 
@@ -75,6 +78,19 @@ try {
   progress('starting the local stack and walking through the scenario');
   // Relative to the service, as serverless-esbuild takes its work folder.
   const scenario = await startScenario({ workFolder: relative(ROOT, join(work, 'esbuild-stack')) });
+  // serverless-offline and its esbuild run in a process group of their own: a Ctrl-C or a kill of the bench
+  // would leave them running (seen: an orphaned esbuild at full CPU), so the bench stops them first.
+  const stopOn = (signal: NodeJS.Signals) =>
+    process.once(signal, () => {
+      interrupted = true;
+      progress(`${signal}: stopping the local stack`);
+      void scenario.close().finally(() => {
+        rmSync(work, { recursive: true, force: true });
+        process.exit(130);
+      });
+    });
+  stopOn('SIGINT');
+  stopOn('SIGTERM');
   try {
     const basics = hermetic(process.env, {});
     const envOf = (fn?: PackagedFunction): Record<string, string> => {
@@ -142,6 +158,10 @@ try {
   } finally {
     await scenario.close();
   }
+} catch (error) {
+  if (!interrupted) throw error;
+  // A part cut short by the stack stopping under it: the signal's handler ends the bench, with nothing written.
+  await new Promise(() => {});
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -80,6 +80,7 @@ export const ADMIN_KEY = 'local-admin-api-key';
 
 export async function startScenario(options: { workFolder: string; settings?: Record<string, string>; log?: (line: string) => void }): Promise<Scenario> {
   const site = await serveSite();
+  let closing: Promise<void> | undefined;
   const stack = await startStack({
     ports: { api: 0, emulators: 0, lambda: 0, dynamodb: 0, stepFunctions: 0 },
     esbuildWorkFolder: options.workFolder,
@@ -187,10 +188,12 @@ export async function startScenario(options: { workFolder: string; settings?: Re
     resetToken,
     webhookUrls,
     paymentEvent,
-    close: async () => {
-      await stack.stop();
-      await new Promise((r) => site.server.close(r));
-    },
+    // Once, whoever asks first (the bench's end, or its Ctrl-C while a part still runs).
+    close: () =>
+      (closing ??= (async () => {
+        await stack.stop();
+        await new Promise((r) => site.server.close(r));
+      })()),
   };
 }
 

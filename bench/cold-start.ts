@@ -87,7 +87,6 @@ export const BUDGET = { withoutIo: 1.3, sameIo: 1.5 };
 /** Builds (once) the fixed-SDK floor carrying these clients, e.g. ["dynamodb", "states", "supabase"]. */
 export type SdkFloorBuilder = (clients: string[]) => Promise<{ bundle: string; bundleBytes: number }>;
 
-/** The fixed vendor packages' clients, by the setting that holds the vendor's base URL. */
 /**
  * Where each fixed vendor package sends its requests: the setting naming its
  * base URL, and the path its API continues with there. Locally every vendor is
@@ -140,10 +139,12 @@ export async function measureColdStarts(options: {
 
   const failures: ProbeFailure[] = [];
   const probe = async (key: string, bundle: string, event: unknown, env: Record<string, string>, record = true) => {
-    if (!record) return runProbe<ColdStartSample>('cold-start.mjs', [pathToFileURL(bundle).href], { env, stdin: JSON.stringify(event) });
+    const run = (limit: { timeoutMs?: number } = {}) =>
+      runProbe<ColdStartSample>('cold-start.mjs', [pathToFileURL(bundle).href], { env, stdin: JSON.stringify(event), ...limit });
+    if (!record) return run();
     // A timed run that fails or hangs (a cold start takes well under a second) is reported, not fatal: the rounds go on.
     try {
-      const sample = await runProbe<ColdStartSample>('cold-start.mjs', [pathToFileURL(bundle).href], { env, stdin: JSON.stringify(event), timeoutMs: 20_000 });
+      const sample = await run({ timeoutMs: 20_000 });
       samples.set(key, [...(samples.get(key) ?? []), sample]);
       return sample;
     } catch (error) {

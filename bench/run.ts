@@ -9,7 +9,7 @@
 //   npm run bench -- --only cold,warm  some parts (cold, warm, onboarding, webhooks, gap); without
 //                                      cold and warm, nothing is packaged: e.g. --only gap
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, platform, release, tmpdir } from 'node:os';
+import { cpus, loadavg, platform, release } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { hermetic } from '../local/serverless-config.ts';
@@ -208,7 +208,8 @@ async function variants(functions: PackagedFunction[], ssmEndpoint: string): Pro
   // The V8 compile cache, written by one run of the very bundle (its first call included) before the rounds.
   for (const key of ['assign-slug', 'payments-webhook', 'login', 'healthz']) {
     const fn = of(key);
-    const dir = mkdtempSync(join(tmpdir(), `compile-cache-${key}-`));
+    // In the bench's work folder, so it goes with it.
+    const dir = mkdtempSync(join(work, `compile-cache-${key}-`));
     list.push({ label: `${key} with a V8 compile cache (NODE_COMPILE_CACHE, written by a run before)`, of: fn, bundle: fn.bundle, bundleBytes: fn.bundleBytes, env: { NODE_COMPILE_CACHE: dir }, prepare: (probe) => probe() });
   }
   // Where deployed secrets live: three secrets from the environment, or from SSM (Powertools Parameters) at cold start.

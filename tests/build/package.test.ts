@@ -3,12 +3,14 @@
 // and that no function may touch every resource.
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { settingsReadBy } from '../../infra/settings-per-function.mjs';
+import { stagingFolders } from '../../infra/zip-staging-cleanup.mjs';
 import { catalog } from '../../lib/api/catalog.ts';
 import { keyKindOf, type KeyKind } from '../../lib/http/route.ts';
 import { hermetic } from '../../local/serverless-config.ts';
@@ -18,6 +20,7 @@ const run = promisify(execFile);
 let out: string;
 let work: string;
 let template: Template;
+let startedAt: number;
 const declared = parse(readFileSync('serverless.yml', 'utf8'), { logLevel: 'silent' }) as {
   functions: Record<string, unknown>;
   custom: { settings: Record<string, unknown> };
@@ -34,7 +37,7 @@ const declaredResources: Template['Resources'] = Object.assign(
 
 beforeAll(async () => {
   // No credentials and no settings at all: packaging must not need them (built once per run, see the file).
-  ({ out, work, template } = await packaged());
+  ({ out, work, template, startedAt } = await packaged());
   // Six engineers share two cores: packaging 40 functions has taken over four minutes here.
 }, 360_000);
 
@@ -88,6 +91,23 @@ describe('the packaged template', () => {
         expect(arn).not.toMatch(/^arn:[^:]*:[a-z0-9-]+:[^:]*:[^:]*:\*$/);
       }
     }
+  });
+});
+
+describe('packaging', () => {
+  it('leaves none of the folders it zips from in the OS temp folder (serverless-esbuild leaves one per function)', () => {
+    const keys = Object.keys(declared.functions);
+    // serverless-esbuild names them "<function>-<pid>-<Date.now()>-<8 hex>".
+    const staged = readdirSync(tmpdir()).filter((name) => {
+      const match = /^(.+)-\d+-(\d{13})-[0-9a-f]{8}$/.exec(name);
+      return match !== null && keys.includes(match[1]!) && Number(match[2]) >= startedAt;
+    });
+    expect(staged).toEqual([]);
+  });
+
+  it('removes only the staging folders of this service that its own process made', () => {
+    const entries = ['login-4242-1795770033963-512d21a0', 'login-4243-1795770033963-512d21a0', 'other-4242-1795770033963-512d21a0', 'login-4242-17957700339-512d21a0', 'package-abc'];
+    expect(stagingFolders(entries, ['login', 'status'], 4242)).toEqual(['login-4242-1795770033963-512d21a0']);
   });
 });
 

@@ -25,6 +25,8 @@ export interface Packaged {
   /** serverless-esbuild's work folder (relative to the service); the bundles are in its .build. */
   work: string;
   template: Template;
+  /** When packaging began (ms since the epoch). */
+  startedAt: number;
 }
 
 /** Inside the service, where serverless-esbuild takes its work folder from. */
@@ -51,6 +53,7 @@ async function build(): Promise<Packaged> {
     first = false;
   }
   if (first) {
+    writeFileSync(join(dir, 'started'), String(Date.now()));
     try {
       await run(process.execPath, [SLS_BIN, 'package', '--stage', 'ci', '--package', out], {
         env: { ...hermetic(process.env, {}), HOME: dir, ESBUILD_WORK_FOLDER: work, SLS_TELEMETRY_DISABLED: '1' },
@@ -68,5 +71,10 @@ async function build(): Promise<Packaged> {
       await sleep(500);
     }
   }
-  return { out, work, template: JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8')) as Template };
+  return {
+    out,
+    work,
+    template: JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8')) as Template,
+    startedAt: Number(readFileSync(join(dir, 'started'), 'utf8')),
+  };
 }

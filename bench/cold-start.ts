@@ -5,9 +5,12 @@
 // function's first call made (captured from the function itself, once, before
 // the rounds). Rounds run every job once in a shuffled order, so a noisy
 // moment hits functions and floors alike.
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { PackagedFunction } from './build.ts';
 import type { CapturedRequest } from './fixtures/same-io-handler.ts';
+import { supabaseCallFor } from './fixtures/sdk-floor/supabase-calls.ts';
 import { runProbe } from './probe.ts';
 import { probeRequest } from './requests.ts';
 import type { Scenario } from './scenario.ts';
@@ -88,13 +91,14 @@ export const BUDGET = { withoutIo: 1.3, sameIo: 1.5 };
 export type SdkFloorBuilder = (clients: string[]) => Promise<{ bundle: string; bundleBytes: number }>;
 
 /**
- * Where each fixed vendor package sends its requests: the setting naming its
- * base URL, and the path its API continues with there. Locally every vendor is
- * one emulator origin, so the base alone would take a Supabase call for Stripe
- * and Resend too (and the floor would load packages the function never uses).
+ * Where the fixed vendor packages that the floor only loads send their
+ * requests: the setting naming the base URL, and the path their API continues
+ * with there. Locally every vendor is one emulator origin, so the base alone
+ * would take a Stripe call for Resend too (and the floor would load packages
+ * the function never uses). Supabase Auth's requests count only when a
+ * supabase-js call sends them (a health check over fetch needs no SDK).
  */
 const VENDOR_APIS = {
-  supabase: { setting: 'SUPABASE_URL', path: '/auth/v1/' },
   stripe: { setting: 'STRIPE_API_BASE', path: '/v1/' },
   resend: { setting: 'RESEND_BASE_URL', path: '/' },
 } as const;
@@ -104,11 +108,12 @@ const VENDOR_APIS = {
  * them: AWS services from each request's SigV4 scope ("dynamodb", "states"),
  * fixed vendor packages from the API a request went to.
  */
-export function clientsOf(requests: Pick<CapturedRequest, 'url' | 'headers'>[], env: Record<string, string>): string[] {
+export function clientsOf(requests: Pick<CapturedRequest, 'method' | 'url' | 'headers' | 'body'>[], env: Record<string, string>): string[] {
   const clients = new Set<string>();
-  for (const r of requests) {
+  for (const [i, r] of requests.entries()) {
     const aws = awsServiceOf(r);
     if (aws) clients.add(aws);
+    if (supabaseCallFor(requests.slice(i), env.SUPABASE_URL)) clients.add('supabase');
     for (const [vendor, api] of Object.entries(VENDOR_APIS)) {
       const base = env[api.setting]?.replace(/\/+$/, '');
       if (base && r.url.startsWith(base + api.path)) clients.add(vendor);
@@ -131,6 +136,8 @@ export async function measureColdStarts(options: {
   variants: Variant[];
   envOf: (fn?: PackagedFunction) => Record<string, string>;
   progress: (line: string) => void;
+  /** A folder: before the rounds, each function and its fixed-SDK floor runs once more, untimed, writing a V8 CPU profile there. */
+  cpuProfiles?: string;
 }): Promise<ColdStarts> {
   const { scenario, functions, rounds, envOf } = options;
   const samples = new Map<string, ColdStartSample[]>();
@@ -178,6 +185,21 @@ export async function measureColdStarts(options: {
     if (clients.length) sdkFloors.set(fn.key, { clients: clients.join('+'), ...(await options.sdkFloor(clients)) });
   }
   const sdkFloorOf = (fn: PackagedFunction) => sdkFloors.get(fn.key);
+  if (options.cpuProfiles) {
+    // Sampled every 100 µs; each profile's folder keeps the bundle and its source map, to read it by source file.
+    const profiled = (name: string, bundle: string) => {
+      const dir = join(options.cpuProfiles!, name);
+      mkdirSync(dir, { recursive: true });
+      for (const file of [bundle, `${bundle}.map`]) if (existsSync(file)) copyFileSync(file, join(dir, basename(file)));
+      return { NODE_OPTIONS: `--cpu-prof --cpu-prof-interval=100 --cpu-prof-dir=${dir}` };
+    };
+    for (const fn of functions) {
+      await functionProbe(fn.key, fn, fn.bundle, profiled(fn.key, fn.bundle), false);
+      const sdk = sdkFloorOf(fn);
+      if (sdk) await probe(sdkKey(fn), sdk.bundle, { requests: captured.get(fn.key) }, { ...envOf(fn), ...profiled(`${fn.key}.fixed-sdk-floor`, sdk.bundle) }, false);
+    }
+    options.progress(`cold starts: a CPU profile of each function and its fixed-SDK floor in ${options.cpuProfiles}`);
+  }
   const jobs: (() => Promise<unknown>)[] = [
     ...functions.map((fn) => () => functionProbe(fn.key, fn, fn.bundle)),
     ...functions.filter((fn) => captured.get(fn.key)!.length > 0).map((fn) => () => probe(sameIoKey(fn), options.sameIoBundle, { requests: captured.get(fn.key) }, envOf(fn))),

@@ -8,6 +8,10 @@
 //   npm run bench -- --quick           fewer rounds, for a first look
 //   npm run bench -- --only cold,warm  some parts (cold, warm, onboarding, webhooks, gap); without
 //                                      cold and warm, nothing is packaged: e.g. --only gap
+//   npm run bench -- --only cold --functions login,status
+//                                      cold starts of some functions only (no variants)
+//   npm run bench -- --cpu-prof DIR    also one untimed cold start of each function and its
+//                                      fixed-SDK floor with a V8 CPU profile, written to DIR
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, platform, release } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -29,6 +33,8 @@ const { values: args } = parseArgs({
     quick: { type: 'boolean', default: false },
     only: { type: 'string', default: 'cold,warm,onboarding,webhooks,gap' },
     rounds: { type: 'string' },
+    functions: { type: 'string' },
+    'cpu-prof': { type: 'string' },
   },
 });
 const parts = new Set(args.only.split(','));
@@ -109,10 +115,13 @@ try {
     if (parts.has('cold')) {
       const ssm = await startSsmStandIn();
       try {
+        const only = args.functions?.split(',');
+        const unknown = only?.filter((key) => !functions.some((f) => f.key === key)) ?? [];
+        if (unknown.length) throw new Error(`--functions: no function ${unknown.join(', ')}`);
         results.coldStarts = await measureColdStarts({
           scenario,
-          functions,
-          variants: await variants(functions, ssm.endpoint),
+          functions: only ? functions.filter((f) => only.includes(f.key)) : functions,
+          variants: only ? [] : await variants(functions, ssm.endpoint),
           emptyBundle,
           emptyBundleBytes,
           sameIoBundle,
@@ -121,6 +130,7 @@ try {
           rounds: settings.coldStartRounds,
           envOf,
           progress,
+          ...(args['cpu-prof'] ? { cpuProfiles: resolve(args['cpu-prof']) } : {}),
         });
       } finally {
         await ssm.close();
@@ -169,20 +179,21 @@ try {
 /** The fixed-SDK floor for a set of clients: an entry importing just their modules (bench/fixtures/sdk-floor/), built like the service, once. */
 function sdkFloorBuilder(folder: string): SdkFloorBuilder {
   const built = new Map<string, Promise<{ bundle: string; bundleBytes: number }>>();
-  const AWS: Record<string, string> = { dynamodb: 'dynamodbService', states: 'sfnService' };
+  // The clients that make requests (the others are only loaded and made): each module's export giving it.
+  const REPLAYING: Record<string, string> = { dynamodb: 'dynamodbService', states: 'sfnService', supabase: 'supabaseService' };
   return (clients) => {
     const name = clients.join('-');
     if (!built.has(name)) {
       const fixture = (client: string) => JSON.stringify(join(ROOT, 'bench/fixtures/sdk-floor', `${client}.ts`));
       const entry = join(folder, `sdk-floor-${name}.ts`);
       mkdirSync(folder, { recursive: true });
-      const services = clients.filter((c) => AWS[c]);
+      const replaying = clients.filter((c) => REPLAYING[c]);
       writeFileSync(
         entry,
         [
           `import { replayHandler } from ${fixture('replay')};`,
-          ...clients.map((c) => (AWS[c] ? `import { ${AWS[c]} } from ${fixture(c)};` : `import ${fixture(c)};`)),
-          `export const handler = replayHandler([${services.map((c) => `${AWS[c]}()`).join(', ')}]);`,
+          ...clients.map((c) => (REPLAYING[c] ? `import { ${REPLAYING[c]} } from ${fixture(c)};` : `import ${fixture(c)};`)),
+          `export const handler = replayHandler([${replaying.map((c) => `${REPLAYING[c]}()`).join(', ')}]);`,
         ].join('\n'),
       );
       const bundle = entry.replace(/\.ts$/, '.mjs');

@@ -23,9 +23,11 @@ describe('the bench', () => {
   it("names the fixed packages a function's first call used by the API each request went to, not the shared origin", () => {
     const origin = 'http://127.0.0.1:20001';
     const env = { SUPABASE_URL: origin, STRIPE_API_BASE: origin, RESEND_BASE_URL: `${origin}/resend` };
-    const to = (url: string, authorization?: string) => ({ url, headers: authorization ? { authorization } : ({} as Record<string, string>) });
+    const to = (url: string, authorization?: string, method = 'POST') => ({ method, url, body: '', headers: authorization ? { authorization } : ({} as Record<string, string>) });
     const sigv4 = (service: string) => `AWS4-HMAC-SHA256 Credential=local/20261127/eu-west-1/${service}/aws4_request, SignedHeaders=host, Signature=00`;
-    expect(clientsOf([to(`${origin}/auth/v1/logout?scope=global`), to(`${origin}/auth/v1/user`)], env)).toEqual(['supabase']);
+    expect(clientsOf([to(`${origin}/auth/v1/logout?scope=global`), to(`${origin}/auth/v1/user`, 'Bearer t', 'GET')], env)).toEqual(['supabase']);
+    // A request no supabase-js call sends (/status checks Auth's health over fetch) needs no supabase-js.
+    expect(clientsOf([to(`${origin}/auth/v1/health`, undefined, 'GET')], env)).toEqual([]);
     expect(clientsOf([to(`${origin}/v1/checkout/sessions`)], env)).toEqual(['stripe']);
     expect(clientsOf([to(`${origin}/resend/emails`)], env)).toEqual(['resend']);
     expect(clientsOf([to('http://127.0.0.1:20002/', sigv4('dynamodb')), to('http://127.0.0.1:20003/', sigv4('states'))], env)).toEqual(['dynamodb', 'states']);

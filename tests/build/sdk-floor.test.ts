@@ -1,0 +1,148 @@
+// The bench's fixed-SDK floor makes a function's Supabase Auth requests through
+// supabase-js's own calls (bench/fixtures/sdk-floor/supabase-calls.ts). It is
+// a fair floor only if each call sends exactly the requests the function
+// sent: this records what our identity adapter sends for each of its
+// operations (against the GoTrue emulator), then has the floor make them
+// again, answered with the recorded answers, and compares.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { supabaseService } from '../../bench/fixtures/sdk-floor/supabase.ts';
+import type { CapturedRequest } from '../../bench/fixtures/same-io-handler.ts';
+import type { IdentityProvider } from '../../lib/identity/identity.ts';
+import { supabaseIdentity } from '../../lib/identity/supabase-identity.ts';
+import { supabaseVendorWith } from '../../local/emulators/supabase.ts';
+import { quickPolicy, useEmulators } from '../support/emulators.ts';
+
+const emu = useEmulators(supabaseVendorWith({}));
+const identity = (admin = true): IdentityProvider =>
+  supabaseIdentity({ url: emu.env.SUPABASE_URL!, anonKey: emu.env.SUPABASE_ANON_KEY!, serviceRoleKey: admin ? emu.env.SUPABASE_SERVICE_ROLE_KEY! : undefined }, quickPolicy);
+const PASSWORD = 'Secret123';
+
+interface Exchange extends CapturedRequest {
+  status: number;
+  answer: string;
+}
+
+const realFetch = globalThis.fetch;
+afterEach(() => vi.unstubAllGlobals());
+
+async function bodyOf(init?: RequestInit): Promise<string> {
+  return init?.body === undefined || init.body === null ? '' : new Response(init.body).text();
+}
+
+/** The requests `work` sends through fetch, with their answers. */
+async function recorded(work: () => Promise<unknown>): Promise<Exchange[]> {
+  const log: Exchange[] = [];
+  vi.stubGlobal('fetch', async (input: string | URL | Request, init?: RequestInit) => {
+    const request = new Request(input, init);
+    const res = await realFetch(input, init);
+    const answer = await res.clone().text();
+    log.push({ via: 'fetch', method: request.method, url: request.url, headers: Object.fromEntries(request.headers), body: await bodyOf(init), status: res.status, answer });
+    return res;
+  });
+  try {
+    await work();
+  } finally {
+    vi.unstubAllGlobals();
+  }
+  return log;
+}
+
+/** What the floor sends making the same requests, each answered as it was answered then. */
+async function replayed(log: Exchange[]): Promise<Exchange[]> {
+  const made: Exchange[] = [];
+  vi.stubGlobal('fetch', async (input: string | URL | Request, init?: RequestInit) => {
+    const request = new Request(input, init);
+    const then = log[made.length];
+    made.push({ via: 'fetch', method: request.method, url: request.url, headers: Object.fromEntries(request.headers), body: await bodyOf(init), status: then?.status ?? 0, answer: then?.answer ?? '' });
+    return new Response(then?.answer || null, { status: then?.status ?? 599, headers: { 'content-type': 'application/json' } });
+  });
+  const floor = supabaseService(emu.env.SUPABASE_URL!, emu.env.SUPABASE_ANON_KEY!);
+  for (let i = 0; i < log.length; ) {
+    const made = await floor.replay(log.slice(i));
+    if (!made) throw new Error(`The floor has no supabase-js call for ${log[i]!.method} ${log[i]!.url}`);
+    i += made;
+  }
+  return made;
+}
+
+/** What must match: the request line, the keys and token it carries, its JSON body. */
+const shape = (e: Exchange) => ({ request: `${e.method} ${e.url}`, apikey: e.headers.apikey, authorization: e.headers.authorization, body: e.body ? JSON.parse(e.body) : undefined });
+
+async function signedUp(admin = true) {
+  const email = `${crypto.randomUUID()}@example.com`;
+  const registration = await identity(admin).register({ email, password: PASSWORD, metadata: { companyName: 'Acme' } });
+  if (registration.outcome !== 'registered') throw new Error(registration.outcome);
+  return { email, user: registration.user };
+}
+
+async function signedIn() {
+  const { email, user } = await signedUp();
+  await identity().confirmEmail(user.id);
+  const result = await identity().signIn(email, PASSWORD);
+  if (result.outcome !== 'signed-in') throw new Error(result.outcome);
+  return { email, user, accessToken: result.session.accessToken };
+}
+
+async function recoveryToken(email: string) {
+  const link = await identity().createRecoveryLink(email, 'http://localhost:3000/reset-password');
+  const res = await realFetch(link!, { redirect: 'manual' });
+  return new URLSearchParams(new URL(res.headers.get('location')!).hash.slice(1)).get('access_token')!;
+}
+
+describe("the fixed-SDK floor's Supabase calls send what the identity adapter sends", () => {
+  const operations: [string, () => Promise<() => Promise<unknown>>][] = [
+    ['signs in with a password (login)', async () => {
+      const { email, user } = await signedUp();
+      await identity().confirmEmail(user.id);
+      return () => identity().signIn(email, PASSWORD);
+    }],
+    ['reads the user of an access token (every signed-in request)', async () => {
+      const { accessToken } = await signedIn();
+      return () => identity().userForAccessToken(accessToken);
+    }],
+    ['ends the sessions of a user (logout)', async () => {
+      const { accessToken } = await signedIn();
+      return () => identity().endSessions(accessToken);
+    }],
+    ['creates a user with the admin API (signup)', async () => () => identity().register({ email: `${crypto.randomUUID()}@example.com`, password: PASSWORD, metadata: { companyName: 'Acme' } })],
+    ['signs up a user without the admin key', async () => () => identity(false).register({ email: `${crypto.randomUUID()}@example.com`, password: PASSWORD, metadata: {} })],
+    ['confirms an address (verify-email)', async () => {
+      const { user } = await signedUp();
+      return () => identity().confirmEmail(user.id);
+    }],
+    ['deletes a user (a signup undone)', async () => {
+      const { user } = await signedUp();
+      return () => identity().deleteUser(user.id);
+    }],
+    ['makes a recovery link (forgot-password)', async () => {
+      const { email } = await signedUp();
+      return () => identity().createRecoveryLink(email, 'http://localhost:3000/reset-password');
+    }],
+    ['sends a recovery e-mail without the admin key', async () => {
+      const { email } = await signedUp();
+      return () => identity(false).sendRecoveryEmail(email, 'http://localhost:3000/reset-password');
+    }],
+    ['changes the password in a recovery session, then ends its sessions (reset-password)', async () => {
+      const { email } = await signedIn();
+      const token = await recoveryToken(email);
+      return async () => {
+        const session = await identity().openRecoverySession(token);
+        await session!.updatePassword('Another456');
+        await identity().endSessions(token);
+      };
+    }],
+    ['sets a password as admin', async () => {
+      const { user } = await signedUp();
+      return () => identity().setPasswordAsAdmin(user.id, 'Another456');
+    }],
+  ];
+
+  for (const [what, prepare] of operations) {
+    it(what, async () => {
+      const log = await recorded(await prepare());
+      expect(log.length).toBeGreaterThan(0);
+      expect(log.filter((e) => e.status >= 400).map((e) => `${e.method} ${e.url} ${e.status}`)).toEqual([]);
+      expect((await replayed(log)).map(shape)).toEqual(log.map(shape));
+    });
+  }
+});

@@ -10,7 +10,10 @@ import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { PackagedFunction } from './build.ts';
 import type { CapturedRequest } from './fixtures/same-io-handler.ts';
+import type { HttpStack } from './fixtures/sdk-floor/http.ts';
 import { supabaseCallFor } from './fixtures/sdk-floor/supabase-calls.ts';
+import { catalog } from '../lib/api/catalog.ts';
+import { eventSchemaOf } from '../lib/http/event-schema.ts';
 import { runProbe } from './probe.ts';
 import { probeRequest } from './requests.ts';
 import type { Scenario } from './scenario.ts';
@@ -88,7 +91,15 @@ export const WITHOUT_IO = ['health', 'healthz', 'openapi', 'not-found'];
 export const BUDGET = { withoutIo: 1.3, sameIo: 1.5 };
 
 /** Builds (once) the fixed-SDK floor carrying these clients, e.g. ["dynamodb", "states", "supabase"]. */
-export type SdkFloorBuilder = (clients: string[]) => Promise<{ bundle: string; bundleBytes: number }>;
+export type SdkFloorBuilder = (clients: string[], http?: HttpStack) => Promise<{ bundle: string; bundleBytes: number }>;
+
+/** The fixed middy packages an HTTP function's route needs (bench/fixtures/sdk-floor/http.ts); none for a step. */
+export function httpStackOf(fn: Pick<PackagedFunction, 'route'>): HttpStack | undefined {
+  if (!fn.route) return undefined;
+  const spec = catalog.find((r) => r.method === fn.route!.method && r.path === fn.route!.path);
+  if (!spec) return { json: false, validates: false };
+  return { json: spec.body !== undefined && !spec.rawBody, validates: eventSchemaOf(spec) !== undefined };
+}
 
 /**
  * Where the fixed vendor packages that the floor only loads send their
@@ -113,6 +124,7 @@ export function clientsOf(requests: Pick<CapturedRequest, 'method' | 'url' | 'he
   for (const [i, r] of requests.entries()) {
     const aws = awsServiceOf(r);
     if (aws) clients.add(aws);
+    // The second request of a call that sends two (PUT /user after setSession's GET) has no call of its own.
     if (supabaseCallFor(requests.slice(i), env.SUPABASE_URL)) clients.add('supabase');
     for (const [vendor, api] of Object.entries(VENDOR_APIS)) {
       const base = env[api.setting]?.replace(/\/+$/, '');
@@ -142,6 +154,8 @@ export async function measureColdStarts(options: {
   const { scenario, functions, rounds, envOf } = options;
   const samples = new Map<string, ColdStartSample[]>();
   const requests = new Map<string, string>();
+  /** The event each function was last sent: an HTTP function's fixed-SDK floor gets it too, for its middy stack. */
+  const events = new Map<string, unknown>();
   const EMPTY = '(empty handler)';
 
   const failures: ProbeFailure[] = [];
@@ -163,7 +177,10 @@ export async function measureColdStarts(options: {
   };
   const functionProbe = async (key: string, fn: PackagedFunction, bundle: string, env: Record<string, string> = {}, record = true) => {
     const request = await probeRequest(scenario, fn);
-    if (key === fn.key) requests.set(fn.key, request.what);
+    if (key === fn.key) {
+      requests.set(fn.key, request.what);
+      events.set(fn.key, request.event);
+    }
     return probe(key, bundle, request.event, { ...envOf(fn), ...env }, record);
   };
 
@@ -182,28 +199,32 @@ export async function measureColdStarts(options: {
   const sdkFloors = new Map<string, { clients: string; bundle: string; bundleBytes: number }>();
   for (const fn of functions) {
     const clients = clientsOf(captured.get(fn.key)!, envOf(fn));
-    if (clients.length) sdkFloors.set(fn.key, { clients: clients.join('+'), ...(await options.sdkFloor(clients)) });
+    const http = httpStackOf(fn);
+    const label = [...(http ? ['middy'] : []), ...clients].join('+');
+    if (clients.length) sdkFloors.set(fn.key, { clients: label, ...(await options.sdkFloor(clients, http)) });
   }
+  // An HTTP function's fixed-SDK floor answers the function's own event (its middy stack parses and checks it).
+  const sdkFloorEvent = (fn: PackagedFunction) => ({ ...(fn.route ? (events.get(fn.key) as object) : {}), requests: captured.get(fn.key) });
   const sdkFloorOf = (fn: PackagedFunction) => sdkFloors.get(fn.key);
   if (options.cpuProfiles) {
     // Sampled every 100 µs; each profile's folder keeps the bundle and its source map, to read it by source file.
-    const profiled = (name: string, bundle: string) => {
+    const profiled = (name: string, bundle: string, env: Record<string, string>) => {
       const dir = join(options.cpuProfiles!, name);
       mkdirSync(dir, { recursive: true });
       for (const file of [bundle, `${bundle}.map`]) if (existsSync(file)) copyFileSync(file, join(dir, basename(file)));
-      return { NODE_OPTIONS: `--cpu-prof --cpu-prof-interval=100 --cpu-prof-dir=${dir}` };
+      return { ...env, NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-interval=100 --cpu-prof-dir="${dir}"`.trim() };
     };
     for (const fn of functions) {
-      await functionProbe(fn.key, fn, fn.bundle, profiled(fn.key, fn.bundle), false);
+      await functionProbe(fn.key, fn, fn.bundle, profiled(fn.key, fn.bundle, envOf(fn)), false);
       const sdk = sdkFloorOf(fn);
-      if (sdk) await probe(sdkKey(fn), sdk.bundle, { requests: captured.get(fn.key) }, { ...envOf(fn), ...profiled(`${fn.key}.fixed-sdk-floor`, sdk.bundle) }, false);
+      if (sdk) await probe(sdkKey(fn), sdk.bundle, sdkFloorEvent(fn), profiled(`${fn.key}.fixed-sdk-floor`, sdk.bundle, envOf(fn)), false);
     }
     options.progress(`cold starts: a CPU profile of each function and its fixed-SDK floor in ${options.cpuProfiles}`);
   }
   const jobs: (() => Promise<unknown>)[] = [
     ...functions.map((fn) => () => functionProbe(fn.key, fn, fn.bundle)),
     ...functions.filter((fn) => captured.get(fn.key)!.length > 0).map((fn) => () => probe(sameIoKey(fn), options.sameIoBundle, { requests: captured.get(fn.key) }, envOf(fn))),
-    ...functions.filter((fn) => sdkFloorOf(fn)).map((fn) => () => probe(sdkKey(fn), sdkFloorOf(fn)!.bundle, { requests: captured.get(fn.key) }, envOf(fn))),
+    ...functions.filter((fn) => sdkFloorOf(fn)).map((fn) => () => probe(sdkKey(fn), sdkFloorOf(fn)!.bundle, sdkFloorEvent(fn), envOf(fn))),
     ...options.variants.map((v) => () => (v.of ? functionProbe(v.label, v.of, v.bundle, v.env) : probe(v.label, v.bundle, {}, { ...envOf(), ...v.env }))),
   ];
   const emptyEvery = 5;

@@ -67,7 +67,7 @@ export function budgets(r: BenchResults): BudgetLine[] {
               ? 'Most of the excess is compiling and running the bundle: its size is the SDKs it carries (see the compile-cache variants below for what compilation alone costs).'
               : "Most of the excess is the first call: the SDK clients' one-time setup (configuration, endpoint rules, middleware) before their first request, which the bare floor does not have.") +
             (f.sdkFloor
-              ? ` The same requests through the fixed AWS SDK clients alone (${f.sdkFloor.clients}, ${kb(f.sdkFloor.bundleBytes)}): ${ms(f.sdkFloor.importMs)} + ${ms(f.sdkFloor.firstCallMs)} = ${ms(f.sdkFloor.totalMs)}, ${f.sdkFloor.ratioToSameIo}× the same-I/O floor; the function is ${round2(f.totalMs / f.sdkFloor.totalMs)}× that.`
+              ? ` The same requests through the fixed packages' clients alone (${f.sdkFloor.clients}, ${kb(f.sdkFloor.bundleBytes)}): ${ms(f.sdkFloor.importMs)} + ${ms(f.sdkFloor.firstCallMs)} = ${ms(f.sdkFloor.totalMs)}, ${f.sdkFloor.ratioToSameIo}× the same-I/O floor; the function is ${round2(f.totalMs / f.sdkFloor.totalMs)}× that.`
               : '')
           );
         },
@@ -133,7 +133,7 @@ export function markdown(r: BenchResults): string {
   out.push('');
   if (unmeetable.length) {
     out.push(
-      `Of the ${over.length} not met, ${unmeetable.length} cannot be met with the packages the customer fixed: for each, a floor measured in this run (the function's own requests made through the fixed AWS SDK clients by a bare handler) is already over the budget. Their verdicts say so; the budgets stay as they are.`,
+      `Of the ${over.length} not met, ${unmeetable.length} cannot be met with the packages the customer fixed: for each, a floor measured in this run (the function's own requests made through the fixed packages' clients by a bare handler) is already over the budget. Their verdicts say so; the budgets stay as they are.`,
     );
     out.push('');
   }
@@ -154,7 +154,7 @@ export function markdown(r: BenchResults): string {
     out.push('## Cold start per function');
     out.push('');
     out.push(
-      `A fresh Node process (the Lambda environment's NODE_OPTIONS, node:http preloaded as the runtime client has it) loads the bundle (load) and answers one real request (first answer). Floors, in the same rounds: the empty handler (${kb(c.floor.bundleBytes)}; ${c.floor.samples} runs, median ${ms(c.floor.totalMs)}: load ${ms(c.floor.importMs)}, answer ${ms(c.floor.firstCallMs)}), and each function's same-I/O floor, a bare handler that replays the requests the function's own first call made (node:http with SigV4 for AWS, fetch for vendors). The fixed-SDK floor makes the same requests, the AWS ones through the @aws-sdk clients the customer fixed (only the clients and commands they need), the vendor ones bare: a lower bound for any function making them with those packages.`,
+      `A fresh Node process (the Lambda environment's NODE_OPTIONS, node:http preloaded as the runtime client has it) loads the bundle (load) and answers one real request (first answer). Floors, in the same rounds: the empty handler (${kb(c.floor.bundleBytes)}; ${c.floor.samples} runs, median ${ms(c.floor.totalMs)}: load ${ms(c.floor.importMs)}, answer ${ms(c.floor.firstCallMs)}), and each function's same-I/O floor, a bare handler that replays the requests the function's own first call made (node:http with SigV4 for AWS, fetch for vendors). The fixed-SDK floor makes the same requests through the clients of the packages the customer fixed: the AWS ones through the @aws-sdk clients (only the clients and commands they need), Supabase Auth's through the supabase-js call that sends each, the other vendors' bare after their client is made: a lower bound for any function making them with those packages.`,
     );
     out.push('');
     out.push('| Function | Bundle | Load | First answer | Total | Its I/O | Same-I/O floor (load + answer = total) | Fixed-SDK floor (× same-I/O) | × empty | × its floor | × fixed-SDK floor | Budget | Request → answers |');

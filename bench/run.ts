@@ -176,24 +176,27 @@ try {
   rmSync(work, { recursive: true, force: true });
 }
 
-/** The fixed-SDK floor for a set of clients: an entry importing just their modules (bench/fixtures/sdk-floor/), built like the service, once. */
+/** The fixed-SDK floor for a set of clients (and an HTTP function's middy stack): an entry importing just their modules (bench/fixtures/sdk-floor/), built like the service, once. */
 function sdkFloorBuilder(folder: string): SdkFloorBuilder {
   const built = new Map<string, Promise<{ bundle: string; bundleBytes: number }>>();
   // The clients that make requests (the others are only loaded and made): each module's export giving it.
   const REPLAYING: Record<string, string> = { dynamodb: 'dynamodbService', states: 'sfnService', supabase: 'supabaseService' };
-  return (clients) => {
-    const name = clients.join('-');
+  return (clients, http) => {
+    const stack = http ? [`middy${http.json ? '-json' : ''}${http.validates ? '-validator' : ''}`] : [];
+    const name = [...stack, ...clients].join('-');
     if (!built.has(name)) {
       const fixture = (client: string) => JSON.stringify(join(ROOT, 'bench/fixtures/sdk-floor', `${client}.ts`));
       const entry = join(folder, `sdk-floor-${name}.ts`);
       mkdirSync(folder, { recursive: true });
       const replaying = clients.filter((c) => REPLAYING[c]);
+      const replay = `replayHandler([${replaying.map((c) => `${REPLAYING[c]}()`).join(', ')}])`;
       writeFileSync(
         entry,
         [
           `import { replayHandler } from ${fixture('replay')};`,
+          ...(http ? [`import { httpStack } from ${fixture('http')};`] : []),
           ...clients.map((c) => (REPLAYING[c] ? `import { ${REPLAYING[c]} } from ${fixture(c)};` : `import ${fixture(c)};`)),
-          `export const handler = replayHandler([${replaying.map((c) => `${REPLAYING[c]}()`).join(', ')}]);`,
+          `export const handler = ${http ? `httpStack(${replay}, ${JSON.stringify(http)})` : replay};`,
         ].join('\n'),
       );
       const bundle = entry.replace(/\.ts$/, '.mjs');

@@ -9,7 +9,8 @@
 // suite, the bench, an operator's laptop). Reported upstream as
 // floydspace/serverless-esbuild#589. Once packaging is done, this removes the
 // folders that this very process staged (its pid is in their names) for this
-// service's functions, and nothing else.
+// service's functions, and nothing else. (A packaging that fails part-way
+// never reaches these hooks: its folders stay, as before.)
 import { readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

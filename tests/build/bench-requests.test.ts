@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { clientsOf } from '../../bench/cold-start.ts';
+import { clientsOf, httpStackOf } from '../../bench/cold-start.ts';
 import { probedHttpFunctions } from '../../bench/requests.ts';
 
 // The bench's cold-start probe sends each HTTP function the request a real
@@ -32,5 +32,12 @@ describe('the bench', () => {
     expect(clientsOf([to(`${origin}/resend/emails`)], env)).toEqual(['resend']);
     expect(clientsOf([to('http://127.0.0.1:20002/', sigv4('dynamodb')), to('http://127.0.0.1:20003/', sigv4('states'))], env)).toEqual(['dynamodb', 'states']);
     expect(clientsOf([to(`${origin}/_local/anything`)], env)).toEqual([]);
+  });
+
+  // An HTTP function's fixed-SDK floor has the middy packages the customer fixed, as its route needs them; a step has none.
+  it("gives an HTTP function's fixed-SDK floor middy, its JSON body parser when the route takes a JSON body, and its validator when the event has a schema", () => {
+    expect(httpStackOf({ route: { method: 'POST', path: '/api/auth/login' } })).toEqual({ json: true, validates: true });
+    expect(httpStackOf({ route: { method: 'GET', path: '/api/auth/me' } })).toEqual({ json: false, validates: false });
+    expect(httpStackOf({})).toBeUndefined();
   });
 });

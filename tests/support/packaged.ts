@@ -25,8 +25,8 @@ export interface Packaged {
   /** serverless-esbuild's work folder (relative to the service); the bundles are in its .build. */
   work: string;
   template: Template;
-  /** When packaging began (ms since the epoch). */
-  startedAt: number;
+  /** The pid of the `sls package` process (serverless-esbuild names its zip staging folders with it). */
+  packagerPid: number;
 }
 
 /** Inside the service, where serverless-esbuild takes its work folder from. */
@@ -53,12 +53,13 @@ async function build(): Promise<Packaged> {
     first = false;
   }
   if (first) {
-    writeFileSync(join(dir, 'started'), String(Date.now()));
     try {
-      await run(process.execPath, [SLS_BIN, 'package', '--stage', 'ci', '--package', out], {
+      const packaging = run(process.execPath, [SLS_BIN, 'package', '--stage', 'ci', '--package', out], {
         env: { ...hermetic(process.env, {}), HOME: dir, ESBUILD_WORK_FOLDER: work, SLS_TELEMETRY_DISABLED: '1' },
         maxBuffer: 16 * 1024 * 1024,
       });
+      writeFileSync(join(dir, 'packager-pid'), String(packaging.child.pid));
+      await packaging;
       writeFileSync(done, '');
     } catch (error) {
       const e = error as { stdout?: string; stderr?: string; message: string };
@@ -75,6 +76,6 @@ async function build(): Promise<Packaged> {
     out,
     work,
     template: JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8')) as Template,
-    startedAt: Number(readFileSync(join(dir, 'started'), 'utf8')),
+    packagerPid: Number(readFileSync(join(dir, 'packager-pid'), 'utf8')),
   };
 }

@@ -8,6 +8,13 @@
 // Stripe only when it handles a checkout or a payment event, Resend only when
 // it sends an e-mail.
 //
+// The Step Functions client and what sends through it are imported statically
+// (tree shaking leaves them out of bundles that never start an execution): a
+// module reached through import() is bundled whole, with everything it imports,
+// and for the AWS SDK that is a client's index with every command (37 for Step
+// Functions, about 22 KB more in each bundle that starts executions). Every
+// function that reaches Step Functions does so on its main path anyway.
+//
 // Every factory reads its settings through its own section of config.ts, by
 // literal name: a bundle holds the names of exactly the settings its code can
 // read, and serverless.yml gives each function those and no others.
@@ -42,10 +49,12 @@ import { interactivePolicyFrom, policyFrom } from './integrations/http-client.ts
 import type { Mailer } from './integrations/mailer.ts';
 import type { Storage } from './integrations/storage.ts';
 import type { TaskTool } from './integrations/task-tool.ts';
-import type { OnboardingWorkflow } from './onboarding/workflow.ts';
+import { sfnWorkflow, type OnboardingWorkflow } from './onboarding/workflow.ts';
 import type { Payments } from './payments/payments.ts';
 import type { PaymentQueue } from './payments/payment-queue.ts';
 import type { BookingQueue } from './webhooks/booking-queue.ts';
+import { sfnQueue } from './workflows/sfn-queue.ts';
+import { createStepFunctionsClient } from './workflows/step-functions.ts';
 
 /**
  * Who waits on a vendor's answer decides how long it may take. A person (any
@@ -213,18 +222,17 @@ export const crawlMaxPages = (): number => crawlSettings().maxPages;
 // --- Workflows: each state machine's ARN is required by the functions that start it. ---
 
 /** The Step Functions client, created on the first call that needs it. */
-const stepFunctions = (): Promise<SFNClient> =>
-  kept('sfn', () => import('./workflows/step-functions.ts').then(({ createStepFunctionsClient }) => createStepFunctionsClient()));
+const stepFunctions = (): SFNClient => kept('sfn', createStepFunctionsClient);
 
 const workflowOn = (arn: string): OnboardingWorkflow =>
-  onFirstCall(async () => (await import('./onboarding/workflow.ts')).sfnWorkflow(await stepFunctions(), arn));
+  onFirstCall(async () => sfnWorkflow(stepFunctions(), arn));
 
 export const onboardingWorkflow = (): OnboardingWorkflow => kept('onboardingWorkflow', () => workflowOn(onboardingStateMachineArn()));
 export const enhancedOnboardingWorkflow = (): OnboardingWorkflow =>
   kept('enhancedOnboardingWorkflow', () => workflowOn(enhancedOnboardingStateMachineArn()));
 export const crawlerRefreshWorkflow = (): OnboardingWorkflow => kept('crawlerRefreshWorkflow', () => workflowOn(crawlerRefreshStateMachineArn()));
 
-const queueOn = <Q extends object>(arn: string): Q => onFirstCall<Q>(async () => (await import('./workflows/sfn-queue.ts')).sfnQueue(await stepFunctions(), arn) as Q);
+const queueOn = <Q extends object>(arn: string): Q => onFirstCall<Q>(async () => sfnQueue(stepFunctions(), arn) as Q);
 
 export const bookingQueue = (): BookingQueue => kept('bookingQueue', () => queueOn<BookingQueue>(bookingStateMachineArn()));
 export const paymentQueue = (): PaymentQueue => kept('paymentQueue', () => queueOn<PaymentQueue>(paymentsStateMachineArn()));

@@ -192,5 +192,16 @@ describe('the built bundles', () => {
     expect(notFound).toContain('/api/onboarding-v2');
     expect(notFound).not.toContain('maxLength');
   }, 120_000);
+
+  // A module reached through a dynamic import() is bundled whole with everything it imports: an AWS SDK client's
+  // index with every command it has (Step Functions': 37, about 22 KB). The service never creates an activity or
+  // a backup, so a bundle naming those commands carries the whole client.
+  it("carry only the AWS SDK commands their code sends, not a client's every command", () => {
+    const buildDir = join(work, '.build');
+    const whole = Object.values(declared.functions as Record<string, { handler: string }>)
+      .filter((fn) => /"(CreateActivityCommand|CreateBackupCommand)"/.test(readFileSync(join(buildDir, `${fn.handler.replace(/\.[^.]+$/, '')}.mjs`), 'utf8')))
+      .map((fn) => fn.handler);
+    expect(whole).toEqual([]);
+  });
 });
 

@@ -12,11 +12,15 @@ import type { IdentityProvider } from '../../lib/identity/identity.ts';
 import { supabaseIdentity } from '../../lib/identity/supabase-identity.ts';
 import { supabaseVendorWith } from '../../local/emulators/supabase.ts';
 import { quickPolicy, useEmulators } from '../support/emulators.ts';
+import { identityUsers } from '../support/identity-users.ts';
+import { newEmail } from '../support/users.ts';
 
 const emu = useEmulators(supabaseVendorWith({}));
 const identity = (admin = true): IdentityProvider =>
   supabaseIdentity({ url: emu.env.SUPABASE_URL!, anonKey: emu.env.SUPABASE_ANON_KEY!, serviceRoleKey: admin ? emu.env.SUPABASE_SERVICE_ROLE_KEY! : undefined }, quickPolicy);
 const PASSWORD = 'Secret123';
+const REDIRECT = 'http://localhost:3000/reset-password';
+const { registered, confirmed, signedIn, recoveryToken } = identityUsers(identity, REDIRECT);
 
 interface Exchange extends CapturedRequest {
   status: number;
@@ -26,18 +30,19 @@ interface Exchange extends CapturedRequest {
 const realFetch = globalThis.fetch;
 afterEach(() => vi.unstubAllGlobals());
 
-async function bodyOf(init?: RequestInit): Promise<string> {
-  return init?.body === undefined || init.body === null ? '' : new Response(init.body).text();
+/** A request sent through fetch, with the answer it got. */
+async function exchange(input: string | URL | Request, init: RequestInit | undefined, status: number, answer: string): Promise<Exchange> {
+  const request = new Request(input, init);
+  const body = init?.body === undefined || init.body === null ? '' : await new Response(init.body).text();
+  return { via: 'fetch', method: request.method, url: request.url, headers: Object.fromEntries(request.headers), body, status, answer };
 }
 
 /** The requests `work` sends through fetch, with their answers. */
 async function recorded(work: () => Promise<unknown>): Promise<Exchange[]> {
   const log: Exchange[] = [];
   vi.stubGlobal('fetch', async (input: string | URL | Request, init?: RequestInit) => {
-    const request = new Request(input, init);
     const res = await realFetch(input, init);
-    const answer = await res.clone().text();
-    log.push({ via: 'fetch', method: request.method, url: request.url, headers: Object.fromEntries(request.headers), body: await bodyOf(init), status: res.status, answer });
+    log.push(await exchange(input, init, res.status, await res.clone().text()));
     return res;
   });
   try {
@@ -56,9 +61,8 @@ async function recorded(work: () => Promise<unknown>): Promise<Exchange[]> {
 async function replayed(log: Exchange[], options: { answers?: (i: number) => { status: number; answer: string } | undefined; bare?: (r: CapturedRequest) => Promise<unknown> } = {}): Promise<Exchange[]> {
   const made: Exchange[] = [];
   vi.stubGlobal('fetch', async (input: string | URL | Request, init?: RequestInit) => {
-    const request = new Request(input, init);
     const then = options.answers?.(made.length) ?? log[made.length];
-    made.push({ via: 'fetch', method: request.method, url: request.url, headers: Object.fromEntries(request.headers), body: await bodyOf(init), status: then?.status ?? 0, answer: then?.answer ?? '' });
+    made.push(await exchange(input, init, then?.status ?? 0, then?.answer ?? ''));
     return new Response(then?.answer || null, { status: then?.status ?? 599, headers: { 'content-type': 'application/json' } });
   });
   const noBareRequest = async (r: CapturedRequest) => {
@@ -71,71 +75,52 @@ async function replayed(log: Exchange[], options: { answers?: (i: number) => { s
 /** What must match: the request line, the keys and token it carries, its JSON body. */
 const shape = (e: Exchange) => ({ request: `${e.method} ${e.url}`, apikey: e.headers.apikey, authorization: e.headers.authorization, body: e.body ? JSON.parse(e.body) : undefined });
 
-async function signedUp(admin = true) {
-  const email = `${crypto.randomUUID()}@example.com`;
-  const registration = await identity(admin).register({ email, password: PASSWORD, metadata: { companyName: 'Acme' } });
-  if (registration.outcome !== 'registered') throw new Error(registration.outcome);
-  return { email, user: registration.user };
-}
-
-async function signedIn() {
-  const { email, user } = await signedUp();
-  await identity().confirmEmail(user.id);
-  const result = await identity().signIn(email, PASSWORD);
-  if (result.outcome !== 'signed-in') throw new Error(result.outcome);
-  return { email, user, accessToken: result.session.accessToken };
-}
-
-async function recoveryToken(email: string) {
-  const link = await identity().createRecoveryLink(email, 'http://localhost:3000/reset-password');
-  const res = await realFetch(link!, { redirect: 'manual' });
-  return new URLSearchParams(new URL(res.headers.get('location')!).hash.slice(1)).get('access_token')!;
+/** A password change in a recovery session, then the end of its sessions: what reset-password asks of the provider. */
+async function resetInRecoverySession(token: string) {
+  const session = await identity().openRecoverySession(token);
+  await session!.updatePassword('Another456');
+  await identity().endSessions(token);
 }
 
 describe("the fixed-SDK floor's Supabase calls send what the identity adapter sends", () => {
   const operations: [string, () => Promise<() => Promise<unknown>>][] = [
     ['signs in with a password (login)', async () => {
-      const { email, user } = await signedUp();
-      await identity().confirmEmail(user.id);
+      const { email } = await confirmed(PASSWORD);
       return () => identity().signIn(email, PASSWORD);
     }],
     ['reads the user of an access token (every signed-in request)', async () => {
-      const { accessToken } = await signedIn();
+      const { accessToken } = await signedIn(PASSWORD);
       return () => identity().userForAccessToken(accessToken);
     }],
     ['ends the sessions of a user (logout)', async () => {
-      const { accessToken } = await signedIn();
+      const { accessToken } = await signedIn(PASSWORD);
       return () => identity().endSessions(accessToken);
     }],
-    ['creates a user with the admin API (signup)', async () => () => identity().register({ email: `${crypto.randomUUID()}@example.com`, password: PASSWORD, metadata: { companyName: 'Acme' } })],
-    ['signs up a user without the admin key', async () => () => identity(false).register({ email: `${crypto.randomUUID()}@example.com`, password: PASSWORD, metadata: {} })],
+    ['creates a user with the admin API (signup)', async () => () => identity().register({ email: newEmail(), password: PASSWORD, metadata: { companyName: 'Acme' } })],
+    ['signs up a user without the admin key', async () => () => identity(false).register({ email: newEmail(), password: PASSWORD, metadata: {} })],
     ['confirms an address (verify-email)', async () => {
-      const { user } = await signedUp();
+      const { user } = await registered();
       return () => identity().confirmEmail(user.id);
     }],
     ['deletes a user (a signup undone)', async () => {
-      const { user } = await signedUp();
+      const { user } = await registered();
       return () => identity().deleteUser(user.id);
     }],
     ['makes a recovery link (forgot-password)', async () => {
-      const { email } = await signedUp();
-      return () => identity().createRecoveryLink(email, 'http://localhost:3000/reset-password');
+      const { email } = await registered();
+      return () => identity().createRecoveryLink(email, REDIRECT);
     }],
     ['sends a recovery e-mail without the admin key', async () => {
-      const { email } = await signedUp();
-      return () => identity(false).sendRecoveryEmail(email, 'http://localhost:3000/reset-password');
+      const { email } = await registered();
+      return () => identity(false).sendRecoveryEmail(email, REDIRECT);
     }],
     ['changes the password in a recovery session, then ends its sessions (reset-password)', async () => {
-      const { email } = await signedIn();
+      const { email } = await signedIn(PASSWORD);
       const token = await recoveryToken(email);
-      return async () => {
-        const session = await identity().openRecoverySession(token);
-        await session!.updatePassword('Another456');
-        await identity().endSessions(token);
-      };
+      return () => resetInRecoverySession(token);
     }],
     ['sets a password as admin', async () => {
-      const { user } = await signedUp();
+      const { user } = await registered();
       return () => identity().setPasswordAsAdmin(user.id, 'Another456');
     }],
   ];
@@ -152,13 +137,9 @@ describe("the fixed-SDK floor's Supabase calls send what the identity adapter se
   // In the bench the floor replays requests captured once: by then the capture run's own logout has ended the
   // recovery session, so setSession is refused and updateUser sends nothing. The floor still makes every round trip.
   it('still makes every captured request when a call stops short (a recovery session already ended)', async () => {
-    const { email } = await signedIn();
+    const { email } = await signedIn(PASSWORD);
     const token = await recoveryToken(email);
-    const log = await recorded(async () => {
-      const session = await identity().openRecoverySession(token);
-      await session!.updatePassword('Another456');
-      await identity().endSessions(token);
-    });
+    const log = await recorded(() => resetInRecoverySession(token));
     expect(log.map((e) => `${e.method} ${new URL(e.url).pathname}`)).toEqual(['GET /auth/v1/user', 'PUT /auth/v1/user', 'POST /auth/v1/logout']);
     const ended = { status: 403, answer: JSON.stringify({ code: 403, error_code: 'session_not_found', msg: 'Session from session_id claim in JWT does not exist' }) };
     const made = await replayed(log, { answers: () => ended, bare: sendBare });

@@ -4,8 +4,7 @@
 // client IP of its own.
 import { describe, expect, it } from 'vitest';
 import { api, errorCode, randomLoopbackIp, stack, type Reply } from '../support/http.ts';
-
-const newEmail = () => `${crypto.randomUUID()}@example.com`;
+import { newEmail } from '../support/users.ts';
 const limitOf = (setting: string, fallback: string) => Number((stack().env[setting] || fallback).split('/')[0]);
 
 function expectRateLimited(reply: Reply, windowSeconds: number) {

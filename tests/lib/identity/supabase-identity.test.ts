@@ -7,6 +7,8 @@ import type { IdentityProvider } from '../../../lib/identity/identity.ts';
 import { supabaseIdentity } from '../../../lib/identity/supabase-identity.ts';
 import { supabaseVendorWith } from '../../../local/emulators/supabase.ts';
 import { quickPolicy, useEmulators } from '../../support/emulators.ts';
+import { identityUsers } from '../../support/identity-users.ts';
+import { newEmail } from '../../support/users.ts';
 
 const SITE_URL = 'http://dashboard.test';
 const emu = useEmulators(supabaseVendorWith({ siteUrl: SITE_URL, redirectAllowList: ['http://portal.test/**'] }));
@@ -15,41 +17,8 @@ const teamOnly = useEmulators(supabaseVendorWith({ authorizedAddresses: ['team@a
 const settings = () => ({ url: emu.env.SUPABASE_URL!, anonKey: emu.env.SUPABASE_ANON_KEY!, serviceRoleKey: emu.env.SUPABASE_SERVICE_ROLE_KEY! });
 const identity = (): IdentityProvider => supabaseIdentity(settings(), quickPolicy);
 const withoutAdmin = (): IdentityProvider => supabaseIdentity({ ...settings(), serviceRoleKey: undefined }, quickPolicy);
-const newEmail = () => `${crypto.randomUUID()}@example.com`;
 const REDIRECT = 'http://portal.test/reset-password';
-
-async function registered(password = 'Secret123') {
-  const email = newEmail();
-  const result = await identity().register({ email, password, metadata: { companyName: 'Acme' } });
-  if (result.outcome !== 'registered') throw new Error('not registered');
-  return { email, password, user: result.user };
-}
-
-async function confirmed(password = 'Secret123') {
-  const r = await registered(password);
-  await identity().confirmEmail(r.user.id);
-  return r;
-}
-
-/** The token of a recovery session, from a recovery link followed as a browser does. */
-async function recoveryToken(email: string) {
-  const link = await identity().createRecoveryLink(email, REDIRECT);
-  return (await followRecoveryLink(link!)).token!;
-}
-
-async function signedIn(password = 'Secret123') {
-  const r = await confirmed(password);
-  const result = await identity().signIn(r.email, password);
-  if (result.outcome !== 'signed-in') throw new Error(result.outcome);
-  return { ...r, accessToken: result.session.accessToken };
-}
-
-/** Follows an e-mailed recovery link as a browser does; the access token from where it lands. */
-async function followRecoveryLink(link: string) {
-  const res = await fetch(link, { redirect: 'manual' });
-  const landing = new URL(res.headers.get('location')!);
-  return { landing: `${landing.origin}${landing.pathname}`, token: new URLSearchParams(landing.hash.slice(1)).get('access_token') };
-}
+const { registered, confirmed, signedIn, followRecoveryLink, recoveryToken } = identityUsers(identity, REDIRECT);
 
 describe('the Supabase identity adapter', () => {
   it('registers a user whose address still needs confirming, keeping the metadata', async () => {

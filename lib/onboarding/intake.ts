@@ -3,6 +3,7 @@
 import { normaliseEmail } from '../accounts/accounts.ts';
 import { InvalidInput, type ErrorDetail } from '../errors.ts';
 import { idParam } from '../http/route.ts';
+import { ianaZone } from '../time-zones.ts';
 
 const text = (maxLength: number) => ({ type: 'string', minLength: 1, maxLength }) as const;
 const phone = { type: 'string', maxLength: 40, pattern: '^[0-9+()./ -]{3,40}$' } as const;
@@ -137,16 +138,4 @@ const TOP_LEVEL = /^([a-z]{2,63}|xn--[a-z0-9-]{1,59}(?<!-))$/i;
 function isDomainName(hostname: string): boolean {
   const labels = hostname.split('.');
   return hostname.length <= 253 && labels.length >= 2 && labels.every((l) => LABEL.test(l)) && TOP_LEVEL.test(labels.at(-1)!);
-}
-
-/** An IANA zone name the runtime knows (as given; aliases are valid too); offsets and unknown names → undefined. */
-function ianaZone(raw: string): string | undefined {
-  if (!/^(UTC|[A-Za-z_]+(\/[A-Za-z0-9_+-]+)+)$/.test(raw)) return undefined;
-  try {
-    // Stored as given: ICU's own resolution of aliases differs between versions.
-    new Intl.DateTimeFormat('en-US', { timeZone: raw });
-    return raw;
-  } catch {
-    return undefined;
-  }
 }

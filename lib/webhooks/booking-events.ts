@@ -3,6 +3,7 @@
 // Cal.com's form-encoded custom templates) are refused with 400; well-formed
 // events of types we do not act on are acknowledged and ignored.
 import { InvalidInput, type ErrorDetail } from '../errors.ts';
+import { ianaZone } from '../time-zones.ts';
 
 export type BookingProvider = 'calendly' | 'calcom';
 export type BookingChange = 'booked' | 'rescheduled' | 'cancelled';
@@ -54,13 +55,7 @@ const instant = (v: unknown) => {
 };
 const zone = (v: unknown) => {
   const s = text(v, 64);
-  if (!s) return undefined;
-  try {
-    new Intl.DateTimeFormat('en-GB', { timeZone: s });
-    return s;
-  } catch {
-    return undefined;
-  }
+  return s ? ianaZone(s) : undefined;
 };
 const person = (name: unknown, mail: unknown): Person => ({ ...(text(name, 200) ? { name: text(name, 200) } : {}), ...(email(mail) ? { email: email(mail) } : {}) });
 

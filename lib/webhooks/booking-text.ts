@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { NewTask, TaskPatch } from '../integrations/task-tool.ts';
 import { chatField, markdownField, oneLine, TEXT_LIMITS } from '../text.ts';
+import { ianaZone, wallClock, type WallClock } from '../time-zones.ts';
 import type { BookingEvent } from './booking-events.ts';
 
 const PROVIDER_NAME = { calendly: 'Calendly', calcom: 'Cal.com' } as const;
@@ -15,15 +16,18 @@ const shortRef = (booking: BookingEvent) => createHash('sha256').update(bookingR
 
 const who = (booking: BookingEvent) => booking.invitee.name ?? booking.invitee.email ?? 'Someone';
 
-/** "Tue 3 Mar 2026, 10:00–10:30 (Europe/Berlin)"; UTC when the zone is unknown. */
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const twoDigits = (n: number) => String(n).padStart(2, '0');
+
+/** "Tue 3 Mar 2026, 10:00–10:30 (Europe/Berlin)"; UTC when the zone is unknown (lib/time-zones.ts: no ICU formatter at cold start). */
 export function when(booking: Pick<BookingEvent, 'startTime' | 'endTime' | 'timezone'>): string {
   if (!booking.startTime) return 'an unannounced time';
-  const timeZone = booking.timezone ?? 'UTC';
-  const day = new Intl.DateTimeFormat('en-GB', { timeZone, weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' });
-  const time = new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
-  const start = new Date(booking.startTime);
-  const end = booking.endTime ? `–${time.format(new Date(booking.endTime))}` : '';
-  return `${day.format(start).replace(/,/g, '')}, ${time.format(start)}${end} (${timeZone})`;
+  const timeZone = (booking.timezone && ianaZone(booking.timezone)) || 'UTC';
+  const start = wallClock(new Date(booking.startTime), timeZone);
+  const time = (c: WallClock) => `${twoDigits(c.hour)}:${twoDigits(c.minute)}`;
+  const end = booking.endTime ? `–${time(wallClock(new Date(booking.endTime), timeZone))}` : '';
+  return `${WEEKDAYS[start.weekday]} ${start.day} ${MONTHS[start.month - 1]} ${start.year}, ${time(start)}${end} (${timeZone})`;
 }
 
 /** Plain text (a task's name is not markdown): each field one bounded line (lib/text.ts). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { BookingEvent } from '../../../lib/webhooks/booking-events.ts';
-import { newTaskFor, taskPatchFor } from '../../../lib/webhooks/booking-text.ts';
+import { newTaskFor, taskPatchFor, when } from '../../../lib/webhooks/booking-text.ts';
 
 // What an invitee types into a booking form lands in the agency's task tool:
 // the task's name (plain text) and its description (markdown, which ClickUp
@@ -42,4 +42,19 @@ describe('a booking in the task tool', () => {
       for (const line of description.split('\n')) expect(line).toMatch(/^$|^- (When|Where|With|Reason|Cancelled by|Booked through|Rescheduled)|^\*\*/);
     });
   }
+});
+
+describe('when a booking is', () => {
+  it.each([
+    [{ startTime: '2026-03-03T09:00:00Z', endTime: '2026-03-03T09:30:00Z', timezone: 'Europe/Berlin' }, 'Tue 3 Mar 2026, 10:00–10:30 (Europe/Berlin)'],
+    [{ startTime: '2026-09-30T23:45:00Z', endTime: '2026-10-01T00:15:00Z', timezone: 'Asia/Kathmandu' }, 'Thu 1 Oct 2026, 05:30–06:00 (Asia/Kathmandu)'],
+    [{ startTime: '2026-09-07T16:00:00Z', timezone: 'America/Los_Angeles' }, 'Mon 7 Sep 2026, 09:00 (America/Los_Angeles)'],
+    [{ startTime: '2026-03-29T00:30:00Z', endTime: '2026-03-29T01:30:00Z', timezone: 'Europe/London' }, 'Sun 29 Mar 2026, 00:30–02:30 (Europe/London)'],
+    [{ startTime: '2026-03-03T09:00:00Z', timezone: 'Asia/Kolkata' }, 'Tue 3 Mar 2026, 14:30 (Asia/Kolkata)'],
+    [{ startTime: '2026-03-03T09:00:00Z' }, 'Tue 3 Mar 2026, 09:00 (UTC)'],
+    [{ startTime: '2026-03-03T09:00:00Z', timezone: '+01:00' }, 'Tue 3 Mar 2026, 09:00 (UTC)'],
+    [{}, 'an unannounced time'],
+  ])('%j: %s', (times, shown) => {
+    expect(when(times)).toBe(shown);
+  });
 });

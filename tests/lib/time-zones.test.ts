@@ -1,0 +1,128 @@
+// lib/time-zones.ts against ICU's own formatter, which it avoids at cold
+// start: for every zone the runtime knows, it must name the same zones and show
+// the same wall clock at any instant (DST switches, half- and quarter-hour
+// offsets, historical local mean times included), and leave process.env.TZ as
+// it found it.
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ianaZone, wallClock, type WallClock } from '../../lib/time-zones.ts';
+
+const ALIASES = ['UTC', 'Etc/UTC', 'Etc/GMT+5', 'Etc/GMT-14', 'Asia/Kolkata', 'Europe/Kyiv', 'America/Nuuk', 'US/Eastern', 'US/Pacific'];
+const ZONES = [...Intl.supportedValuesOf('timeZone'), ...ALIASES];
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+const formatterFor = (timeZone: string) => {
+  const made = formatters.get(timeZone) ?? new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    era: 'short',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    weekday: 'short',
+    hour: 'numeric',
+    minute: 'numeric',
+    hourCycle: 'h23',
+  });
+  formatters.set(timeZone, made);
+  return made;
+};
+
+function icuWallClock(instant: Date, timeZone: string): WallClock {
+  const parts = formatterFor(timeZone).formatToParts(instant);
+  const part = (type: string) => parts.find((p) => p.type === type)!.value;
+  return {
+    year: Number(part('year')),
+    month: Number(part('month')),
+    day: Number(part('day')),
+    weekday: WEEKDAYS.indexOf(part('weekday')),
+    hour: Number(part('hour')),
+    minute: Number(part('minute')),
+  };
+}
+
+// Around this year's switches in both hemispheres, every 15 minutes, and a few far ones.
+const around = (iso: string) => Array.from({ length: 17 }, (_, i) => new Date(Date.parse(iso) + (i - 8) * 15 * 60_000));
+const INSTANTS = [
+  ...around('2026-03-08T08:00:00Z'), // the United States
+  ...around('2026-03-29T01:00:00Z'), // the European Union
+  ...around('2026-04-05T03:00:00Z'), // Australia and New Zealand
+  ...around('2026-10-04T16:00:00Z'),
+  ...around('2026-10-25T01:00:00Z'),
+  ...around('2026-11-01T06:00:00Z'),
+  new Date('1901-06-01T12:00:00Z'),
+  new Date('1937-06-30T23:59:00Z'),
+  new Date('1969-12-31T23:59:00Z'),
+  new Date('1970-01-01T00:00:00Z'),
+  new Date('2000-02-29T12:34:00Z'),
+  new Date('2038-01-19T03:14:00Z'),
+  new Date('2099-12-31T23:59:00Z'),
+];
+
+describe('wallClock', () => {
+  const tzBefore = process.env.TZ;
+  afterEach(() => {
+    if (tzBefore === undefined) delete process.env.TZ;
+    else process.env.TZ = tzBefore;
+  });
+
+  it('shows what ICU shows, in every zone it knows, around the DST switches', () => {
+    for (const zone of ZONES) {
+      for (const instant of INSTANTS) expect([zone, instant.toISOString(), wallClock(instant, zone)]).toEqual([zone, instant.toISOString(), icuWallClock(instant, zone)]);
+    }
+  });
+
+  it('shows what ICU shows at any instant from 1900 to 2100', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...ZONES), fc.date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }), (zone, instant) => {
+        expect(wallClock(instant, zone)).toEqual(icuWallClock(instant, zone));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it.each([undefined, ':UTC', 'Asia/Tokyo'])('leaves process.env.TZ as it found it (%s)', (tz) => {
+    if (tz === undefined) delete process.env.TZ;
+    else process.env.TZ = tz;
+    const localHour = new Date('2026-03-03T09:00:00Z').getHours();
+    expect(wallClock(new Date('2026-03-03T09:00:00Z'), 'Pacific/Chatham').hour).toBe(22);
+    expect(process.env.TZ).toBe(tz);
+    expect('TZ' in process.env).toBe(tz !== undefined);
+    expect(new Date('2026-03-03T09:00:00Z').getHours()).toBe(localHour);
+  });
+
+  it('refuses a zone it does not know, as ICU does', () => {
+    for (const zone of ['Mars/Olympus', '+01:00', 'EST5EDT', '']) {
+      expect(() => wallClock(new Date(), zone)).toThrow(RangeError);
+      expect(process.env.TZ).toBe(tzBefore);
+    }
+  });
+});
+
+describe('ianaZone', () => {
+  const formatterKnows = (zone: string) => {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: zone });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it('knows every zone name ICU knows, canonical or alias, as given', () => {
+    for (const zone of ZONES) expect([zone, ianaZone(zone)]).toEqual([zone, zone]);
+  });
+
+  it.each(['Mars/Olympus', 'Europe/Atlantis', '+01:00', '-0500', 'EST5EDT', 'GMT', 'europe berlin', 'Europe/Berlin; drop', '../etc/passwd', 'Europe//Berlin', ''])(
+    'refuses %j, which is no IANA zone name or which ICU does not know',
+    (zone) => {
+      expect(ianaZone(zone)).toBeUndefined();
+    },
+  );
+
+  it('agrees with the formatter on every name of the right form', () => {
+    for (const zone of [...ZONES, 'Mars/Olympus', 'Europe/Atlantis', 'America/Argentina/Nowhere', 'Etc/GMT+15']) {
+      expect([zone, ianaZone(zone) !== undefined]).toEqual([zone, formatterKnows(zone)]);
+    }
+  });
+});

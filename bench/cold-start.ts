@@ -17,7 +17,7 @@ import { eventSchemaOf } from '../lib/http/event-schema.ts';
 import { runProbe } from './probe.ts';
 import { probeRequest } from './requests.ts';
 import type { Scenario } from './scenario.ts';
-import { median, round, shuffled } from './stats.ts';
+import { median, ratioInterval, round, shuffled } from './stats.ts';
 
 export interface ColdStartSample {
   bootMs: number;
@@ -46,7 +46,13 @@ export interface ColdStartFigure extends Timing {
   /** Its floor: the empty handler when it makes no request, else its same-I/O floor. */
   floor: Timing & { kind: 'empty handler' | 'same-I/O floor'; bundleBytes: number };
   /** The same requests, made with the fixed packages' clients (bench/fixtures/sdk-floor/); functions that use one only. */
-  sdkFloor?: Timing & { clients: string; bundleBytes: number; ratioToSameIo: number };
+  sdkFloor?: Timing & {
+    clients: string;
+    bundleBytes: number;
+    ratioToSameIo: number;
+    /** Where that ratio lies, 95% bootstrap interval over the rounds: a budget it proves unmeetable is under all of it. */
+    ratioInterval: [number, number];
+  };
   ratioToEmpty: number;
   ratio: number;
   budget: number;
@@ -244,6 +250,7 @@ export async function measureColdStarts(options: {
       totalMs: round(median(mine.map((s) => s.totalMs))),
     };
   };
+  const totals = (key: string) => (samples.get(key) ?? []).map((s) => s.totalMs);
   const empty = timing(EMPTY);
   return {
     floor: { ...empty, bundleBytes: options.emptyBundleBytes, samples: samples.get(EMPTY)!.length },
@@ -258,6 +265,7 @@ export async function measureColdStarts(options: {
         const withoutIo = WITHOUT_IO.includes(fn.key);
         const sdk = sdkFloorOf(fn);
         const sdkTiming = sdk && timing(sdkKey(fn));
+        const sdkInterval = sdk && io.length ? ratioInterval(totals(sdkKey(fn)), totals(sameIoKey(fn))).map((n) => round(n)) : [Number.NaN, Number.NaN];
         return {
           key: fn.key,
           bundleBytes: fn.bundleBytes,
@@ -267,7 +275,7 @@ export async function measureColdStarts(options: {
           io: describeIo(io),
           ...own,
           floor,
-          ...(sdk && sdkTiming ? { sdkFloor: { ...sdkTiming, clients: sdk.clients, bundleBytes: sdk.bundleBytes, ratioToSameIo: round(sdkTiming.totalMs / floor.totalMs) } } : {}),
+          ...(sdk && sdkTiming ? { sdkFloor: { ...sdkTiming, clients: sdk.clients, bundleBytes: sdk.bundleBytes, ratioToSameIo: round(sdkTiming.totalMs / floor.totalMs), ratioInterval: sdkInterval as [number, number] } } : {}),
           ratioToEmpty: round(own.totalMs / empty.totalMs),
           ratio: round(own.totalMs / (withoutIo ? empty.totalMs : floor.totalMs)),
           budget: withoutIo ? BUDGET.withoutIo : BUDGET.sameIo,

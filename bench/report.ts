@@ -39,6 +39,7 @@ export interface BudgetLine {
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 const pct = (n: number) => `${(n * 100).toFixed(0)}%`;
+const interval = ([low, high]: [number, number]) => `95% bootstrap interval ${low}–${high}×`;
 
 const line = (figure: string, measured: number, budget: number, unit: string, why: () => string, unmeetable?: () => string | undefined): BudgetLine => {
   const over = measured > budget;
@@ -67,13 +68,13 @@ export function budgets(r: BenchResults): BudgetLine[] {
               ? 'Most of the excess is compiling and running the bundle: its size is the SDKs it carries (see the compile-cache variants below for what compilation alone costs).'
               : "Most of the excess is the first call: the SDK clients' one-time setup (configuration, endpoint rules, middleware) before their first request, which the bare floor does not have.") +
             (f.sdkFloor
-              ? ` The same requests through the fixed packages' clients alone (${f.sdkFloor.clients}, ${kb(f.sdkFloor.bundleBytes)}): ${ms(f.sdkFloor.importMs)} + ${ms(f.sdkFloor.firstCallMs)} = ${ms(f.sdkFloor.totalMs)}, ${f.sdkFloor.ratioToSameIo}× the same-I/O floor; the function is ${round2(f.totalMs / f.sdkFloor.totalMs)}× that.`
+              ? ` The same requests through the fixed packages' clients alone (${f.sdkFloor.clients}, ${kb(f.sdkFloor.bundleBytes)}): ${ms(f.sdkFloor.importMs)} + ${ms(f.sdkFloor.firstCallMs)} = ${ms(f.sdkFloor.totalMs)}, ${f.sdkFloor.ratioToSameIo}× the same-I/O floor (${interval(f.sdkFloor.ratioInterval)}); the function is ${round2(f.totalMs / f.sdkFloor.totalMs)}× that.`
               : '')
           );
         },
         () =>
-          f.sdkFloor && f.sdkFloor.ratioToSameIo > f.budget
-            ? `the fixed-SDK floor alone is ${f.sdkFloor.ratioToSameIo}× the same-I/O floor`
+          f.sdkFloor && f.sdkFloor.ratioInterval[0] > f.budget
+            ? `the fixed-SDK floor alone is ${f.sdkFloor.ratioToSameIo}× the same-I/O floor, ${interval(f.sdkFloor.ratioInterval)}`
             : undefined,
       ),
     );
@@ -133,7 +134,7 @@ export function markdown(r: BenchResults): string {
   out.push('');
   if (unmeetable.length) {
     out.push(
-      `Of the ${over.length} not met, ${unmeetable.length} cannot be met with the packages the customer fixed: for each, a floor measured in this run (the function's own requests made through the fixed packages' clients by a bare handler) is already over the budget. Their verdicts say so; the budgets stay as they are.`,
+      `Of the ${over.length} not met, ${unmeetable.length} cannot be met with the packages the customer fixed: for each, a floor measured in this run (the function's own requests made through the fixed packages' clients by a bare handler) is already over the budget, all of its 95% bootstrap interval over the rounds. Their verdicts say so; the budgets stay as they are.`,
     );
     out.push('');
   }

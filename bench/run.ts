@@ -4,8 +4,10 @@
 // report and writes it to bench/results/ (JSON and markdown). Never a test:
 // figures are reported against budgets, nothing fails on them.
 //
-//   npm run bench                      everything (about ten minutes)
+//   npm run bench                      everything (about eleven minutes)
 //   npm run bench -- --quick           fewer rounds, for a first look
+//   npm run bench -- --rounds 30       cold-start rounds (default 20): more narrow the intervals
+//                                      that decide whether a floor proves a budget unmeetable
 //   npm run bench -- --only cold,warm  some parts (cold, warm, onboarding, webhooks, gap); without
 //                                      cold and warm, nothing is packaged: e.g. --only gap
 //   npm run bench -- --only cold --functions login,status
@@ -39,7 +41,7 @@ const { values: args } = parseArgs({
 });
 const parts = new Set(args.only.split(','));
 const settings = {
-  coldStartRounds: Number(args.rounds ?? (args.quick ? 3 : 10)),
+  coldStartRounds: Number(args.rounds ?? (args.quick ? 3 : 20)),
   warmProcesses: args.quick ? 3 : 10,
   warmCalls: args.quick ? 2_000 : 10_000,
   onboardingRuns: args.quick ? 3 : 7,

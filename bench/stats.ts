@@ -19,3 +19,14 @@ export function shuffled<T>(items: readonly T[]): T[] {
   }
   return out;
 }
+
+/**
+ * How far the ratio of two medians can be trusted: the 2.5th and 97.5th
+ * percentiles of median(a*) / median(b*) over bootstrap resamples a*, b* of
+ * each (drawn with replacement, independently: the rounds shuffle every job).
+ */
+export function ratioInterval(a: readonly number[], b: readonly number[], resamples = 4000): [number, number] {
+  const draw = (xs: readonly number[]) => median(Array.from(xs, () => xs[Math.floor(Math.random() * xs.length)]!));
+  const ratios = Array.from({ length: resamples }, () => draw(a) / draw(b));
+  return [percentile(ratios, 2.5), percentile(ratios, 97.5)];
+}

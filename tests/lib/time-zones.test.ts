@@ -4,6 +4,7 @@
 // offsets, historical local mean times included), and leave process.env.TZ as
 // it found it.
 import fc from 'fast-check';
+import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ianaZone, wallClock, type WallClock } from '../../lib/time-zones.ts';
 
@@ -91,8 +92,32 @@ describe('wallClock', () => {
     expect(new Date('2026-03-03T09:00:00Z').getHours()).toBe(localHour);
   });
 
+  it('reads the zone as ICU does when it is spelled another way (TZ is case-sensitive, the formatter is not)', () => {
+    const at = new Date('2026-07-01T12:00:00Z');
+    for (const [given, zone] of [['europe/berlin', 'Europe/Berlin'], ['America/new_york', 'America/New_York'], ['etc/gmt+5', 'Etc/GMT+5'], ['asia/kolkata', 'Asia/Calcutta']] as const) {
+      expect(ianaZone(given)).toBe(given);
+      expect([given, wallClock(at, given)]).toEqual([given, wallClock(at, zone)]);
+    }
+  });
+
+  it('shows the zone in a worker thread with an environment of its own, where assigning TZ moves nothing', async () => {
+    const code = `
+      const { parentPort, workerData } = require('node:worker_threads');
+      import(workerData.module).then(({ wallClock }) => parentPort.postMessage(wallClock(new Date('2026-09-07T16:00:00Z'), 'America/Los_Angeles')));
+    `;
+    const module = new URL('../../lib/time-zones.ts', import.meta.url).href;
+    const worker = new Worker(code, { eval: true, env: { ...process.env, TZ: 'Asia/Tokyo' }, workerData: { module } });
+    const shown = await new Promise((resolve, reject) => worker.once('message', resolve).once('error', reject));
+    await worker.terminate();
+    expect(shown).toEqual({ year: 2026, month: 9, day: 7, weekday: 1, hour: 9, minute: 0 });
+  });
+
+  it('refuses an invalid date, as ICU does', () => {
+    expect(() => wallClock(new Date('not a date'), 'Europe/Berlin')).toThrow(RangeError);
+  });
+
   it('refuses a zone it does not know, as ICU does', () => {
-    for (const zone of ['Mars/Olympus', '+01:00', 'EST5EDT', '']) {
+    for (const zone of ['Mars/Olympus', 'Europe/Atlantis', '']) {
       expect(() => wallClock(new Date(), zone)).toThrow(RangeError);
       expect(process.env.TZ).toBe(tzBefore);
     }

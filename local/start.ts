@@ -1,11 +1,13 @@
 // `npm start`: the whole service on this machine, in the foreground.
-// Ctrl-C stops every part of it. `npm start -- --watch` reloads a handler
-// when its source changes (each request then loads the handler afresh, so it
-// is for editing sessions, not for load).
+// Ctrl-C stops every part of it, as does a SIGTERM to npm (local/orphan.ts).
+// `npm start -- --watch` reloads a handler when its source changes (each
+// request then loads the handler afresh, so it is for editing sessions, not
+// for load).
 // `npm start -- --crawler-vendors` gives the service the keys of the Firecrawl
 // and PageSpeed emulators, so crawler intelligence goes through those vendors'
 // adapters instead of the built-in crawler and page measurement.
 import { FIRECRAWL_API_KEY } from './emulators/firecrawl.ts';
+import { stopWhenOrphaned } from './orphan.ts';
 import { PAGESPEED_API_KEY } from './emulators/pagespeed.ts';
 import { DEFAULT_PORTS, startStack } from './stack.ts';
 
@@ -41,6 +43,7 @@ const shutdown = async () => {
 };
 process.on('SIGINT', shutdown);
 process.on('SIGTERM', shutdown);
+stopWhenOrphaned(() => void shutdown());
 
 const stack = await starting.catch((error: Error) => {
   if (aborted.signal.aborted) return new Promise<never>(() => {}); // shutdown() exits

@@ -1,0 +1,16 @@
+// `npm start` runs local/start.ts under `sh -c`, and the shell does not pass
+// on a SIGTERM that npm forwards to it (a process manager stopping npm, or
+// `kill <npm's pid>`): the shell ends, the stack would go on without a parent,
+// holding its ports. A process whose parent has ended is adopted by another
+// (its parent pid changes), so the stack checks that once a second.
+
+/** Calls `stop` once this process's parent has ended; the check keeps no process alive. */
+export function stopWhenOrphaned(stop: () => void, everyMs = 1000): void {
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    stop();
+  }, everyMs);
+  timer.unref();
+}

@@ -265,7 +265,6 @@ export async function measureColdStarts(options: {
         const withoutIo = WITHOUT_IO.includes(fn.key);
         const sdk = sdkFloorOf(fn);
         const sdkTiming = sdk && timing(sdkKey(fn));
-        const sdkInterval = sdk && io.length ? ratioInterval(totals(sdkKey(fn)), totals(sameIoKey(fn))).map((n) => round(n)) : [Number.NaN, Number.NaN];
         return {
           key: fn.key,
           bundleBytes: fn.bundleBytes,
@@ -275,7 +274,7 @@ export async function measureColdStarts(options: {
           io: describeIo(io),
           ...own,
           floor,
-          ...(sdk && sdkTiming ? { sdkFloor: { ...sdkTiming, clients: sdk.clients, bundleBytes: sdk.bundleBytes, ratioToSameIo: round(sdkTiming.totalMs / floor.totalMs), ratioInterval: sdkInterval as [number, number] } } : {}),
+          ...(sdk && sdkTiming ? { sdkFloor: { ...sdkTiming, clients: sdk.clients, bundleBytes: sdk.bundleBytes, ratioToSameIo: round(sdkTiming.totalMs / floor.totalMs), ratioInterval: ratioInterval(totals(sdkKey(fn)), totals(sameIoKey(fn))).map((n) => round(n)) as [number, number] } } : {}),
           ratioToEmpty: round(own.totalMs / empty.totalMs),
           ratio: round(own.totalMs / (withoutIo ? empty.totalMs : floor.totalMs)),
           budget: withoutIo ? BUDGET.withoutIo : BUDGET.sameIo,

@@ -73,6 +73,11 @@ export function wallClock(instant: Date, zone: string): WallClock {
       minute: instant.getMinutes(),
     }));
   }
+  return icuWallClock(instant, zone);
+}
+
+/** What ICU's formatter shows: the reading for every name and thread the TZ switch is not exact for. */
+export function icuWallClock(instant: Date, zone: string): WallClock {
   const parts = formatterFor(zone).formatToParts(instant);
   const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? '';
   return {

@@ -1,46 +1,15 @@
-// lib/time-zones.ts against ICU's own formatter, which it avoids at cold
-// start: for every zone the runtime knows, it must name the same zones and show
-// the same wall clock at any instant (DST switches, half- and quarter-hour
-// offsets, historical local mean times included), and leave process.env.TZ as
-// it found it.
+// lib/time-zones.ts against ICU's own formatter (icuWallClock, the reading it
+// falls back to), which it avoids at cold start: for every zone the runtime
+// knows, it must name the same zones and show the same wall clock at any
+// instant (DST switches, half- and quarter-hour offsets, historical local mean
+// times included), and leave process.env.TZ as it found it.
 import fc from 'fast-check';
 import { Worker } from 'node:worker_threads';
-import { afterEach, describe, expect, it } from 'vitest';
-import { ianaZone, wallClock, type WallClock } from '../../lib/time-zones.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ianaZone, icuWallClock, wallClock } from '../../lib/time-zones.ts';
 
 const ALIASES = ['UTC', 'Etc/UTC', 'Etc/GMT+5', 'Etc/GMT-14', 'Asia/Kolkata', 'Europe/Kyiv', 'America/Nuuk', 'US/Eastern', 'US/Pacific'];
 const ZONES = [...Intl.supportedValuesOf('timeZone'), ...ALIASES];
-const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-const formatterFor = (timeZone: string) => {
-  const made = formatters.get(timeZone) ?? new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    era: 'short',
-    year: 'numeric',
-    month: 'numeric',
-    day: 'numeric',
-    weekday: 'short',
-    hour: 'numeric',
-    minute: 'numeric',
-    hourCycle: 'h23',
-  });
-  formatters.set(timeZone, made);
-  return made;
-};
-
-function icuWallClock(instant: Date, timeZone: string): WallClock {
-  const parts = formatterFor(timeZone).formatToParts(instant);
-  const part = (type: string) => parts.find((p) => p.type === type)!.value;
-  return {
-    year: Number(part('year')),
-    month: Number(part('month')),
-    day: Number(part('day')),
-    weekday: WEEKDAYS.indexOf(part('weekday')),
-    hour: Number(part('hour')),
-    minute: Number(part('minute')),
-  };
-}
 
 // Around this year's switches in both hemispheres, every 15 minutes, and a few far ones.
 const around = (iso: string) => Array.from({ length: 17 }, (_, i) => new Date(Date.parse(iso) + (i - 8) * 15 * 60_000));
@@ -90,6 +59,16 @@ describe('wallClock', () => {
     expect(process.env.TZ).toBe(tz);
     expect('TZ' in process.env).toBe(tz !== undefined);
     expect(new Date('2026-03-03T09:00:00Z').getHours()).toBe(localHour);
+  });
+
+  it("reads a canonical zone without ICU's formatter in the main thread (the cold-start saving)", () => {
+    const formatter = vi.spyOn(Intl.DateTimeFormat.prototype, 'formatToParts');
+    try {
+      expect(wallClock(new Date('2026-07-01T12:00:00Z'), 'America/Chicago')).toEqual({ year: 2026, month: 7, day: 1, weekday: 3, hour: 7, minute: 0 });
+      expect(formatter).not.toHaveBeenCalled();
+    } finally {
+      formatter.mockRestore();
+    }
   });
 
   it('reads the zone as ICU does when it is spelled another way (TZ is case-sensitive, the formatter is not)', () => {

@@ -1,10 +1,10 @@
 // Cold starts: every packaged function, each in a fresh Node process that
 // loads its bundle and answers one real request, against two floors measured
-// in the same rounds: the empty handler (Node itself), and the function's
-// same-I/O floor, a bare handler that makes exactly the requests the
-// function's first call made (captured from the function itself, once, before
-// the rounds). Rounds run every job once in a shuffled order, so a noisy
-// moment hits functions and floors alike.
+// beside it: the empty handler (Node itself), and the function's same-I/O
+// floor, a bare handler that makes exactly the requests the function's first
+// call made (captured from the function itself, once, before the rounds).
+// Each round runs every function once, beside its floors (see the rounds
+// below), so a noisy moment hits a function and its floors alike.
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -158,7 +158,8 @@ export async function measureColdStarts(options: {
   cpuProfiles?: string;
 }): Promise<ColdStarts> {
   const { scenario, functions, rounds, envOf } = options;
-  const samples = new Map<string, ColdStartSample[]>();
+  const samples = new Map<string, (ColdStartSample & { round: number })[]>();
+  let currentRound = 0;
   const requests = new Map<string, string>();
   /** The event each function was last sent: an HTTP function's fixed-SDK floor gets it too, for its middy stack. */
   const events = new Map<string, unknown>();
@@ -172,7 +173,7 @@ export async function measureColdStarts(options: {
     // A timed run that fails or hangs (a cold start takes well under a second) is reported, not fatal: the rounds go on.
     try {
       const sample = await run({ timeoutMs: 20_000 });
-      samples.set(key, [...(samples.get(key) ?? []), sample]);
+      samples.set(key, [...(samples.get(key) ?? []), { ...sample, round: currentRound }]);
       return sample;
     } catch (error) {
       const requests = (event as { requests?: CapturedRequest[] }).requests?.map(describeRequest);
@@ -227,18 +228,27 @@ export async function measureColdStarts(options: {
     }
     options.progress(`cold starts: a CPU profile of each function and its fixed-SDK floor in ${options.cpuProfiles}`);
   }
-  const jobs: (() => Promise<unknown>)[] = [
-    ...functions.map((fn) => () => functionProbe(fn.key, fn, fn.bundle)),
-    ...functions.filter((fn) => captured.get(fn.key)!.length > 0).map((fn) => () => probe(sameIoKey(fn), options.sameIoBundle, { requests: captured.get(fn.key) }, envOf(fn))),
-    ...functions.filter((fn) => sdkFloorOf(fn)).map((fn) => () => probe(sdkKey(fn), sdkFloorOf(fn)!.bundle, sdkFloorEvent(fn), envOf(fn))),
-    ...options.variants.map((v) => () => (v.of ? functionProbe(v.label, v.of, v.bundle, v.env) : probe(v.label, v.bundle, {}, { ...envOf(), ...v.env }))),
+  // Each round runs every function beside its floors: one group per function (the
+  // function, its same-I/O floor, its fixed-SDK floor and an empty handler), the
+  // groups in a shuffled order and each group's runs shuffled too. A ratio is then
+  // of runs made within a second of each other, so the machine's slower and faster
+  // moments fall on both sides of it, and its interval resamples whole rounds
+  // (ratioInterval in ./stats.ts).
+  const groups: (() => Promise<unknown>)[][] = [
+    ...functions.map((fn) => [
+      () => functionProbe(fn.key, fn, fn.bundle),
+      ...(captured.get(fn.key)!.length > 0 ? [() => probe(sameIoKey(fn), options.sameIoBundle, { requests: captured.get(fn.key) }, envOf(fn))] : []),
+      ...(sdkFloorOf(fn) ? [() => probe(sdkKey(fn), sdkFloorOf(fn)!.bundle, sdkFloorEvent(fn), envOf(fn))] : []),
+      () => probe(EMPTY, options.emptyBundle, {}, envOf()),
+    ]),
+    ...options.variants.map((v) => [
+      () => (v.of ? functionProbe(v.label, v.of, v.bundle, v.env) : probe(v.label, v.bundle, {}, { ...envOf(), ...v.env })),
+      () => probe(EMPTY, options.emptyBundle, {}, envOf()),
+    ]),
   ];
-  const emptyEvery = 5;
   for (let r = 1; r <= rounds; r++) {
-    for (const [i, job] of shuffled(jobs).entries()) {
-      if (i % emptyEvery === 0) await probe(EMPTY, options.emptyBundle, {}, envOf());
-      await job();
-    }
+    currentRound = r;
+    for (const group of shuffled(groups)) for (const job of shuffled(group)) await job();
     options.progress(`cold starts: round ${r}/${rounds}`);
   }
 
@@ -250,7 +260,7 @@ export async function measureColdStarts(options: {
       totalMs: round(median(mine.map((s) => s.totalMs))),
     };
   };
-  const totals = (key: string) => (samples.get(key) ?? []).map((s) => s.totalMs);
+  const totals = (key: string) => (samples.get(key) ?? []).map((s) => [s.round, s.totalMs] as const);
   const empty = timing(EMPTY);
   return {
     floor: { ...empty, bundleBytes: options.emptyBundleBytes, samples: samples.get(EMPTY)!.length },

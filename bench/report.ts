@@ -127,14 +127,14 @@ export function markdown(r: BenchResults): string {
   out.push(
     `Node ${r.machine.node}, ${r.machine.cpus} × ${r.machine.cpuModel}, ${r.machine.platform}; load average at the start ${r.machine.loadAverage.map((n) => n.toFixed(1)).join(' / ')}. Settings: ${Object.entries(r.settings).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
   );
-  out.push('Every ratio compares figures measured side by side in this run; medians of shuffled rounds.');
+  out.push('Every ratio compares figures measured side by side in this run: medians over rounds, each round running every function beside its floors, in a shuffled order.');
   out.push('');
   const unmeetable = over.filter((l) => l.unmeetable);
   out.push(`## Budgets: ${lines.length - over.length} of ${lines.length} budgets met`);
   out.push('');
   if (unmeetable.length) {
     out.push(
-      `Of the ${over.length} not met, ${unmeetable.length} cannot be met with the packages the customer fixed: for each, a floor measured in this run (the function's own requests made through the fixed packages' clients by a bare handler) is already over the budget, all of its 95% bootstrap interval over the rounds. Their verdicts say so; the budgets stay as they are.`,
+      `Of the ${over.length} not met, ${unmeetable.length} cannot be met with the packages the customer fixed: for each, a floor measured in this run (the function's own requests made through the fixed packages' clients by a bare handler) is already over the budget, all of its 95% bootstrap interval over the rounds (whole rounds resampled). Their verdicts say so; the budgets stay as they are.`,
     );
     out.push('');
   }
@@ -155,7 +155,7 @@ export function markdown(r: BenchResults): string {
     out.push('## Cold start per function');
     out.push('');
     out.push(
-      `A fresh Node process (the Lambda environment's NODE_OPTIONS, node:http preloaded as the runtime client has it) loads the bundle (load) and answers one real request (first answer). Floors, in the same rounds: the empty handler (${kb(c.floor.bundleBytes)}; ${c.floor.samples} runs, median ${ms(c.floor.totalMs)}: load ${ms(c.floor.importMs)}, answer ${ms(c.floor.firstCallMs)}), and each function's same-I/O floor, a bare handler that replays the requests the function's own first call made (node:http with SigV4 for AWS, fetch for vendors). The fixed-SDK floor makes the same requests through the clients of the packages the customer fixed: the AWS ones through the @aws-sdk clients (only the clients and commands they need), Supabase Auth's through the supabase-js call that sends each, the other vendors' bare after their client is made: a lower bound for any function making them with those packages.`,
+      `A fresh Node process (the Lambda environment's NODE_OPTIONS, node:http preloaded as the runtime client has it) loads the bundle (load) and answers one real request (first answer). Floors, run beside each function in every round: the empty handler (${kb(c.floor.bundleBytes)}; ${c.floor.samples} runs, median ${ms(c.floor.totalMs)}: load ${ms(c.floor.importMs)}, answer ${ms(c.floor.firstCallMs)}), and each function's same-I/O floor, a bare handler that replays the requests the function's own first call made (node:http with SigV4 for AWS, fetch for vendors). The fixed-SDK floor makes the same requests through the clients of the packages the customer fixed: the AWS ones through the @aws-sdk clients (only the clients and commands they need), Supabase Auth's through the supabase-js call that sends each, the other vendors' bare after their client is made: a lower bound for any function making them with those packages.`,
     );
     out.push('');
     out.push('| Function | Bundle | Load | First answer | Total | Its I/O | Same-I/O floor (load + answer = total) | Fixed-SDK floor (× same-I/O) | × empty | × its floor | × fixed-SDK floor | Budget | Request → answers |');

@@ -20,13 +20,31 @@ export function shuffled<T>(items: readonly T[]): T[] {
   return out;
 }
 
+/** One timed run: the round it ran in, and what it measured (ms). */
+export type RoundSample = readonly [round: number, ms: number];
+
 /**
  * How far the ratio of two medians can be trusted: the 2.5th and 97.5th
- * percentiles of median(a*) / median(b*) over bootstrap resamples a*, b* of
- * each (drawn with replacement, independently: the rounds shuffle every job).
+ * percentiles of median(a*) / median(b*) over bootstrap resamples of the
+ * rounds both ran in, drawn with replacement, each drawn round bringing its
+ * samples of both. The rounds are the unit: they run the two side by side,
+ * and a slow moment of the machine slows both (a function's and its floors'
+ * totals from one round correlate 0.5-0.9 here). Resampling each side's runs
+ * apart would count that shared drift as doubt about the ratio.
  */
-export function ratioInterval(a: readonly number[], b: readonly number[], resamples = 4000): [number, number] {
-  const draw = (xs: readonly number[]) => median(Array.from(xs, () => xs[Math.floor(Math.random() * xs.length)]!));
-  const ratios = Array.from({ length: resamples }, () => draw(a) / draw(b));
+export function ratioInterval(a: readonly RoundSample[], b: readonly RoundSample[], resamples = 4000): [number, number] {
+  const byRound = (xs: readonly RoundSample[]) => {
+    const out = new Map<number, number[]>();
+    for (const [r, ms] of xs) out.set(r, [...(out.get(r) ?? []), ms]);
+    return out;
+  };
+  const inA = byRound(a);
+  const inB = byRound(b);
+  const rounds = [...inA.keys()].filter((r) => inB.has(r));
+  if (!rounds.length) return [Number.NaN, Number.NaN];
+  const ratios = Array.from({ length: resamples }, () => {
+    const drawn = Array.from(rounds, () => rounds[Math.floor(Math.random() * rounds.length)]!);
+    return median(drawn.flatMap((r) => inA.get(r)!)) / median(drawn.flatMap((r) => inB.get(r)!));
+  });
   return [percentile(ratios, 2.5), percentile(ratios, 97.5)];
 }

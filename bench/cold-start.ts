@@ -17,7 +17,7 @@ import { eventSchemaOf } from '../lib/http/event-schema.ts';
 import { runProbe } from './probe.ts';
 import { probeRequest } from './requests.ts';
 import type { Scenario } from './scenario.ts';
-import { median, ratioInterval, round, shuffled } from './stats.ts';
+import { median, ratioInterval, round, shuffled, type RoundSample } from './stats.ts';
 
 export interface ColdStartSample {
   bootMs: number;
@@ -86,6 +86,8 @@ export interface ProbeFailure {
 }
 
 export interface ColdStarts {
+  /** Every timed run's total, by job: [round, ms], so that any figure or interval can be computed again. */
+  runs: Record<string, RoundSample[]>;
   floor: Timing & { bundleBytes: number; samples: number };
   failures: ProbeFailure[];
   functions: ColdStartFigure[];
@@ -233,23 +235,38 @@ export async function measureColdStarts(options: {
   // groups in a shuffled order and each group's runs shuffled too. A ratio is then
   // of runs made within a second of each other, so the machine's slower and faster
   // moments fall on both sides of it, and its interval resamples whole rounds
-  // (ratioInterval in ./stats.ts).
-  const groups: (() => Promise<unknown>)[][] = [
-    ...functions.map((fn) => [
-      () => functionProbe(fn.key, fn, fn.bundle),
-      ...(captured.get(fn.key)!.length > 0 ? [() => probe(sameIoKey(fn), options.sameIoBundle, { requests: captured.get(fn.key) }, envOf(fn))] : []),
-      ...(sdkFloorOf(fn) ? [() => probe(sdkKey(fn), sdkFloorOf(fn)!.bundle, sdkFloorEvent(fn), envOf(fn))] : []),
-      () => probe(EMPTY, options.emptyBundle, {}, envOf()),
-    ]),
-    ...options.variants.map((v) => [
-      () => (v.of ? functionProbe(v.label, v.of, v.bundle, v.env) : probe(v.label, v.bundle, {}, { ...envOf(), ...v.env })),
-      () => probe(EMPTY, options.emptyBundle, {}, envOf()),
-    ]),
+  // (ratioInterval in ./stats.ts). A run that starts an execution sets the local
+  // stack's Step Functions to work on it; the next run waits until that is done,
+  // so that no run is timed beside the stack's work.
+  const startsExecutions = (fn: PackagedFunction) => captured.get(fn.key)!.some((r) => awsServiceOf(r) === 'states');
+  type Job = { key: string; run: () => Promise<unknown> };
+  const emptyJob: Job = { key: EMPTY, run: () => probe(EMPTY, options.emptyBundle, {}, envOf()) };
+  const groups: { jobs: Job[]; settle: boolean }[] = [
+    ...functions.map((fn) => ({
+      jobs: [
+        { key: fn.key, run: () => functionProbe(fn.key, fn, fn.bundle) },
+        ...(captured.get(fn.key)!.length > 0 ? [{ key: sameIoKey(fn), run: () => probe(sameIoKey(fn), options.sameIoBundle, { requests: captured.get(fn.key) }, envOf(fn)) }] : []),
+        ...(sdkFloorOf(fn) ? [{ key: sdkKey(fn), run: () => probe(sdkKey(fn), sdkFloorOf(fn)!.bundle, sdkFloorEvent(fn), envOf(fn)) }] : []),
+        emptyJob,
+      ],
+      settle: startsExecutions(fn),
+    })),
+    ...options.variants.map((v) => ({
+      jobs: [{ key: v.label, run: () => (v.of ? functionProbe(v.label, v.of, v.bundle, v.env) : probe(v.label, v.bundle, {}, { ...envOf(), ...v.env })) }, emptyJob],
+      settle: v.of ? startsExecutions(v.of) : false,
+    })),
   ];
+  await options.scenario.settle();
   for (let r = 1; r <= rounds; r++) {
     currentRound = r;
-    for (const group of shuffled(groups)) for (const job of shuffled(group)) await job();
-    options.progress(`cold starts: round ${r}/${rounds}`);
+    const waitedFor: string[] = [];
+    for (const group of shuffled(groups)) {
+      for (const job of shuffled(group.jobs)) {
+        await job.run();
+        if (group.settle && (await options.scenario.settle())) waitedFor.push(job.key);
+      }
+    }
+    options.progress(`cold starts: round ${r}/${rounds}${waitedFor.length ? `; waited for the executions these runs started: ${waitedFor.join(', ')}` : ''}`);
   }
 
   const timing = (key: string): Timing => {
@@ -263,6 +280,7 @@ export async function measureColdStarts(options: {
   const totals = (key: string) => (samples.get(key) ?? []).map((s) => [s.round, s.totalMs] as const);
   const empty = timing(EMPTY);
   return {
+    runs: Object.fromEntries([...samples].map(([key, list]) => [key, list.map((s) => [s.round, round(s.totalMs)] as const)])),
     floor: { ...empty, bundleBytes: options.emptyBundleBytes, samples: samples.get(EMPTY)!.length },
     failures,
     functions: functions

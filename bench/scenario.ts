@@ -72,6 +72,8 @@ export interface Scenario {
   webhookUrls(): Promise<{ membership: string; booking: string }>;
   /** A payment event for the owner's own subscription (bought in the scenario), rendered and signed by the Stripe emulator, not delivered. */
   paymentEvent(status: 'active' | 'past_due'): Promise<{ payload: string; signature: string }>;
+  /** Waits until no execution of the local stack's machines runs; true if one was running. */
+  settle(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -188,6 +190,7 @@ export async function startScenario(options: { workFolder: string; settings?: Re
     resetToken,
     webhookUrls,
     paymentEvent,
+    settle: () => settled(sfn),
     // Once, whoever asks first (the bench's end, or its Ctrl-C while a part still runs).
     close: () =>
       (closing ??= (async () => {
@@ -213,8 +216,8 @@ export function calendlyBooking(id = crypto.randomUUID()): string {
   });
 }
 
-/** Waits until no execution of any machine is running. */
-async function settled(sfn: SFNClient) {
+/** Waits until no execution of any machine is running; true if one was. */
+async function settled(sfn: SFNClient): Promise<boolean> {
   const { stateMachines = [] } = await sfn.send(new ListStateMachinesCommand({}));
   for (let i = 0; i < 600; i++) {
     let running = 0;
@@ -222,7 +225,7 @@ async function settled(sfn: SFNClient) {
       const { executions = [] } = await sfn.send(new ListExecutionsCommand({ stateMachineArn: m.stateMachineArn, statusFilter: 'RUNNING' }));
       running += executions.length;
     }
-    if (running === 0) return;
+    if (running === 0) return i > 0;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error('executions still running after a minute');

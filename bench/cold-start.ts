@@ -277,10 +277,10 @@ export async function measureColdStarts(options: {
       totalMs: round(median(mine.map((s) => s.totalMs))),
     };
   };
-  const totals = (key: string) => (samples.get(key) ?? []).map((s) => [s.round, s.totalMs] as const);
+  const runs: Record<string, RoundSample[]> = Object.fromEntries([...samples].map(([key, list]) => [key, list.map((s) => [s.round, round(s.totalMs)] as const)]));
   const empty = timing(EMPTY);
   return {
-    runs: Object.fromEntries([...samples].map(([key, list]) => [key, list.map((s) => [s.round, round(s.totalMs)] as const)])),
+    runs,
     floor: { ...empty, bundleBytes: options.emptyBundleBytes, samples: samples.get(EMPTY)!.length },
     failures,
     functions: functions
@@ -302,7 +302,7 @@ export async function measureColdStarts(options: {
           io: describeIo(io),
           ...own,
           floor,
-          ...(sdk && sdkTiming ? { sdkFloor: { ...sdkTiming, clients: sdk.clients, bundleBytes: sdk.bundleBytes, ratioToSameIo: round(sdkTiming.totalMs / floor.totalMs), ratioInterval: ratioInterval(totals(sdkKey(fn)), totals(sameIoKey(fn))).map((n) => round(n)) as [number, number] } } : {}),
+          ...(sdk && sdkTiming ? { sdkFloor: { ...sdkTiming, clients: sdk.clients, bundleBytes: sdk.bundleBytes, ratioToSameIo: round(sdkTiming.totalMs / floor.totalMs), ratioInterval: ratioInterval(runs[sdkKey(fn)] ?? [], runs[sameIoKey(fn)] ?? []).map((n) => round(n)) as [number, number] } } : {}),
           ratioToEmpty: round(own.totalMs / empty.totalMs),
           ratio: round(own.totalMs / (withoutIo ? empty.totalMs : floor.totalMs)),
           budget: withoutIo ? BUDGET.withoutIo : BUDGET.sameIo,

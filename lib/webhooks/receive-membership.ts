@@ -1,6 +1,7 @@
 import type { AccountStore } from '../accounts/accounts.ts';
 import type { MembershipStore } from '../accounts/memberships.ts';
-import { issue, openInvitation, type TeamDeps } from '../accounts/team.ts';
+import { isOpen } from '../accounts/invitations.ts';
+import { issue, type TeamDeps } from '../accounts/team.ts';
 import { takeEffectOnce, type OnceDeps } from '../deliveries/deliveries.ts';
 import { Conflict } from '../errors.ts';
 import type { Logger } from '../log.ts';
@@ -83,7 +84,8 @@ async function applyMembershipEvent(deps: MembershipDeps, accountId: string, eve
     // A plan event overtook the member's creation: a non-2xx makes the membership service retry it later.
     throw new Conflict('This member is not known here yet; deliver the member.created event first, or retry later', 'member_not_known_yet');
   }
-  const joined = (await deps.memberships.ofEmail(email)).filter((m) => m.status === 'active');
+  const history = await deps.memberships.ofEmail(email);
+  const joined = history.filter((m) => m.status === 'active');
   if (joined.length > 0 && !joined.some((m) => m.account_id === accountId)) {
     deps.log.warn('membership event for a member of another account was not applied', { accountId, memberId: event.memberId, type: event.type });
     return { outcome: 'ignored', detail: 'member belongs to another account' };
@@ -102,19 +104,35 @@ async function applyMembershipEvent(deps: MembershipDeps, accountId: string, eve
   }
 
   if (event.email) await deps.ledger.put(accountId, linkKey(event.memberId), { email });
-  if (joined.length === 0) await inviteOrRevoke(deps, accountId, email, event, member);
+  if (joined.length === 0) await inviteOrRevoke(deps, accountId, email, event, member, history.some((m) => m.account_id === accountId));
   const runId = await startOnboardingIfNewlyPaying(deps, accountId, member);
   return { outcome: 'applied', ...(runId ? { detail: `onboarding ${runId}` } : {}) };
 }
 
-/** A synced person who has not joined: invited while the provider has them, their open invitation revoked when it deletes them. */
-async function inviteOrRevoke(deps: MembershipDeps, accountId: string, email: string, event: MembershipEvent, member: MembershipMember): Promise<void> {
-  const open = await openInvitation(deps.team, accountId, email);
+/** Who may revoke an invitation without it counting as the account's decision: the sync itself, and a failed e-mail. */
+const NOT_A_DECISION = new Set(['membership-sync', 'undelivered']);
+
+/**
+ * A synced person who has not joined: invited while the provider has them,
+ * their open invitation revoked when it deletes them. The account's own
+ * decisions stand over the sync: a person it removed (or who left), or whose
+ * invitation someone revoked, is not invited again by a later event (their
+ * profile edit at the membership service would otherwise undo the removal);
+ * only the account's owners and admins can invite them again.
+ */
+async function inviteOrRevoke(deps: MembershipDeps, accountId: string, email: string, event: MembershipEvent, member: MembershipMember, wasMember: boolean): Promise<void> {
+  const now = deps.now?.() ?? new Date();
+  const sent = (await deps.team.invitations.toEmail(email)).filter((i) => i.account_id === accountId);
+  const open = sent.find((i) => isOpen(i, now));
   if (member.status === 'removed' || member.membership?.status === 'deleted') {
-    if (open) await deps.team.invitations.revoke(open.id, 'membership-sync', deps.now?.() ?? new Date());
+    if (open) await deps.team.invitations.revoke(open.id, 'membership-sync', now);
     return;
   }
   if (open) return;
+  if (wasMember || sent.some((i) => i.status === 'revoked' && !NOT_A_DECISION.has(i.revoked_by ?? ''))) {
+    deps.log.info('a synced person the account removed, or whose invitation it revoked, was not invited again', { accountId, memberId: event.memberId });
+    return;
+  }
   const account = await deps.accounts.getAccount(accountId);
   await issue(
     deps.team,

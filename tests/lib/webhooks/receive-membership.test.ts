@@ -116,6 +116,29 @@ describe('a membership delivery', () => {
     expect([...invitations.rows.values()]).toEqual([expect.objectContaining({ email: 'bo@acme.example', status: 'revoked' })]);
   });
 
+  it('does not undo the account’s decisions: a removed member, or one whose invitation was revoked, is not invited again by a later event', async () => {
+    // Bo joined through the sync's invitation, and the owner removed him; his next profile edit at Memberstack must not bring him back.
+    await deliver(created('bo@acme.example'));
+    const [invited] = await invitations.toEmail('bo@acme.example');
+    await invitations.accept(invited!.id, 'bo-user', NOW);
+    await memberships.join({ accountId, userId: 'bo-user', email: 'bo@acme.example', role: 'member', via: 'invitation', invitationId: invited!.id });
+    await memberships.remove(accountId, 'bo-user', 'member');
+    const edited = (email: string, at: number) => body('member.updated', { id: `mem_${email}`, auth: { email }, customFields: { 'first-name': 'Edited' } }, at);
+    expect(await deliver(edited('bo@acme.example', NOW.getTime() + 1))).toEqual({ outcome: 'applied' });
+    // The owner revoked Al's invitation: his next edit must not send another.
+    await deliver(created('al@acme.example'));
+    const [al] = (await invitations.toEmail('al@acme.example')).filter((i) => i.status === 'pending');
+    await invitations.revoke(al!.id, 'owner-user', NOW);
+    expect(await deliver(edited('al@acme.example', NOW.getTime() + 1))).toEqual({ outcome: 'applied' });
+    expect([...invitations.rows.values()].filter((i) => i.status === 'pending')).toEqual([]);
+    expect(mailer.sent.filter((m) => m.kind === 'invitation').map((m) => m.to)).toEqual(['bo@acme.example', 'al@acme.example']);
+    // Only the sync's own revocation (the member deleted at Memberstack) leaves a new sign-up there free to be invited.
+    await deliver(created('cy@acme.example'));
+    await deliver(body('member.deleted', { id: 'mem_cy@acme.example' }, NOW.getTime() + 1));
+    await deliver(created('cy@acme.example', {}, NOW.getTime() + 2));
+    expect((await invitations.toEmail('cy@acme.example')).map((i) => i.status).sort()).toEqual(['pending', 'revoked']);
+  });
+
   it('never touches a person who belongs to another account: no record, no invitation', async () => {
     await memberships.join({ accountId: 'bigcorp', userId: 'ceo', email: 'ceo@bigcorp.example', role: 'owner', via: 'created' });
     expect(await deliver(created('ceo@bigcorp.example'))).toEqual({ outcome: 'ignored', detail: 'member belongs to another account' });

@@ -27,19 +27,33 @@ const RECOVERY_METHODS = new Set(['recovery', 'otp']);
 export const openedByRecovery = (claims: Pick<AccessTokenClaims, 'authMethods'>): boolean =>
   claims.authMethods.some((method) => RECOVERY_METHODS.has(method));
 
-const SEGMENT = /^[A-Za-z0-9_-]+$/;
+// A segment as supabase-js's decodeJWT accepts it (auth-js lib/constants.ts, BASE64URL_REGEX):
+// base64url, unpadded, of a length a whole number of bytes can have.
+const SEGMENT = /^(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-]{2,3})?$/;
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-/** The claims of a well-formed JWT with sub, iat and exp; undefined for anything else. */
-export function readAccessTokenClaims(token: string): AccessTokenClaims | undefined {
-  const parts = token.split('.');
-  if (parts.length !== 3 || !parts.every((p) => SEGMENT.test(p))) return undefined;
-  let payload: Record<string, unknown>;
+/** A segment's JSON object; undefined for invalid UTF-8 (which decodeJWT throws on), invalid JSON or anything but an object. */
+function jsonSegment(segment: string): Record<string, unknown> | undefined {
   try {
-    payload = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8'));
+    const value: unknown = JSON.parse(UTF8.decode(Buffer.from(segment, 'base64url')));
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }
-  if (!payload || typeof payload !== 'object') return undefined;
+}
+
+/**
+ * The claims of a well-formed JWT with sub, iat and exp; undefined for
+ * anything else. Well-formed as supabase-js decodes it before it asks the
+ * provider (decodeJWT, in setSession): a token it would throw on locally, an
+ * error the provider never saw, is no token here either.
+ */
+export function readAccessTokenClaims(token: string): AccessTokenClaims | undefined {
+  const parts = token.split('.');
+  if (parts.length !== 3 || !parts.every((p) => p && SEGMENT.test(p))) return undefined;
+  if (!jsonSegment(parts[0]!)) return undefined;
+  const payload = jsonSegment(parts[1]!);
+  if (!payload) return undefined;
   const { sub, iat, exp, session_id: sessionId, amr } = payload;
   if (typeof sub !== 'string' || !sub || typeof iat !== 'number' || typeof exp !== 'number') return undefined;
   return { sub, iat, exp, ...(typeof sessionId === 'string' ? { sessionId } : {}), authMethods: authMethodsOf(amr) };

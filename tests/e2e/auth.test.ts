@@ -355,6 +355,20 @@ describe('forgot-password → reset link → reset-password', () => {
     expect((await client().post('/api/auth/reset-password', { token, password: 'NewSecret456' })).status).toBe(200);
   });
 
+  it('400 invalid_token, not 500, for a recovery-shaped token whose header is no JSON: supabase-js throws on it before asking the provider', async () => {
+    const c = client();
+    const { email } = await verifiedUser(c);
+    const now = Math.floor(Date.now() / 1000);
+    const payload = Buffer.from(JSON.stringify({ sub: crypto.randomUUID(), iat: now, exp: now + 3600, amr: [{ method: 'recovery', timestamp: now }] })).toString('base64url');
+    const forged = `${Buffer.from('abc').toString('base64url')}.${payload}.${Buffer.from('sig').toString('base64url')}`;
+    for (const carrier of [{ body: { token: forged, password: 'NewSecret456' } }, { body: { password: 'NewSecret456' }, headers: bearer(forged) }]) {
+      const res = await c.post('/api/auth/reset-password', carrier.body, carrier.headers);
+      expect(res.status).toBe(400);
+      expect(errorCode(res)).toBe('invalid_token');
+    }
+    expect((await logIn(c, email)).status).toBe(200);
+  });
+
   it('500 when the provider can update the password neither directly nor through the admin interface', async () => {
     const c = client();
     const { email } = await verifiedUser(c);

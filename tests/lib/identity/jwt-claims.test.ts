@@ -28,6 +28,16 @@ describe('reading access-token claims', () => {
     }
   });
 
+  it('gives undefined for a token supabase-js would throw on before asking the provider: a header or payload that is no JSON object or no UTF-8, a segment of a length no bytes have', () => {
+    const [, payload, signature] = jwt({ sub: 'u', iat: 1, exp: 2, amr: ['recovery'] }).split('.');
+    const segment = (bytes: string | Buffer) => Buffer.from(bytes).toString('base64url');
+    for (const header of [segment('abc'), segment('"HS256"'), segment('[1]'), segment(Buffer.from([0x7b, 0xff, 0x7d])), `${segment('{}')}AA`]) {
+      expect(readAccessTokenClaims(`${header}.${payload}.${signature}`), header).toBeUndefined();
+    }
+    expect(readAccessTokenClaims(`${segment('{"alg":"HS256"}')}.${segment(Buffer.concat([Buffer.from('{"sub":"u'), Buffer.from([0xc3]), Buffer.from('","iat":1,"exp":2}')]))}.${signature}`)).toBeUndefined();
+    expect(readAccessTokenClaims(`${segment('{"alg":"HS256"}')}.${payload}.`)).toBeUndefined();
+  });
+
   it('gives undefined for anything that is not a JWT with those claims', () => {
     for (const token of ['', 'abc', 'a.b', 'a.b.c.d', jwt('just a string'), jwt({ iat: 1, exp: 2 }), jwt({ sub: 'u', exp: 2 }), 'a.%%%.c']) {
       expect(readAccessTokenClaims(token), token).toBeUndefined();

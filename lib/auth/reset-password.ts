@@ -1,4 +1,4 @@
-import { InvalidInput, VendorError } from '../errors.ts';
+import { Forbidden, InvalidInput, VendorError } from '../errors.ts';
 import type { IdentityProvider, PasswordChange } from '../identity/identity.ts';
 import { openedByRecovery, readAccessTokenClaims } from '../identity/jwt-claims.ts';
 import type { Logger } from '../log.ts';
@@ -30,9 +30,11 @@ const invalidToken = (message: string) =>
  *    whose session a login opened rather than a recovery link (a stolen or
  *    left-behind login token must not be enough to change the password), and
  *    any token the provider will not open a session with (400 invalid_token).
- * 3. Updates the password in that session; if the provider will not, sets it
+ * 3. Updates the password in that session; if the provider could not, sets it
  *    through the admin interface for the user the token names (its JWT sub,
- *    trusted only because the provider has just accepted the token).
+ *    trusted only because the provider has just accepted the token). A refusal
+ *    that protects the account (a second factor, a reauthentication, single
+ *    sign-on) is the answer, 403, and never overridden that way.
  * 4. Ends every session of the user, the recovery session included, so the
  *    token works once and whoever held the old password is signed out.
  */
@@ -50,6 +52,13 @@ export async function resetPassword(deps: ResetPasswordDeps, request: ResetPassw
   if (!session || session.user.id !== claims.sub) throw invalidToken('The reset link is invalid, already used or expired');
 
   let change: PasswordChange = await session.updatePassword(request.password);
+  if (change === 'refused') {
+    // Never overridden through the admin interface: that would undo a second factor, for one.
+    throw new Forbidden(
+      "This account's security settings (a second sign-in factor, for one) do not allow its password to be changed from a reset link alone; nothing was changed",
+      'password_change_refused',
+    );
+  }
   if (change === 'failed') {
     deps.log.warn('the recovery session could not update the password; using the admin interface', { userId: claims.sub });
     change = await deps.identity.setPasswordAsAdmin(claims.sub, request.password);

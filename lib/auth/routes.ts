@@ -173,6 +173,7 @@ export const authRoutes = {
     responses: {
       200: { description: 'Password changed; every session of the user has ended', schema: done },
       400: error('Token missing, invalid, used or expired (invalid_token), or a password that breaks the rule (weak_password)'),
+      403: error("The account's security settings refuse a change from a reset link alone, e.g. it has a second sign-in factor (password_change_refused); nothing changed"),
       429: rateLimited,
       500: error('The identity provider failed to update the password'),
     },

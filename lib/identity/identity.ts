@@ -48,12 +48,18 @@ export type SignIn =
   | { outcome: 'invalid-credentials' }
   | { outcome: 'email-not-confirmed' };
 
-export type PasswordChange = 'changed' | 'weak-password' | 'same-password' | 'failed';
+/**
+ * 'refused': the provider will not change it in this session for the
+ * account's own protection (a second factor the session has not passed, a
+ * reauthentication, an account managed by single sign-on). Unlike 'failed',
+ * that is a decision: nothing may override it.
+ */
+export type PasswordChange = 'changed' | 'weak-password' | 'same-password' | 'refused' | 'failed';
 
 /** A session opened with a recovery token, held for one request. */
 export interface RecoverySession {
   user: IdentityUser;
-  /** Sets the password through the session itself; 'failed' when the provider would not. */
+  /** Sets the password through the session itself; 'failed' when the provider could not, 'refused' when it would not. */
   updatePassword(password: string): Promise<PasswordChange>;
 }
 

@@ -203,7 +203,7 @@ export function supabaseIdentity(settings: SupabaseSettings, policy: Policy): Id
       const answer = await ask('set a password as admin', () => client.admin.updateUserById(userId, { password }));
       if (answer.ok) return 'changed';
       const reason = passwordRefusal(answer);
-      if (reason !== 'failed') return reason;
+      if (reason === 'weak-password' || reason === 'same-password') return reason;
       throw refusal('set a password as admin', answer);
     },
   };
@@ -234,9 +234,27 @@ function createdByThisSignup(user: User): boolean {
   return Math.abs(Date.parse(user.confirmation_sent_at) - Date.parse(user.created_at)) <= SAME_REQUEST_MS;
 }
 
+/**
+ * What Auth's user update (PUT /user) answers when the account's own settings
+ * forbid the change in this session (supabase/auth internal/api/user.go,
+ * UserUpdate): a user with a verified second factor in a session below AAL2,
+ * a project that asks for a reauthentication nonce or the current password, a
+ * user managed by single sign-on. The admin interface checks none of them, so
+ * falling back to it would undo exactly what they protect.
+ */
+const PROTECTIVE_REFUSALS = new Set([
+  'insufficient_aal',
+  'reauthentication_needed',
+  'reauthentication_not_valid',
+  'current_password_required',
+  'current_password_mismatch',
+  'user_sso_managed',
+]);
+
 function passwordRefusal(answer: { code?: string }): PasswordChange {
   if (answer.code === 'weak_password') return 'weak-password';
   if (answer.code === 'same_password') return 'same-password';
+  if (answer.code && PROTECTIVE_REFUSALS.has(answer.code)) return 'refused';
   return 'failed';
 }
 

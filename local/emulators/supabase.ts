@@ -34,6 +34,9 @@
 // POST /_local/supabase/recovery { email, issuedSecondsAgo } mints a recovery
 // link and a recovery session as if issued that long ago, so tests can show an
 // expired link being refused without waiting an hour.
+// POST /_local/supabase/mfa { email } gives the user a verified second factor:
+// from then on PUT /user refuses a new password with 401 insufficient_aal, as
+// GoTrue does in a session below AAL2 (every session here is AAL1).
 // POST /_local/supabase/backdate { email, seconds } moves the user's times
 // (created, updated, e-mails sent) back, as if that much time had passed for
 // them (the once-a-minute limit, the links' hour).
@@ -118,6 +121,8 @@ interface StoredUser {
   identity_id: string;
   created_at: string;
   updated_at: string;
+  /** A verified second factor (set through /_local/supabase/mfa: the emulator enrols none, and every session it issues is AAL1). */
+  mfa_verified?: boolean;
 }
 
 interface StoredSession {
@@ -307,7 +312,7 @@ async function jsonBody(c: Context): Promise<Record<string, any>> {
 
 export const SUPABASE_DIFFERENCES = [
   'Refuses (400 validation_failed) a body field or query parameter supabase-auth.json (or, where it falls short, the server\'s own params structs) does not declare, and unknown routes (404); GoTrue decodes JSON leniently and ignores unknown fields. It accepts the redirectTo key supabase-js puts in generate_link bodies, which GoTrue ignores.',
-  'E-mail only: no phone, OAuth, SSO, MFA, PKCE or anonymous users; sessions come from password logins and e-mailed links (implicit flow).',
+  'E-mail only: no phone, OAuth, SSO, PKCE or anonymous users; sessions come from password logins and e-mailed links (implicit flow). MFA only as far as a user marked (POST /_local/supabase/mfa) as having a verified factor: no enrolment, challenge or AAL2 session, so such a user can change the password only through the admin API.',
   'Sends no e-mail: what GoTrue would send is recorded at /_local/auth-emails; passwords are hashed with scrypt, not bcrypt (the 72-byte limit is kept).',
 ];
 
@@ -598,6 +603,11 @@ export function supabaseEmulator(options: SupabaseEmulatorOptions): VendorEmulat
     if (body.password !== undefined && body.password !== null) {
       const weak = passwordProblem(c, body.password);
       if (weak) return weak;
+      // A user with a verified factor changes password or e-mail only in an AAL2 session (user.go, UserUpdate):
+      // no session here is one, so such a change is always refused. The admin API has no such check (admin.go).
+      if (user.mfa_verified && body.password !== '') {
+        return authError(c, 401, 'insufficient_aal', 'AAL2 session is required to update email or password when MFA is enabled.');
+      }
       if (passwordMatches(body.password, user.password_hash)) {
         return authError(c, 422, 'same_password', 'New password should be different from the old password.');
       }
@@ -800,6 +810,15 @@ export function supabaseEmulator(options: SupabaseEmulatorOptions): VendorEmulat
     const { link } = startEmailToken(user, 'recovery', redirectTarget(c, body.redirectTo), issuedAt);
     const session = issueSession(user, EMAIL_LINK_METHOD, issuedAt);
     return c.json({ action_link: link, access_token: session.access_token, expires_at: session.expires_at });
+  });
+
+  // Local only: the user as if it had enrolled and verified a second factor (TOTP) in an earlier AAL2 session.
+  app.post('/_local/supabase/mfa', async (c) => {
+    const body = await jsonBody(c);
+    const user = typeof body.email === 'string' ? userByEmail(body.email) : undefined;
+    if (!user) return c.json({ error: { code: 'user_not_found', message: 'No user with this email' } }, 404);
+    user.mfa_verified = true;
+    return c.json({ email: user.email, mfa_verified: true });
   });
 
   // Local only: the user as if `seconds` had passed since it was made and mailed.

@@ -369,6 +369,21 @@ describe('forgot-password → reset link → reset-password', () => {
     expect((await logIn(c, email)).status).toBe(200);
   });
 
+  it("403, changing nothing, when the account has a second sign-in factor: a reset link's session may not change the password, and the admin interface does not override that", async () => {
+    const c = client();
+    const { email } = await verifiedUser(c);
+    const mfa = await fetch(`${stack().urls.emulators}/_local/supabase/mfa`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email }) });
+    expect(mfa.status).toBe(200);
+    // Whoever reads the mailbox: asks for a reset, follows the link, posts its token.
+    await c.post('/api/auth/forgot-password', { email });
+    const { token } = await followResetLink(email);
+    const res = await c.post('/api/auth/reset-password', { token, password: 'Taken0verPass' });
+    expect(res.status).toBe(403);
+    expect(errorCode(res)).toBe('password_change_refused');
+    expect((await logIn(c, email, 'Taken0verPass')).status).toBe(401);
+    expect((await logIn(c, email)).status).toBe(200);
+  });
+
   it('500 when the provider can update the password neither directly nor through the admin interface', async () => {
     const c = client();
     const { email } = await verifiedUser(c);

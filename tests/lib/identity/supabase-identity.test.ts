@@ -217,6 +217,14 @@ describe('the Supabase identity adapter', () => {
     expect(await identity().signIn(email, 'ByAdmin789')).toMatchObject({ outcome: 'signed-in' });
   });
 
+  it("reports a change the account's second factor forbids in a recovery session as 'refused', not 'failed': the admin interface, which checks no factor, must not be asked", async () => {
+    const { email } = await signedIn();
+    await fetch(`${emu.url}/_local/supabase/mfa`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email }) });
+    const session = await identity().openRecoverySession(await recoveryToken(email));
+    expect(await session!.updatePassword('NewSecret456')).toBe('refused');
+    expect(await identity().signIn(email, 'Secret123')).toMatchObject({ outcome: 'signed-in' });
+  });
+
   it("reports a direct update the provider keeps failing as 'failed', after retries", async () => {
     const { email } = await signedIn();
     const session = await identity().openRecoverySession(await recoveryToken(email));

@@ -320,6 +320,19 @@ describe('the GoTrue emulator', () => {
     });
   });
 
+  it('refuses a new password below AAL2 to a user with a verified factor (401 insufficient_aal, after the strength check), where the admin API checks no factor', async () => {
+    // supabase/auth internal/api/user.go, UserUpdate: password strength (validateUserUpdateParams), then
+    // HasMFAEnabled() && !session.IsAAL2() → 401 insufficient_aal; admin.go's user update has no such check.
+    const user = await confirmedUser();
+    expect((await fetch(`${host.url}/_local/supabase/mfa`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: user.email }) })).status).toBe(200);
+    const bearer = { authorization: `Bearer ${user.accessToken}` };
+    expect(await call('PUT', '/user', { body: { password: 'abc' }, headers: bearer })).toMatchObject({ status: 422, body: { code: 'weak_password' } });
+    expect(await call('PUT', '/user', { body: { password: 'NewSecret456' }, headers: bearer })).toMatchObject({ status: 401, body: { code: 'insufficient_aal' } });
+    expect(await call('PUT', '/user', { body: { data: { name: 'Ada' } }, headers: bearer })).toMatchObject({ status: 200 });
+    expect(await call('PUT', `/admin/users/${user.id}`, { body: { password: 'ByAdmin789' }, ...asAdmin })).toMatchObject({ status: 200 });
+    expect(await call('POST', '/token?grant_type=password', { body: { email: user.email, password: 'ByAdmin789' } })).toMatchObject({ status: 200 });
+  });
+
   it('compares passwords on their first 72 bytes, as bcrypt does', async () => {
     const long = `Aa1${'x'.repeat(69)}`; // exactly 72 bytes
     const user = await confirmedUser(`${long}-anything-after-byte-72`);

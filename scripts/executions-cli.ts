@@ -177,7 +177,7 @@ export function describeFollowUp(f: OpenFollowUp, run: RunOf | undefined, option
     const machine = run.machine === 'onboarding' ? '' : ` --machine ${run.machine}`;
     lines.push(`  then redrive (run ${run.status}):`);
     lines.push(`    npm run executions -- redrive ${f.run_id}${machine}${where}`);
-    lines.push(`    aws stepfunctions redrive-execution --execution-arn ${run.executionArn}${options.stage === 'local' ? ' --endpoint-url http://localhost:8083' : ` --region ${options.region}`}`);
+    lines.push(`    aws stepfunctions redrive-execution --execution-arn ${run.executionArn}${options.stage === 'local' ? ' --endpoint-url http://localhost:8083' : ''} --region ${options.region}`);
   } else if (run.status === 'RUNNING') {
     lines.push(`  run:         ${f.run_id} is RUNNING; look again when it ends`);
   } else {

@@ -104,7 +104,8 @@ describe('npm run executions -- follow-ups: what an operator acts on', () => {
     const local = arn.replace('prod-onboarding', 'local-enhanced-onboarding');
     const text = describeFollowUp({ ...followUp, integration: 'scrape' }, { machine: 'enhanced-onboarding', executionArn: local, status: 'FAILED', redrivable: true }, { stage: 'local', region: 'eu-west-1' }).join('\n');
     expect(text).toContain('npm run executions -- redrive acc-7-3f9a --machine enhanced-onboarding\n');
-    expect(text).toContain(`--execution-arn ${local} --endpoint-url http://localhost:8083`);
+    // With the region: without a profile (no ~/.aws on a fresh machine) the AWS CLI refuses a command that names none.
+    expect(text).toContain(`--execution-arn ${local} --endpoint-url http://localhost:8083 --region eu-west-1`);
     expect(text).toContain("what to do:  The client's website could not be crawled");
   });
 

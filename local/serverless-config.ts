@@ -59,6 +59,15 @@ export function resourcesOfType(svc: ResolvedService, type: string): [string, Cf
  * setting serverless.yml reads is blanked (so dotenv cannot fill it), and then
  * the local values are set.
  */
+/**
+ * The rate limits a developer gives `npm start` in the shell (RATE_LIMIT_SIGNUP=100/60 npm start):
+ * the only settings the hermetic local stack takes from the shell, so that a front end under
+ * development is not locked out for ten minutes after five signups. Tests and the bench pass none.
+ */
+export function shellRateLimits(parent: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(parent).filter((e): e is [string, string] => /^RATE_LIMIT_[A-Z_]+$/.test(e[0]) && !!e[1]?.trim()));
+}
+
 export function hermetic(parent: NodeJS.ProcessEnv, local: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(parent)) {

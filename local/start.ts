@@ -6,9 +6,12 @@
 // `npm start -- --crawler-vendors` gives the service the keys of the Firecrawl
 // and PageSpeed emulators, so crawler intelligence goes through those vendors'
 // adapters instead of the built-in crawler and page measurement.
+// RATE_LIMIT_<NAME>=<count>/<seconds> in the shell sets that limit (e.g.
+// RATE_LIMIT_SIGNUP=100/60 npm start); nothing else comes from the shell.
 import { FIRECRAWL_API_KEY } from './emulators/firecrawl.ts';
 import { stopWhenOrphaned } from './orphan.ts';
 import { PAGESPEED_API_KEY } from './emulators/pagespeed.ts';
+import { shellRateLimits } from './serverless-config.ts';
 import { DEFAULT_PORTS, startStack } from './stack.ts';
 
 const watch = process.argv.includes('--watch');
@@ -23,7 +26,7 @@ const starting = startStack({
   dataDir: '.local',
   watch,
   inProcess: !watch,
-  settings: crawlerVendors ? { FIRECRAWL_API_KEY, PAGESPEED_API_KEY } : undefined,
+  settings: { ...shellRateLimits(process.env), ...(crawlerVendors ? { FIRECRAWL_API_KEY, PAGESPEED_API_KEY } : {}) },
   log: (line) => console.log(`  ${line}`),
   signal: aborted.signal,
 });

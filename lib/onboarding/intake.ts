@@ -3,12 +3,13 @@
 import { normaliseEmail } from '../accounts/accounts.ts';
 import { InvalidInput, type ErrorDetail } from '../errors.ts';
 import { idParam } from '../http/route.ts';
+import { storableNumber } from '../store/numbers.ts';
 import { ianaZone } from '../time-zones.ts';
 
 const text = (maxLength: number) => ({ type: 'string', minLength: 1, maxLength }) as const;
 const phone = { type: 'string', maxLength: 40, pattern: '^[0-9+()./ -]{3,40}$' } as const;
-const scalar = { anyOf: [{ type: 'string', maxLength: 2000 }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }] } as const;
-const key = { maxLength: 64 } as const;
+const scalar = { anyOf: [{ type: 'string', maxLength: 2000 }, storableNumber, { type: 'boolean' }, { type: 'null' }] } as const;
+const key = { minLength: 1, maxLength: 64 } as const;
 
 /**
  * The most `metadata` may weigh, serialised as JSON. The schema bounds its

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { normaliseEmail } from '../accounts/accounts.ts';
 import { InvalidInput, type ErrorDetail } from '../errors.ts';
+import { isStorableNumber } from '../store/numbers.ts';
 
 export interface PlanConnection {
   id: string;
@@ -122,7 +123,8 @@ function fieldsOf(value: unknown): CustomFields {
   for (const [key, v] of Object.entries(value).slice(0, MAX_CUSTOM_FIELDS)) {
     if (key.length > 64) continue;
     if (typeof v === 'string') fields[key] = v.slice(0, 500);
-    else if (typeof v === 'number' || typeof v === 'boolean') fields[key] = v;
+    // A number the store could not hold (beyond ±2^53, or below 1e-130) is left out, as other values are.
+    else if ((typeof v === 'number' && isStorableNumber(v)) || typeof v === 'boolean') fields[key] = v;
   }
   return fields;
 }

@@ -70,7 +70,7 @@ export const membershipEventSchema = {
   required: ['event'],
   properties: {
     event: { type: 'string', minLength: 1, maxLength: 200, examples: ['member.created', 'member.plan.created'] },
-    timestamp: { type: 'number', description: 'When Memberstack fired it (epoch milliseconds): orders events that arrive out of order' },
+    timestamp: { type: 'number', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'When Memberstack fired it (epoch milliseconds): orders events that arrive out of order' },
     payload: { description: 'For the member events: the member (see the conditions below); other events carry what Memberstack gives them' },
     data: { description: 'The payload, as some of Memberstack’s documentation spells it' },
   },

@@ -192,6 +192,18 @@ describe('onboarding-v2', () => {
     expect(noCompany.body.error.details[0].path).toBe('/body/companyName');
   });
 
+  it('answers 400, writing nothing, for a metadata number the store cannot hold (beyond ±2^53, or below 1e-130), where it answered 500 after opening the account', async () => {
+    for (const n of ['1e16', '12345678901234567890', '-1e16', '1e-200']) {
+      const email = `num-${crypto.randomUUID()}@example.com`;
+      const res = await api('/api/onboarding-v2', { raw: `{"email":"${email}","companyName":"Numbers","metadata":{"n":${n}}}`, headers: { ...KEY, 'content-type': 'application/json' } });
+      expect(res.status, n).toBe(400);
+      expect(res.body.error.details[0].path, n).toMatch(/^\/body\/metadata\/n/);
+      expect((await db().send(new GetCommand({ TableName: table('members'), Key: { email } }))).Item, n).toBeUndefined();
+    }
+    const fine = await onboard({ email: `num-${crypto.randomUUID()}@example.com`, companyName: 'Numbers', metadata: { n: 9007199254740991, tiny: 1e-130, zero: 0, nested: { x: -2.5 } } });
+    expect(fine.status).toBe(200);
+  });
+
   it('answers 401 for missing or wrong credentials', async () => {
     const body = { email: 'who@example.com', companyName: 'Who' };
     const attempts: Record<string, string>[] = [{}, { 'x-api-key': 'wrong' }, { 'x-api-key': '' }, { authorization: 'Basic abc' }, { authorization: 'Bearer' }];

@@ -110,6 +110,19 @@ describe('the booking webhook', () => {
 });
 
 describe('the membership webhook', () => {
+  it('answers 400 for a timestamp the store cannot hold, and leaves out a custom field it cannot, where both answered 500', async () => {
+    const account = await onboardedAccount();
+    const t = token();
+    const email = `big-${t}@example.org`;
+    const bad = `{"event":"member.created","timestamp":1e300,"payload":${JSON.stringify(member(`mem_${t}`, email))}}`;
+    const refused = await deliver(account.urls.membership, bad);
+    expect(refused.status).toBe(400);
+    expect(await memberRecord(email)).toBeUndefined();
+    const fields = `{"event":"member.created","timestamp":${Date.now()},"payload":${JSON.stringify(member(`mem_${t}`, email)).replace('"customFields":{', '"customFields":{"huge":1e300,"tiny":1e-200,"seats":3,')}}`;
+    expect((await deliver(account.urls.membership, fields)).body).toEqual({ received: true, outcome: 'applied' });
+    expect((await memberRecord(email))?.membership.custom_fields).toEqual({ seats: 3, 'first-name': 'Mo', 'last-name': 'Ray' });
+  });
+
   it('creates the record of a new member, updates it on a plan change, and a newly paying member joins the account’s onboarding run', async () => {
     const account = await onboardedAccount();
     const t = token();

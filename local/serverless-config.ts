@@ -60,12 +60,14 @@ export function resourcesOfType(svc: ResolvedService, type: string): [string, Cf
  * the local values are set.
  */
 /**
- * The rate limits a developer gives `npm start` in the shell (RATE_LIMIT_SIGNUP=100/60 npm start):
- * the only settings the hermetic local stack takes from the shell, so that a front end under
- * development is not locked out for ten minutes after five signups. Tests and the bench pass none.
+ * The settings a developer may give `npm start` in the shell, for a front end under development:
+ * the rate limits (RATE_LIMIT_SIGNUP=100/60, so five signups do not lock it out for ten minutes)
+ * and CORS_EXTRA_ORIGINS (its dev server's origin, e.g. http://localhost:5173). The hermetic
+ * local stack takes nothing else from the shell; tests and the bench pass none.
  */
-export function shellRateLimits(parent: NodeJS.ProcessEnv): Record<string, string> {
-  return Object.fromEntries(Object.entries(parent).filter((e): e is [string, string] => /^RATE_LIMIT_[A-Z_]+$/.test(e[0]) && !!e[1]?.trim()));
+export function shellSettings(parent: NodeJS.ProcessEnv): Record<string, string> {
+  const allowed = (name: string) => /^RATE_LIMIT_[A-Z_]+$/.test(name) || name === 'CORS_EXTRA_ORIGINS';
+  return Object.fromEntries(Object.entries(parent).filter((e): e is [string, string] => allowed(e[0]) && !!e[1]?.trim()));
 }
 
 export function hermetic(parent: NodeJS.ProcessEnv, local: Record<string, string>): Record<string, string> {

@@ -7,11 +7,12 @@
 // and PageSpeed emulators, so crawler intelligence goes through those vendors'
 // adapters instead of the built-in crawler and page measurement.
 // RATE_LIMIT_<NAME>=<count>/<seconds> in the shell sets that limit (e.g.
-// RATE_LIMIT_SIGNUP=100/60 npm start); nothing else comes from the shell.
+// RATE_LIMIT_SIGNUP=100/60 npm start), CORS_EXTRA_ORIGINS adds a front end's
+// origin (e.g. http://localhost:5173); nothing else comes from the shell.
 import { FIRECRAWL_API_KEY } from './emulators/firecrawl.ts';
 import { stopWhenOrphaned } from './orphan.ts';
 import { PAGESPEED_API_KEY } from './emulators/pagespeed.ts';
-import { shellRateLimits } from './serverless-config.ts';
+import { shellSettings } from './serverless-config.ts';
 import { DEFAULT_PORTS, startStack } from './stack.ts';
 
 const watch = process.argv.includes('--watch');
@@ -26,7 +27,7 @@ const starting = startStack({
   dataDir: '.local',
   watch,
   inProcess: !watch,
-  settings: { ...shellRateLimits(process.env), ...(crawlerVendors ? { FIRECRAWL_API_KEY, PAGESPEED_API_KEY } : {}) },
+  settings: { ...shellSettings(process.env), ...(crawlerVendors ? { FIRECRAWL_API_KEY, PAGESPEED_API_KEY } : {}) },
   log: (line) => console.log(`  ${line}`),
   signal: aborted.signal,
 });

@@ -24,14 +24,20 @@ export interface Logger {
   with(fields: LogFields): Logger;
 }
 
-export function createLogger(base: LogFields = {}, level: Level = levelFromEnv()): Logger {
+/**
+ * `fn` is the function's name as it was when the logger was made (each bundle
+ * makes its logger as it loads), not as it is when an entry is written: locally,
+ * serverless-offline runs every function in one process and sets the
+ * environment per invocation, so a step's late entry read another step's name.
+ */
+export function createLogger(base: LogFields = {}, level: Level = levelFromEnv(), fn = process.env.AWS_LAMBDA_FUNCTION_NAME): Logger {
   const write = (entryLevel: Exclude<Level, 'silent'>, message: string, fields?: LogFields) => {
     if (order[entryLevel] < order[level]) return;
     const entry = {
       level: entryLevel,
       message,
       timestamp: new Date().toISOString(),
-      function: process.env.AWS_LAMBDA_FUNCTION_NAME,
+      function: fn,
       ...redact(base),
       ...redact(fields ?? {}),
     };
@@ -44,7 +50,7 @@ export function createLogger(base: LogFields = {}, level: Level = levelFromEnv()
     info: (m, f) => write('info', m, f),
     warn: (m, f) => write('warn', m, f),
     error: (m, f) => write('error', m, f),
-    with: (fields) => createLogger({ ...base, ...fields }, level),
+    with: (fields) => createLogger({ ...base, ...fields }, level, fn),
   };
 }
 

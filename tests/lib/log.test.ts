@@ -23,6 +23,26 @@ describe('structured logs', () => {
     for (const secret of ['Hunter2hunter2', 'abc.def', '"k"', '"r"', '"s"']) expect(text).not.toContain(secret);
   });
 
+  it("names the function it was made in, and its derived loggers too, though the environment names another later (serverless-offline runs every function in one process)", () => {
+    const lines: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    const before = process.env.AWS_LAMBDA_FUNCTION_NAME;
+    try {
+      process.env.AWS_LAMBDA_FUNCTION_NAME = 'agency-backend-local-provision-storage-tree';
+      const log = createLogger({}, 'info');
+      process.env.AWS_LAMBDA_FUNCTION_NAME = 'agency-backend-local-sync-crm-lead';
+      log.info('made the folders');
+      log.with({ requestId: 'r-1' }).info('shared the link');
+    } finally {
+      if (before === undefined) delete process.env.AWS_LAMBDA_FUNCTION_NAME;
+      else process.env.AWS_LAMBDA_FUNCTION_NAME = before;
+    }
+    expect(lines.map((l) => JSON.parse(l).function)).toEqual(['agency-backend-local-provision-storage-tree', 'agency-backend-local-provision-storage-tree']);
+  });
+
   it('drops entries below its level', () => {
     const spy = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
     createLogger({}, 'warn').info('quiet');

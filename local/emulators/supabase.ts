@@ -800,11 +800,18 @@ export function supabaseEmulator(options: SupabaseEmulatorOptions): VendorEmulat
 
   app.route('/auth/v1', auth);
 
-  // Local only: a recovery link and a recovery session issued `issuedSecondsAgo` ago.
-  app.post('/_local/supabase/recovery', async (c) => {
+  /** The body of a local control route, and the user its `email` names; 404 for none. */
+  const namedUser = async (c: Context): Promise<{ body: Record<string, any>; user: StoredUser } | Response> => {
     const body = await jsonBody(c);
     const user = typeof body.email === 'string' ? userByEmail(body.email) : undefined;
-    if (!user) return c.json({ error: { code: 'user_not_found', message: 'No user with this email' } }, 404);
+    return user ? { body, user } : c.json({ error: { code: 'user_not_found', message: 'No user with this email' } }, 404);
+  };
+
+  // Local only: a recovery link and a recovery session issued `issuedSecondsAgo` ago.
+  app.post('/_local/supabase/recovery', async (c) => {
+    const named = await namedUser(c);
+    if (named instanceof Response) return named;
+    const { body, user } = named;
     const ago = Number.isInteger(body.issuedSecondsAgo) && body.issuedSecondsAgo >= 0 ? (body.issuedSecondsAgo as number) : 0;
     const issuedAt = nowSeconds() - ago;
     const { link } = startEmailToken(user, 'recovery', redirectTarget(c, body.redirectTo), issuedAt);
@@ -814,18 +821,18 @@ export function supabaseEmulator(options: SupabaseEmulatorOptions): VendorEmulat
 
   // Local only: the user as if it had enrolled and verified a second factor (TOTP) in an earlier AAL2 session.
   app.post('/_local/supabase/mfa', async (c) => {
-    const body = await jsonBody(c);
-    const user = typeof body.email === 'string' ? userByEmail(body.email) : undefined;
-    if (!user) return c.json({ error: { code: 'user_not_found', message: 'No user with this email' } }, 404);
+    const named = await namedUser(c);
+    if (named instanceof Response) return named;
+    const { user } = named;
     user.mfa_verified = true;
     return c.json({ email: user.email, mfa_verified: true });
   });
 
   // Local only: the user as if `seconds` had passed since it was made and mailed.
   app.post('/_local/supabase/backdate', async (c) => {
-    const body = await jsonBody(c);
-    const user = typeof body.email === 'string' ? userByEmail(body.email) : undefined;
-    if (!user) return c.json({ error: { code: 'user_not_found', message: 'No user with this email' } }, 404);
+    const named = await namedUser(c);
+    if (named instanceof Response) return named;
+    const { body, user } = named;
     const seconds = Number.isInteger(body.seconds) && body.seconds >= 0 ? (body.seconds as number) : 0;
     const earlier = <T extends string | null>(at: T): T => (at === null ? at : (iso(Math.floor(Date.parse(at) / 1000) - seconds) as T));
     user.created_at = earlier(user.created_at);

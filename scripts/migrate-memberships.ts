@@ -9,6 +9,7 @@
 // EMAIL_FROM and PORTAL_URL (without it, invitations wait unsent for the
 // person to sign in, where `me` lists them). The local stage talks to
 // `npm start`'s DynamoDB and Auth emulator with their local keys.
+import './stage-env.ts';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';

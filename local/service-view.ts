@@ -50,7 +50,7 @@ export function serviceView(options: { endpoint: string; region: string; tablePr
   };
   const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
   return async () => {
-    const [accounts, members, events] = await Promise.all([scan('accounts'), scan('members'), scan('webhook_events')]);
+    const [accounts, members, events] = await Promise.all([scan('accounts'), scan('account_members'), scan('webhook_events')]);
     return {
       accounts: accounts.map((a) => ({
         id: String(a.id),

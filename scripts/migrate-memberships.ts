@@ -8,7 +8,9 @@
 // each creator's address); with --send-invitations also RESEND_API_KEY,
 // EMAIL_FROM and PORTAL_URL (without it, invitations wait unsent for the
 // person to sign in, where `me` lists them). The local stage talks to
-// `npm start`'s DynamoDB and Auth emulator with their local keys.
+// `npm start`'s DynamoDB and Auth emulator with their local keys. It reads
+// the per-account member records: on a stage still holding them in the
+// e-mail-keyed `members` table, run `npm run migrate:members` first.
 import './stage-env.ts';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
@@ -67,7 +69,7 @@ const mailer = values['send-invitations']
 const pageSize = Number(values['page-size']);
 const pages: RecordPages = {
   async page(after) {
-    const res = await db.send(new ScanCommand({ TableName: tables.members, ExclusiveStartKey: after, Limit: pageSize, ConsistentRead: true }));
+    const res = await db.send(new ScanCommand({ TableName: tables.account_members, ExclusiveStartKey: after, Limit: pageSize, ConsistentRead: true }));
     return { rows: (res.Items ?? []) as LegacyMemberRecord[], next: res.LastEvaluatedKey };
   },
 };

@@ -1,8 +1,10 @@
 // Account and member records, and the ports that keep them. DynamoDB
 // attribute names follow the contract (portal_slug, storage_link, ...).
-// A member record (the contract's `members` table) is the person an
-// onboarding was for, or a person a membership provider synced: a record, not
-// a right. Who may act on an account is decided by memberships (memberships.ts).
+// A member record (the contract's `members` table, kept per account and
+// address) is the person an onboarding was for, or a person a membership
+// provider synced: a record, not a right. Who may act on an account is decided
+// by memberships (memberships.ts). Each account has its own record of a
+// person: what one account writes about an address never reaches another's.
 
 export type AccountStatus = 'provisioning' | 'active' | 'needs_attention';
 export type MemberStatus = 'provisioning' | 'active' | 'needs_attention' | 'removed';
@@ -89,8 +91,14 @@ export interface NewMember {
 
 export interface AccountStore {
   getAccount(id: string): Promise<Account | undefined>;
-  getMember(email: string): Promise<Member | undefined>;
-  /** Creates the member unless the e-mail already has one; answers with whichever member holds it. */
+  getMember(accountId: string, email: string): Promise<Member | undefined>;
+  /**
+   * The account an earlier onboarding of this address opened: the oldest owner
+   * record of the address, in any account. Read from an index, so a record
+   * written in the last moment may not be seen yet.
+   */
+  firstOwnerRecord(email: string): Promise<Pick<Member, 'account_id' | 'email' | 'role' | 'created_at'> | undefined>;
+  /** Creates the account's record of the person unless it has one; answers with the record it has. */
   claimMember(member: NewMember): Promise<{ member: Member; created: boolean }>;
   /** Creates the account (status provisioning) when missing, and sets the given details. */
   saveAccountDetails(id: string, details: AccountDetails): Promise<Account>;
@@ -99,7 +107,7 @@ export interface AccountStore {
   setAccountStatus(accountId: string, status: AccountStatus): Promise<void>;
   setMemberStatusForAccount(accountId: string, status: MemberStatus): Promise<void>;
   /** Records the client's storage folder on the member; storage_created_at keeps its first value. */
-  setMemberStorage(email: string, storage: { link: string; path: string; createdAt: string }): Promise<void>;
+  setMemberStorage(accountId: string, email: string, storage: { link: string; path: string; createdAt: string }): Promise<void>;
   /** Every member of an account. */
   membersOf(accountId: string): Promise<Member[]>;
 }

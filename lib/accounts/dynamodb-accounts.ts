@@ -2,39 +2,45 @@ import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/l
 import { applied, isConditionFailure, queryAll, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
 import type { Account, AccountDetails, AccountStatus, AccountStore, Member, MemberStatus, NewMember, SlugRegistry } from './accounts.ts';
 
-type Deps = { db: DynamoDBDocumentClient; tables: Pick<Tables, 'accounts' | 'members' | 'slugs'>; now?: () => Date };
+type Deps = { db: DynamoDBDocumentClient; tables: Pick<Tables, 'accounts' | 'account_members' | 'slugs'>; now?: () => Date };
 
 export function dynamodbAccounts({ db, tables, now = () => new Date() }: Deps): AccountStore {
   const iso = () => now().toISOString();
 
   const getAccount = async (id: string) =>
     (await db.send(new GetCommand({ TableName: tables.accounts, Key: { id }, ConsistentRead: true }))).Item as Account | undefined;
-  const getMember = async (email: string) =>
-    (await db.send(new GetCommand({ TableName: tables.members, Key: { email }, ConsistentRead: true }))).Item as Member | undefined;
+  const TableName = tables.account_members;
+  const getMember = async (accountId: string, email: string) =>
+    (await db.send(new GetCommand({ TableName, Key: { account_id: accountId, email }, ConsistentRead: true }))).Item as Member | undefined;
   const membersOf = (accountId: string) =>
-    queryAll<Member>(db, {
-      TableName: tables.members,
-      IndexName: 'byAccount',
-      KeyConditionExpression: 'account_id = :id',
-      ExpressionAttributeValues: { ':id': accountId },
-    });
+    queryAll<Member>(db, { TableName, KeyConditionExpression: 'account_id = :id', ExpressionAttributeValues: { ':id': accountId }, ConsistentRead: true });
 
   return {
     getAccount,
     getMember,
     membersOf,
 
+    async firstOwnerRecord(email: string) {
+      const records = await queryAll<Pick<Member, 'account_id' | 'email' | 'role' | 'created_at'>>(db, {
+        TableName,
+        IndexName: 'byEmail',
+        KeyConditionExpression: 'email = :email',
+        ExpressionAttributeValues: { ':email': email },
+      });
+      return records.find((r) => r.role === 'owner');
+    },
+
     async claimMember(m: NewMember) {
       const at = iso();
       const member: Member = { ...m, status: 'provisioning', created_at: at, updated_at: at };
       try {
         await db.send(
-          new PutCommand({ TableName: tables.members, Item: member, ConditionExpression: 'attribute_not_exists(email)' }),
+          new PutCommand({ TableName, Item: member, ConditionExpression: 'attribute_not_exists(email)' }),
         );
         return { member, created: true };
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
-        return { member: (await getMember(m.email))!, created: false };
+        return { member: (await getMember(m.account_id, m.email))!, created: false };
       }
     },
 
@@ -99,22 +105,22 @@ export function dynamodbAccounts({ db, tables, now = () => new Date() }: Deps): 
         if (member.status === 'removed') continue;
         await db.send(
           new UpdateCommand({
-            TableName: tables.members,
-            Key: { email: member.email },
+            TableName,
+            Key: { account_id: accountId, email: member.email },
             UpdateExpression: 'SET #status = :status, updated_at = :now',
-            ConditionExpression: 'account_id = :account',
+            ConditionExpression: 'attribute_exists(email)',
             ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':status': status, ':now': iso(), ':account': accountId },
+            ExpressionAttributeValues: { ':status': status, ':now': iso() },
           }),
         );
       }
     },
 
-    async setMemberStorage(email, storage) {
+    async setMemberStorage(accountId, email, storage) {
       await db.send(
         new UpdateCommand({
-          TableName: tables.members,
-          Key: { email },
+          TableName,
+          Key: { account_id: accountId, email },
           UpdateExpression:
             'SET storage_link = :link, storage_path = :path, storage_created_at = if_not_exists(storage_created_at, :at), updated_at = :now',
           ConditionExpression: 'attribute_exists(email)',

@@ -1,5 +1,5 @@
-// From member records to memberships. Before memberships existed, a row of the
-// `members` table (keyed by e-mail) was taken as "this address belongs to this
+// From member records to memberships. Before memberships existed, a member
+// record (then keyed by e-mail alone) was taken as "this address belongs to this
 // account", and every flow trusted it. This turns those rows into the model
 // where joining is an act of the person:
 // - a creator's record (role owner: written when the person's own onboarding,
@@ -17,7 +17,7 @@ import type { AccountStore } from './accounts.ts';
 import type { MembershipStore } from './memberships.ts';
 import { issue, openInvitation, type TeamDeps } from './team.ts';
 
-/** A row of the members table as the code before memberships wrote it. */
+/** A member record as the code before memberships wrote it. */
 export interface LegacyMemberRecord {
   email: string;
   account_id: string;
@@ -61,7 +61,7 @@ export async function migrateRecord(deps: MigrationDeps, row: LegacyMemberRecord
   return role === 'owner' ? 'owner-invited' : 'member-invited';
 }
 
-/** The members table, a page at a time (a scan on DynamoDB). */
+/** The member records, a page at a time (a scan on DynamoDB). */
 export interface RecordPages {
   page(after?: Record<string, unknown>): Promise<{ rows: LegacyMemberRecord[]; next?: Record<string, unknown> }>;
 }

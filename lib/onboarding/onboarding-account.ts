@@ -19,7 +19,7 @@ import type { Logger } from '../log.ts';
 import type { OnboardingIntake } from './intake.ts';
 
 export interface OnboardingAccountDeps {
-  accounts: Pick<AccountStore, 'getAccount' | 'getMember' | 'saveAccountDetails' | 'claimMember'>;
+  accounts: Pick<AccountStore, 'getAccount' | 'firstOwnerRecord' | 'saveAccountDetails' | 'claimMember'>;
   memberships: Pick<MembershipStore, 'join' | 'get'>;
   /** How a new account's owner is invited, when the internal service onboards someone who has not joined yet. */
   team: TeamDeps;
@@ -38,15 +38,15 @@ export async function onboardingAccount(deps: OnboardingAccountDeps, grant: Gran
     if (!(await deps.accounts.getAccount(grant.account.id))) throw new NotFound('No such account');
     return grant.account.id;
   }
-  // The member record of an earlier onboarding of this address names its account.
-  const contact = await deps.accounts.getMember(intake.email);
-  if (contact?.role === 'owner') return contact.account_id;
+  // The owner record of an earlier onboarding of this address names its account.
+  const earlier = await deps.accounts.firstOwnerRecord(intake.email);
+  if (earlier) return earlier.account_id;
   // A new account. Concurrent submissions of one address derive the same id,
   // and only the one whose contact record is written invites the owner.
   const accountId = derivedAccountId(`onboarding:${intake.email}`);
   await deps.accounts.saveAccountDetails(accountId, { company_name: intake.companyName, contact_email: intake.email });
   const { member, created } = await deps.accounts.claimMember({ email: intake.email, account_id: accountId, role: 'owner' });
-  if (!created && member.role === 'owner') return member.account_id;
+  if (!created && member.role === 'owner') return accountId;
   await issue(deps.team, { accountId, companyName: intake.companyName, email: intake.email, role: 'owner', invitedBy: { kind: 'service' } }, { keepIfUnsent: deps.log });
   return accountId;
 }

@@ -7,7 +7,7 @@ export type { DynamoDBDocumentClient };
 /** Every table of the service; the physical name is `<TABLE_PREFIX><name>`. */
 export type TableName =
   | 'accounts'
-  | 'members'
+  | 'account_members'
   | 'memberships'
   | 'invitations'
   | 'integrations'
@@ -28,7 +28,7 @@ export type Tables = Record<TableName, string>;
 
 const names: TableName[] = [
   'accounts',
-  'members',
+  'account_members',
   'memberships',
   'invitations',
   'integrations',

@@ -1,19 +1,20 @@
-// Membership writes to the members table. Only the attributes the membership
-// service owns are written, under an optimistic version, so a concurrent
-// onboarding step (status, storage link) is never overwritten with a stale copy.
+// Membership writes to the account's member records. Only the attributes the
+// membership service owns are written, under an optimistic version, so a
+// concurrent onboarding step (status, storage link) is never overwritten with a
+// stale copy.
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { applied, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
 import type { MembershipMembers } from './membership-members.ts';
 import type { MembershipMember } from './membership-state.ts';
 
-export function dynamodbMembershipMembers(deps: { db: DynamoDBDocumentClient; tables: Pick<Tables, 'members'>; now?: () => Date }): MembershipMembers {
+export function dynamodbMembershipMembers(deps: { db: DynamoDBDocumentClient; tables: Pick<Tables, 'account_members'>; now?: () => Date }): MembershipMembers {
   const { db } = deps;
-  const TableName = deps.tables.members;
+  const TableName = deps.tables.account_members;
   const now = deps.now ?? (() => new Date());
 
   return {
-    async get(email) {
-      return (await db.send(new GetCommand({ TableName, Key: { email }, ConsistentRead: true }))).Item as MembershipMember | undefined;
+    async get(accountId, email) {
+      return (await db.send(new GetCommand({ TableName, Key: { account_id: accountId, email }, ConsistentRead: true }))).Item as MembershipMember | undefined;
     },
 
     async save(member, changes, create) {
@@ -31,7 +32,7 @@ export function dynamodbMembershipMembers(deps: { db: DynamoDBDocumentClient; ta
         );
       }
       const names: Record<string, string> = {};
-      const values: Record<string, unknown> = { ':membership': member.membership, ':version': version, ':at': at, ':account': member.account_id };
+      const values: Record<string, unknown> = { ':membership': member.membership, ':version': version, ':at': at };
       const sets = ['membership = :membership', 'membership_version = :version', 'updated_at = :at'];
       for (const [key, value] of Object.entries(changes)) {
         if (value === undefined) continue;
@@ -39,7 +40,7 @@ export function dynamodbMembershipMembers(deps: { db: DynamoDBDocumentClient; ta
         values[`:${key}`] = value;
         sets.push(`#${key} = :${key}`);
       }
-      let condition = 'account_id = :account AND ';
+      let condition = 'attribute_exists(email) AND ';
       if (member.membership_version === undefined) condition += 'attribute_not_exists(membership_version)';
       else {
         condition += 'membership_version = :expected';
@@ -49,7 +50,7 @@ export function dynamodbMembershipMembers(deps: { db: DynamoDBDocumentClient; ta
         db.send(
           new UpdateCommand({
             TableName,
-            Key: { email: member.email },
+            Key: { account_id: member.account_id, email: member.email },
             UpdateExpression: `SET ${sets.join(', ')}`,
             ConditionExpression: condition,
             ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
@@ -59,14 +60,14 @@ export function dynamodbMembershipMembers(deps: { db: DynamoDBDocumentClient; ta
       );
     },
 
-    async markOnboardingStarted(email, accountId, runId) {
+    async markOnboardingStarted(accountId, email, runId) {
       await db.send(
         new UpdateCommand({
           TableName,
-          Key: { email },
+          Key: { account_id: accountId, email },
           UpdateExpression: 'SET membership.onboarding_run = :run, membership_version = membership_version + :one, updated_at = :at',
-          ConditionExpression: 'account_id = :account AND attribute_exists(membership)',
-          ExpressionAttributeValues: { ':run': runId, ':one': 1, ':at': now().toISOString(), ':account': accountId },
+          ConditionExpression: 'attribute_exists(membership)',
+          ExpressionAttributeValues: { ':run': runId, ':one': 1, ':at': now().toISOString() },
         }),
       );
     },

@@ -1,8 +1,8 @@
-// The member records as the membership webhook keeps them.
+// The account's member records as the membership webhook keeps them.
 import type { MembershipMember } from './membership-state.ts';
 
 export interface MembershipMembers {
-  get(email: string): Promise<MembershipMember | undefined>;
+  get(accountId: string, email: string): Promise<MembershipMember | undefined>;
   /**
    * Writes the membership part of a member, and the attributes named in
    * `changes`; a new member is created whole. False when the record changed
@@ -10,5 +10,5 @@ export interface MembershipMembers {
    */
   save(member: MembershipMember, changes: { status?: string; name?: string }, create: boolean): Promise<boolean>;
   /** Notes the onboarding run the member's first payment started. */
-  markOnboardingStarted(email: string, accountId: string, runId: string): Promise<void>;
+  markOnboardingStarted(accountId: string, email: string, runId: string): Promise<void>;
 }

@@ -3,9 +3,8 @@
 // and the store can apply the result with an optimistic version check.
 //
 // Rules:
-// - A member of another account is never moved: the event is not applied
-//   (the membership service cannot be told, so it is acknowledged, and the
-//   conflict is recorded on the delivery for an operator).
+// - The record is the account's own (records are kept per account and
+//   address): another account's record of the same person is never read here.
 // - Events may arrive out of order. Each part keeps the firing time of the
 //   event that last set it (profile, deletion, each plan connection), and an
 //   older event does not overwrite a newer one.
@@ -47,7 +46,6 @@ export type MembershipMember = Pick<Member, 'email' | 'account_id' | 'role' | 's
 };
 
 export type MembershipDecision =
-  | { kind: 'other-account' }
   | { kind: 'unknown-member' }
   | { kind: 'unchanged'; member: MembershipMember }
   | {
@@ -64,7 +62,6 @@ export const isPayingPlan = (plan: PlanState) =>
   plan.active && (plan.status === undefined || PAYING_STATUSES.has(plan.status)) && plan.type !== 'FREE';
 
 export function decideMembership(current: MembershipMember | undefined, accountId: string, email: string, event: MembershipEvent): MembershipDecision {
-  if (current && current.account_id !== accountId) return { kind: 'other-account' };
   if (!current && event.type === 'member.deleted') return { kind: 'unknown-member' };
 
   const before: MembershipRecord = current?.membership ?? { provider: 'memberstack', member_id: event.memberId, status: 'active', plans: {}, paying: false };

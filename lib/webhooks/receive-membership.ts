@@ -60,8 +60,10 @@ const linkKey = (memberId: string) => `memberstack#member#${memberId}`;
  * 5. A sync never makes anyone a member: a synced person who has not joined
  *    the account is invited to it (once: an open invitation is not repeated),
  *    and joins only by accepting, signed in with that address verified. A
- *    person who belongs to another account is not touched at all; a deleted
- *    member's open invitation is revoked.
+ *    person who has joined another account, and not this one, is not touched
+ *    at all; a deleted member's open invitation is revoked. Another account's
+ *    record of the same address is never read or written: each account keeps
+ *    its own.
  */
 export async function receiveMembershipDelivery(deps: MembershipDeps, delivery: Delivery): Promise<DeliveryResult> {
   const now = deps.now?.() ?? new Date();
@@ -94,11 +96,7 @@ async function applyMembershipEvent(deps: MembershipDeps, accountId: string, eve
   let member: MembershipMember | undefined;
   for (let attempt = 0; !member; attempt++) {
     if (attempt === MAX_WRITE_ATTEMPTS) throw new Conflict('The member record kept changing while this event was applied; retry later', 'member_busy');
-    const decision = decideMembership(await deps.members.get(email), accountId, email, event);
-    if (decision.kind === 'other-account') {
-      deps.log.warn('membership event for a member of another account was not applied', { accountId, memberId: event.memberId, type: event.type });
-      return { outcome: 'ignored', detail: 'member belongs to another account' };
-    }
+    const decision = decideMembership(await deps.members.get(accountId, email), accountId, email, event);
     if (decision.kind === 'unknown-member') return { outcome: 'ignored', detail: 'unknown member' };
     if (decision.kind === 'unchanged' || (await deps.members.save(decision.member, decision.changes, decision.create))) member = decision.member;
   }
@@ -155,7 +153,7 @@ async function startOnboardingIfNewlyPaying(deps: MembershipDeps, accountId: str
     return undefined;
   }
   // The account's contact, when that is a member of this account; else the paying member.
-  const contact = account.contact_email && (await deps.accounts.getMember(account.contact_email))?.account_id === accountId ? account.contact_email : member.email;
+  const contact = account.contact_email && (await deps.accounts.getMember(accountId, account.contact_email)) ? account.contact_email : member.email;
   const intake: OnboardingIntake = {
     email: contact,
     companyName: account.company_name,
@@ -168,6 +166,6 @@ async function startOnboardingIfNewlyPaying(deps: MembershipDeps, accountId: str
     metadata: account.metadata,
   };
   const run = await beginOnboarding(deps.onboarding, accountId, intake);
-  await deps.members.markOnboardingStarted(member.email, accountId, run.runId);
+  await deps.members.markOnboardingStarted(accountId, member.email, run.runId);
   return run.runId;
 }

@@ -6,13 +6,12 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { paymentJobName } from '../../lib/payments/payment-queue.ts';
 import { api, errorCode, recorded, stack } from '../support/http.ts';
-import { stackDb, table } from '../support/stack-db.ts';
+import { memberRecordOf, stackDb, table } from '../support/stack-db.ts';
 import {
   accountRow,
   clearOfCheckoutBucketEdge,
   deliverPayment as deliver,
   emulatorEvent,
-  memberOf,
   PAYMENTS_MACHINE,
   payOnHostedPage,
   paymentEventRow as eventRow,
@@ -51,7 +50,7 @@ describe('GET /api/checkout', () => {
     const sessionId = hosted.split('/').pop()!;
 
     // The account exists (with this user as its owner) before anything is paid, and the session is tied to it.
-    const member = (await memberOf(user.email))!;
+    const member = (await memberRecordOf(user.email))!;
     expect(member).toMatchObject({ role: 'owner', user_id: user.user.id });
     const session = (await recorded<any[]>('payments')).find((s) => s.id === sessionId);
     expect(session).toMatchObject({
@@ -97,7 +96,7 @@ describe('GET /api/checkout', () => {
     const free = await user.client.get('/api/checkout?plan=free', bearer(user.accessToken));
     expect(free.status).toBe(303);
     expect(free.headers.get('location')).toBe(`${dashboard()}/dashboard`);
-    expect(await accountRow((await memberOf(user.email))!.account_id)).toMatchObject({ plan: 'free' });
+    expect(await accountRow((await memberRecordOf(user.email))!.account_id)).toMatchObject({ plan: 'free' });
   });
 });
 
@@ -140,14 +139,14 @@ describe('POST /api/checkout/session', () => {
     expect(invited.Items).toEqual([expect.objectContaining({ role: 'owner', status: 'pending', invited_by: { kind: 'checkout' } })]);
     expect(await accountRow(invited.Items![0]!.account_id)).toMatchObject({ plan: 'starter', subscription_status: 'active', contact_email: email });
     // Nobody is a member of it until the buyer accepts, signed in with that address verified.
-    expect(await memberOf(email)).toBeUndefined();
+    expect(await memberRecordOf(email)).toBeUndefined();
   });
 
   it("never moves a paying account to a subscription someone bought anonymously with its e-mail: the event is recorded as a conflict", async () => {
     const user = await signedInUser();
     await clearOfCheckoutBucketEdge();
     expect((await payOnHostedPage((await user.client.get('/api/checkout?plan=pro', bearer(user.accessToken))).headers.get('location')!)).status).toBe(303);
-    const accountId = (await memberOf(user.email))!.account_id;
+    const accountId = (await memberRecordOf(user.email))!.account_id;
     const paying = await accountRow(accountId);
     expect(paying).toMatchObject({ plan: 'pro', subscription_status: 'active' });
 

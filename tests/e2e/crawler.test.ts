@@ -2,14 +2,13 @@
 // The client website is a fixture site this file serves on loopback; the
 // stack reaches it as http://bakery-<t>.localhost:<port> (every *.localhost
 // name is loopback), which the local stage may crawl and a deployed one may not.
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { bakeryRoutes, bakeryRows } from '../fixtures/bakery-site.ts';
 import { api, errorCode, recorded, stack, type Reply } from '../support/http.ts';
 import { followRun } from '../support/onboarding.ts';
 import { useSite } from '../support/site.ts';
-import { stackDb as db } from '../support/stack-db.ts';
+import { memberRecord } from '../support/stack-db.ts';
 import { bearer, signedInUser } from '../support/users.ts';
 
 const KEY = { 'x-api-key': 'local-internal-api-key' };
@@ -68,7 +67,7 @@ describe('enhanced onboarding', () => {
     const file = storage.find((e: { path: string }) => e.path === csvPath);
     expect(file).toMatchObject({ type: 'file' });
     expect(parse(file.content, { bom: true, columns: true })).toEqual(bakeryRows(siteUrl(t)));
-    const member = (await db().send(new GetCommand({ TableName: 'agency-backend-local-members', Key: { email } }))).Item!;
+    const member = (await memberRecord(reply.body.accountId, email))!;
     expect(member.storage_link).toBe(storage.find((e: { path: string }) => e.path === `/Clients/bakery-${t}`).sharedLink);
 
     // The CRM lead and the team's chat notice.

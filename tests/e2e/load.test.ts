@@ -5,8 +5,8 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { api, errorCode, randomLoopbackIp, recorded, stack, type Reply } from '../support/http.ts';
 import { followRun, SERVICE_KEY, uniqueToken } from '../support/onboarding.ts';
-import { accountRow, clearOfCheckoutBucketEdge, deliverPayment, emulatorEvent, memberOf, paymentEventRow, purchase, signStripe } from '../support/payments.ts';
-import { stackDb, table } from '../support/stack-db.ts';
+import { accountRow, clearOfCheckoutBucketEdge, deliverPayment, emulatorEvent, paymentEventRow, purchase, signStripe } from '../support/payments.ts';
+import { memberRecord, memberRecordOf, memberRecordsOfAccount, stackDb, table } from '../support/stack-db.ts';
 import { bearer, newEmail, PASSWORD, signedInUser, verificationToken } from '../support/users.ts';
 import {
   bookingExecution,
@@ -16,7 +16,6 @@ import {
   copyAnswer,
   deliverWebhook,
   membershipMember,
-  memberRecord,
   onboardedAccount,
   onboardingTasks,
 } from '../support/webhooks.ts';
@@ -172,25 +171,25 @@ describe('load', () => {
     expect(hosted).toMatch(payPage);
     const sessions = await recorded<any[]>('payments');
     const sessionsOf = (email: string) => sessions.filter((s) => s.metadata?.email === email);
-    const clickerAccount = (await memberOf(clicker!.email))!.account_id as string;
+    const clickerAccount = (await memberRecordOf(clicker!.email))!.account_id as string;
     expect(sessionsOf(clicker!.email).map((s) => [s.url, s.metadata.plan, s.client_reference_id])).toEqual([[hosted, 'pro', clickerAccount]]);
 
     // Each buyer: their own hosted page, for the plan they chose, tied to their own account.
     const buyerPages = of('buyer').map(({ reply }) => reply.headers.get('location')!);
     expect(new Set(buyerPages).size).toBe(buyers.length);
     for (const { call, reply } of of('buyer')) {
-      const account = (await memberOf(call.email!))!.account_id as string;
+      const account = (await memberRecordOf(call.email!))!.account_id as string;
       expect(sessionsOf(call.email!).map((s) => [s.url, s.metadata.plan, s.client_reference_id])).toEqual([[reply.headers.get('location'), call.plan, account]]);
     }
 
     // Free is recorded without a session, however many times it is asked for at once.
     for (const user of [freeClicker!, ...freeUsers]) {
       expect(sessionsOf(user.email)).toEqual([]);
-      expect(await accountRow((await memberOf(user.email))!.account_id as string)).toMatchObject({ plan: 'free' });
+      expect(await accountRow((await memberRecordOf(user.email))!.account_id as string)).toMatchObject({ plan: 'free' });
     }
     for (const user of undecided) {
       expect(sessionsOf(user.email)).toEqual([]);
-      expect(await memberOf(user.email)).toBeUndefined();
+      expect(await memberRecordOf(user.email)).toBeUndefined();
     }
   });
 
@@ -288,7 +287,7 @@ describe('load', () => {
       new QueryCommand({ TableName: table('invitations'), IndexName: 'byEmail', KeyConditionExpression: 'email = :e', ExpressionAttributeValues: { ':e': buyer } }),
     );
     expect(invited.Items).toEqual([expect.objectContaining({ account_id: owner.account_id, role: 'owner', status: 'pending' })]);
-    expect(await memberOf(buyer)).toBeUndefined();
+    expect(await memberRecordOf(buyer)).toBeUndefined();
     expect(await paymentEventRow(completed.id)).toMatchObject({ value: 'applied', account_id: owner.account_id });
     // Acknowledged, and not even recorded.
     expect(await paymentEventRow(refund.id)).toBeUndefined();
@@ -344,11 +343,8 @@ describe('load', () => {
 
     // Each member: one record, in its own account, beside the owner.
     for (const { account, email } of members) {
-      expect(await memberRecord(email)).toMatchObject({ account_id: account.accountId, role: 'member', status: 'active' });
-      const { Items = [] } = await stackDb().send(
-        new QueryCommand({ TableName: table('members'), IndexName: 'byAccount', KeyConditionExpression: 'account_id = :a', ExpressionAttributeValues: { ':a': account.accountId } }),
-      );
-      expect(Items.map((m) => m.role).sort()).toEqual(['member', 'owner']);
+      expect(await memberRecord(account.accountId, email)).toMatchObject({ account_id: account.accountId, role: 'member', status: 'active' });
+      expect((await memberRecordsOfAccount(account.accountId)).map((m) => m.role).sort()).toEqual(['member', 'owner']);
     }
 
     // Once the first is done, a late copy of any of them is a plain duplicate.

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { api, errorCode, injectFault, recorded, stack, type Reply } from '../support/http.ts';
 import { followRun } from '../support/onboarding.ts';
-import { stackDb as db, table } from '../support/stack-db.ts';
+import { memberRecord, memberRecordOf, stackDb as db, table } from '../support/stack-db.ts';
 import { bearer, signedInUser } from '../support/users.ts';
 
 const run = promisify(execFile);
@@ -46,7 +46,7 @@ describe('onboarding-v2', () => {
     expect(subfolders).toHaveLength(10);
     const link = storage.find((e: { path: string }) => e.path === root).sharedLink;
     expect(link).toBe(body.details.dropbox.link);
-    const member = (await db().send(new GetCommand({ TableName: table('members'), Key: { email } }))).Item!;
+    const member = (await memberRecord(body.accountId, email))!;
     expect(member).toMatchObject({ account_id: body.accountId, storage_link: link, storage_path: root, status: 'active' });
     expect(member.storage_created_at).toEqual(expect.any(String));
 
@@ -198,7 +198,7 @@ describe('onboarding-v2', () => {
       const res = await api('/api/onboarding-v2', { raw: `{"email":"${email}","companyName":"Numbers","metadata":{"n":${n}}}`, headers: { ...KEY, 'content-type': 'application/json' } });
       expect(res.status, n).toBe(400);
       expect(res.body.error.details[0].path, n).toMatch(/^\/body\/metadata\/n/);
-      expect((await db().send(new GetCommand({ TableName: table('members'), Key: { email } }))).Item, n).toBeUndefined();
+      expect(await memberRecordOf(email), n).toBeUndefined();
     }
     const fine = await onboard({ email: `num-${crypto.randomUUID()}@example.com`, companyName: 'Numbers', metadata: { n: 9007199254740991, tiny: 1e-130, zero: 0, nested: { x: -2.5 } } });
     expect(fine.status).toBe(200);

@@ -3,7 +3,7 @@
 // booking work is done by the booking state machine against the ClickUp and
 // Slack emulators.
 import { ListExecutionsCommand } from '@aws-sdk/client-sfn';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { execFile } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { promisify } from 'node:util';
@@ -11,7 +11,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { bookingJobName } from '../../lib/webhooks/booking-queue.ts';
 import { membershipEventId, parseMembershipEvent } from '../../lib/webhooks/membership-events.ts';
 import { api, errorCode, recorded, stack, type Reply } from '../support/http.ts';
-import { stackDb as db, table } from '../support/stack-db.ts';
+import { memberRecord, memberRecordOf, memberRecordsOfAccount, stackDb as db, table } from '../support/stack-db.ts';
 import { bearer, signedInUser } from '../support/users.ts';
 import {
   BOOKING_MACHINE,
@@ -21,7 +21,6 @@ import {
   copyAnswer,
   deliverWebhook as deliver,
   membershipMember as member,
-  memberRecord,
   onboardedAccount,
   onboardingTasks,
   pathOf,
@@ -117,10 +116,10 @@ describe('the membership webhook', () => {
     const bad = `{"event":"member.created","timestamp":1e300,"payload":${JSON.stringify(member(`mem_${t}`, email))}}`;
     const refused = await deliver(account.urls.membership, bad);
     expect(refused.status).toBe(400);
-    expect(await memberRecord(email)).toBeUndefined();
+    expect(await memberRecord(account.accountId, email)).toBeUndefined();
     const fields = `{"event":"member.created","timestamp":${Date.now()},"payload":${JSON.stringify(member(`mem_${t}`, email)).replace('"customFields":{', '"customFields":{"huge":1e300,"tiny":1e-200,"seats":3,')}}`;
     expect((await deliver(account.urls.membership, fields)).body).toEqual({ received: true, outcome: 'applied' });
-    expect((await memberRecord(email))?.membership.custom_fields).toEqual({ seats: 3, 'first-name': 'Mo', 'last-name': 'Ray' });
+    expect((await memberRecord(account.accountId, email))?.membership.custom_fields).toEqual({ seats: 3, 'first-name': 'Mo', 'last-name': 'Ray' });
   });
 
   it('creates the record of a new member, updates it on a plan change, and a newly paying member joins the account’s onboarding run', async () => {
@@ -129,7 +128,7 @@ describe('the membership webhook', () => {
     const email = `mo-${t}@example.org`;
     const created = JSON.stringify({ event: 'member.created', timestamp: Date.now() - 1000, payload: member(`mem_${t}`, email) });
     expect((await deliver(account.urls.membership, created)).body).toEqual({ received: true, outcome: 'applied' });
-    expect(await memberRecord(email)).toMatchObject({
+    expect(await memberRecord(account.accountId, email)).toMatchObject({
       account_id: account.accountId,
       role: 'member',
       status: 'active',
@@ -144,7 +143,7 @@ describe('the membership webhook', () => {
     });
     expect((await deliver(account.urls.membership, plan)).body).toEqual({ received: true, outcome: 'applied' });
     expect((await deliver(account.urls.membership, plan)).body).toEqual({ received: true, outcome: 'duplicate' });
-    expect(await memberRecord(email)).toMatchObject({
+    expect(await memberRecord(account.accountId, email)).toMatchObject({
       membership: {
         paying: true,
         plans: { [`con_${t}`]: { plan_id: 'pln_growth', status: 'ACTIVE', type: 'SUBSCRIPTION', active: true } },
@@ -154,10 +153,35 @@ describe('the membership webhook', () => {
     });
   });
 
+  it('keeps each account’s own record of a person: another account syncing the address first blocks nothing, where it once took the record', async () => {
+    // The attack: an account's owner posts, to their own membership URL, a
+    // member.created for somebody else's client. Records keyed by address alone
+    // let the first account keep the person, and the real account's events for
+    // them were ignored: no record, no invitation, no onboarding on payment.
+    const [squatter, victim] = await Promise.all([onboardedAccount(), onboardedAccount()]);
+    const t = token();
+    const email = `client-${t}@example.org`;
+    const squat = JSON.stringify({ event: 'member.created', timestamp: Date.now() - 2000, payload: member(`mem_sq_${t}`, email) });
+    expect((await deliver(squatter.urls.membership, squat)).body).toEqual({ received: true, outcome: 'applied' });
+
+    const paid = { id: `con_${t}`, planId: 'pln_growth', status: 'ACTIVE', type: 'SUBSCRIPTION', active: true };
+    const real = JSON.stringify({ event: 'member.created', timestamp: Date.now(), payload: member(`mem_${t}`, email, { planConnections: [paid] }) });
+    expect((await deliver(victim.urls.membership, real)).body).toEqual({ received: true, outcome: 'applied' });
+    expect(await memberRecord(victim.accountId, email)).toMatchObject({
+      account_id: victim.accountId,
+      role: 'member',
+      membership: { member_id: `mem_${t}`, paying: true, onboarding_run: victim.executionId },
+    });
+    const invited = await api(`/api/accounts/${victim.accountId}/invitations`, { headers: KEY });
+    expect(invited.body.invitations.filter((i: { email: string; status: string }) => i.email === email && i.status === 'pending')).toHaveLength(1);
+    // The squatter's record is its own, and unchanged by the other account's event.
+    expect(await memberRecord(squatter.accountId, email)).toMatchObject({ account_id: squatter.accountId, membership: { member_id: `mem_sq_${t}`, paying: false } });
+  });
+
   it('starts the onboarding of an account made at sign-up when its first member pays', async () => {
     const t = token();
     const owner = await signedInUser({ companyName: `Signup ${t}` });
-    const accountId = (await memberRecord(owner.email))!.account_id as string;
+    const accountId = (await memberRecordOf(owner.email))!.account_id as string;
     const urls = (await api(`/api/accounts/${accountId}/webhooks`, { headers: bearer(owner.accessToken) })).body.urls;
     const paying = JSON.stringify({
       event: 'member.created',
@@ -165,7 +189,7 @@ describe('the membership webhook', () => {
       payload: member(`mem_${t}`, `payer-${t}@example.org`, { planConnections: [{ id: `con_${t}`, planId: 'pln_pro', status: 'ACTIVE', type: 'SUBSCRIPTION', active: true }] }),
     });
     expect((await deliver(urls.membership, paying)).body).toEqual({ received: true, outcome: 'applied' });
-    const runId = (await memberRecord(`payer-${t}@example.org`))!.membership.onboarding_run as string;
+    const runId = (await memberRecord(accountId, `payer-${t}@example.org`))!.membership.onboarding_run as string;
     expect(runId).toMatch(new RegExp(`^${accountId}-[0-9a-f]{16}$`));
     await eventually(async () => {
       const run = await api(`/api/onboarding/runs/${runId}`, { headers: KEY });
@@ -198,11 +222,8 @@ describe('what the webhooks refuse', () => {
       }
     }
     // Nothing was written: no member, no delivery record, no booking execution.
-    expect(await memberRecord(email)).toBeUndefined();
-    const members = await db().send(
-      new QueryCommand({ TableName: table('members'), IndexName: 'byAccount', KeyConditionExpression: 'account_id = :a', ExpressionAttributeValues: { ':a': account.accountId } }),
-    );
-    expect(members.Items).toHaveLength(1);
+    expect(await memberRecord(account.accountId, email)).toBeUndefined();
+    expect(await memberRecordsOfAccount(account.accountId)).toHaveLength(1);
     const parsed = parseMembershipEvent(body, new Date());
     if (!parsed.handled) throw new Error('the test event must be one the webhook acts on');
     const eventKey = `membership#${account.accountId}#${membershipEventId(parsed.event, undefined)}`;
@@ -214,7 +235,7 @@ describe('what the webhooks refuse', () => {
 
     // The new URL works.
     expect((await deliver(rotated.body.urls.membership, body)).body).toEqual({ received: true, outcome: 'applied' });
-    expect(await memberRecord(email)).toMatchObject({ account_id: account.accountId });
+    expect(await memberRecord(account.accountId, email)).toMatchObject({ account_id: account.accountId });
     expect(await deliveryRow()).toMatchObject({ value: 'applied', finished_at: expect.any(String), account_id: account.accountId });
   });
 
@@ -231,9 +252,9 @@ describe('what the webhooks refuse', () => {
       expect(refused.status).toBe(400);
       expect(errorCode(refused)).toBe('invalid_signature');
     }
-    expect(await memberRecord(email)).toBeUndefined();
+    expect(await memberRecord(account.accountId, email)).toBeUndefined();
     expect((await deliver(account.urls.membership, body, svixHeaders(body, key))).body).toEqual({ received: true, outcome: 'applied' });
-    expect(await memberRecord(email)).toMatchObject({ account_id: account.accountId });
+    expect(await memberRecord(account.accountId, email)).toMatchObject({ account_id: account.accountId });
   });
 
   it('lets only the owner or an operator near the settings', async () => {

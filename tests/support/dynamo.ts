@@ -15,13 +15,12 @@ export interface TestDynamo {
   tables: Tables;
 }
 
-/** Starts dynalite for the file's tests; the returned object is filled in before they run. */
-export function useDynamo(): TestDynamo {
+/** Starts dynalite for the file's tests, with the tables named `<prefix><table>`; the returned object is filled in before they run. */
+export function useDynamo(prefix = 'test-'): TestDynamo {
   const ctx = {} as TestDynamo;
   let server: LocalDynamo;
   beforeAll(async () => {
     server = await startDynamo(0);
-    const prefix = 'test-';
     const text = readFileSync('infra/dynamodb.yml', 'utf8').replaceAll('${self:service}-${sls:stage}-', prefix);
     const resources = (parse(text) as { Resources: ResolvedService['resources'] }).Resources;
     await createTables(server.endpoint, { service: 't', stage: 'test', region: 'eu-west-1', functions: {}, resources });

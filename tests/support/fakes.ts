@@ -18,18 +18,35 @@ import { BOOKING_TASK_CLAIMS, bookingTasksOf, type BookingKey, type StoredBookin
 
 const now = () => new Date().toISOString();
 
+/** Member records in memory as the table keeps them: one per account and address. */
+export class MemberRecords extends Map<string, Member> {
+  of(accountId: string, email: string): Member | undefined {
+    return this.get(`${accountId} ${email}`);
+  }
+  put(member: Member): Member {
+    this.set(`${member.account_id} ${member.email}`, member);
+    return member;
+  }
+  ofAccount(accountId: string): Member[] {
+    return [...this.values()].filter((m) => m.account_id === accountId);
+  }
+  /** The oldest owner record of the address, in any account. */
+  firstOwner(email: string): Member | undefined {
+    return [...this.values()].filter((m) => m.email === email && m.role === 'owner').sort((a, b) => a.created_at.localeCompare(b.created_at))[0];
+  }
+}
+
 export function fakeAccounts() {
   const accounts = new Map<string, Account>();
-  const members = new Map<string, Member>();
+  const members = new MemberRecords();
   const store: AccountStore = {
     getAccount: async (id) => accounts.get(id),
-    getMember: async (email) => members.get(email),
+    getMember: async (accountId, email) => members.of(accountId, email),
+    firstOwnerRecord: async (email) => members.firstOwner(email),
     async claimMember(m: NewMember) {
-      const existing = members.get(m.email);
+      const existing = members.of(m.account_id, m.email);
       if (existing) return { member: existing, created: false };
-      const member: Member = { ...m, status: 'provisioning', created_at: now(), updated_at: now() };
-      members.set(m.email, member);
-      return { member, created: true };
+      return { member: members.put({ ...m, status: 'provisioning', created_at: now(), updated_at: now() }), created: true };
     },
     async saveAccountDetails(id: string, details: AccountDetails) {
       const current = accounts.get(id) ?? { id, status: 'provisioning' as const, created_at: now(), updated_at: now() };
@@ -47,13 +64,13 @@ export function fakeAccounts() {
       accounts.set(accountId, { ...accounts.get(accountId)!, status });
     },
     async setMemberStatusForAccount(accountId, status) {
-      for (const m of members.values()) if (m.account_id === accountId) members.set(m.email, { ...m, status });
+      for (const m of members.ofAccount(accountId)) members.put({ ...m, status });
     },
-    async setMemberStorage(email, storage) {
-      const m = members.get(email)!;
-      members.set(email, { ...m, storage_link: storage.link, storage_path: storage.path, storage_created_at: m.storage_created_at ?? storage.createdAt });
+    async setMemberStorage(accountId, email, storage) {
+      const m = members.of(accountId, email)!;
+      members.put({ ...m, storage_link: storage.link, storage_path: storage.path, storage_created_at: m.storage_created_at ?? storage.createdAt });
     },
-    membersOf: async (accountId) => [...members.values()].filter((m) => m.account_id === accountId),
+    membersOf: async (accountId) => members.ofAccount(accountId),
   };
   return { store, accounts, members };
 }

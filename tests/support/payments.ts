@@ -6,7 +6,7 @@ import Stripe from 'stripe';
 import { expect } from 'vitest';
 import { paymentJobName } from '../../lib/payments/payment-queue.ts';
 import { api, stack, type Reply } from './http.ts';
-import { row } from './stack-db.ts';
+import { memberRecordOf, row } from './stack-db.ts';
 import { bearer, signedInUser } from './users.ts';
 import { eventually, stackSfn } from './webhooks.ts';
 
@@ -39,7 +39,6 @@ export async function paymentsApplied(eventId?: string): Promise<void> {
   }, 100);
 }
 
-export const memberOf = (email: string) => row('members', { email });
 export const accountRow = async (id: string) => (await row('accounts', { id }))!;
 /** The payment webhook's delivery row of a Stripe event (webhook_events, the delivery log every webhook shares). */
 export const paymentEventRow = (id: string) => row('webhook_events', { event_key: `stripe#${id}` });
@@ -71,7 +70,7 @@ export async function purchase(plan = 'pro', delivery?: string) {
   expect(start.status).toBe(303);
   const paid = await payOnHostedPage(start.headers.get('location')!, delivery);
   expect(paid.status).toBe(303);
-  const accountId = (await memberOf(user.email))!.account_id as string;
+  const accountId = (await memberRecordOf(user.email))!.account_id as string;
   const account = await accountRow(accountId);
   return { user, accountId, customer: account.stripe_customer_id as string, subscription: account.subscription_id as string };
 }

@@ -6,7 +6,6 @@ import { expect, vi } from 'vitest';
 import { bookingJobName } from '../../lib/webhooks/booking-queue.ts';
 import { api, errorCode, recorded, stack, type Reply } from './http.ts';
 import { SERVICE_KEY, uniqueToken } from './onboarding.ts';
-import { row } from './stack-db.ts';
 
 export const BOOKING_MACHINE = 'arn:aws:states:eu-west-1:000000000000:stateMachine:agency-backend-local-booking';
 export const stackSfn = () =>
@@ -105,5 +104,3 @@ export const membershipMember = (id: string, email: string, extra: Record<string
   customFields: { 'first-name': 'Mo', 'last-name': 'Ray' },
   ...extra,
 });
-
-export const memberRecord = (email: string) => row('members', { email });

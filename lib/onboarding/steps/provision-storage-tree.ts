@@ -45,7 +45,7 @@ export async function provisionStorageTree(deps: StorageDeps, input: StepInput):
   const link = await remembered(ledger, { accountId: account.id, resource: 'dropbox#link', maker: input.runId }, async () => ({ url: await storage.sharedLink(tree.path) }));
   await deps.accounts.saveAccountDetails(account.id, { storage_path: tree.path, storage_link: link.url });
   for (const member of await deps.accounts.membersOf(account.id)) {
-    await deps.accounts.setMemberStorage(member.email, { link: link.url, path: tree.path, createdAt: tree.createdAt });
+    await deps.accounts.setMemberStorage(account.id, member.email, { link: link.url, path: tree.path, createdAt: tree.createdAt });
   }
   return { outcome: 'success', details: { path: tree.path, link: link.url, subfolders: tree.folders } };
 }

@@ -29,7 +29,7 @@ export async function sendOnboardingEmails(deps: EmailDeps, input: StepInput): P
   const due: { kind: string; to: string; content: EmailContent }[] = [{ kind: 'welcome', to: input.email, content: welcomeEmail(account, portalLink) }];
   if (deps.teamAddress) due.push({ kind: 'team-new-client', to: deps.teamAddress, content: newClientTeamEmail(account, portalLink) });
   const pending: string[] = [];
-  // The account's own link: a member record found by address may belong to another account.
+  // The account's own link, as provision-storage-tree stored it.
   if (account.storage_link) due.push({ kind: 'storage-ready', to: input.email, content: storageReadyEmail(account, account.storage_link) });
   else pending.push('storage-ready');
 

@@ -147,7 +147,7 @@ describe('the webhook Lambdas', () => {
     const { accountId, secret } = await newAccount('Quiet Co');
     const member = JSON.stringify({ event: 'member.created', timestamp: Date.now(), payload: { id: 'mem_q', auth: { email: `q-${accountId}@quiet.example` } } });
     expect((await post('membership-webhook', secret, member)).body).toEqual({ received: true, outcome: 'applied' });
-    expect(await dynamodbAccounts(d).getMember(`q-${accountId}@quiet.example`)).toMatchObject({ account_id: accountId, role: 'member' });
+    expect(await dynamodbAccounts(d).getMember(accountId, `q-${accountId}@quiet.example`)).toMatchObject({ account_id: accountId, role: 'member' });
     const unknown = `${secret.slice(0, -1)}${secret.endsWith('A') ? 'B' : 'A'}`;
     for (const path of [unknown, secret.slice(0, 30)]) {
       const reply = await post('membership-webhook', path, member);

@@ -9,15 +9,32 @@ const d = useDynamo();
 const stores = () => ({ accounts: dynamodbAccounts(d), slugs: dynamodbSlugs(d) });
 
 describe('account and member records in DynamoDB', () => {
-  it('creates a member once per e-mail, also under concurrent claims', async () => {
+  it('keeps one record per account and address: concurrent claims in one account make one, and every account has its own', async () => {
     const { accounts } = stores();
     const results = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => accounts.claimMember({ email: 'race@example.com', account_id: `acct-${i}`, role: 'owner' })),
+      Array.from({ length: 10 }, (_, i) => accounts.claimMember({ email: 'race@example.com', account_id: 'acct-race', role: i % 2 ? 'owner' : 'member' })),
     );
     expect(results.filter((r) => r.created)).toHaveLength(1);
-    const winner = results.find((r) => r.created)!.member.account_id;
-    for (const r of results) expect(r.member.account_id).toBe(winner);
-    expect(results[0]!.member.status).toBe('provisioning');
+    const winner = results.find((r) => r.created)!.member;
+    for (const r of results) expect(r.member).toEqual(winner);
+    expect(winner.status).toBe('provisioning');
+    // Another account writing the same address makes its own record and leaves this one.
+    expect(await accounts.claimMember({ email: 'race@example.com', account_id: 'acct-other', role: 'member', name: 'Other' })).toMatchObject({ created: true });
+    expect(await accounts.getMember('acct-race', 'race@example.com')).toEqual(winner);
+    expect(await accounts.getMember('acct-other', 'race@example.com')).toMatchObject({ account_id: 'acct-other', name: 'Other' });
+    expect(await accounts.getMember('acct-none', 'race@example.com')).toBeUndefined();
+  });
+
+  it('finds the account an earlier onboarding of an address opened: its oldest owner record, never a member record', async () => {
+    let clock = Date.parse('2026-01-01T00:00:00Z');
+    const accounts = dynamodbAccounts({ ...d, now: () => new Date((clock += 1000)) });
+    const email = `first-${Date.now()}@example.com`;
+    expect(await accounts.firstOwnerRecord(email)).toBeUndefined();
+    await accounts.claimMember({ email, account_id: 'acct-synced', role: 'member' });
+    expect(await accounts.firstOwnerRecord(email)).toBeUndefined();
+    await accounts.claimMember({ email, account_id: 'acct-first', role: 'owner' });
+    await accounts.claimMember({ email, account_id: 'acct-later', role: 'owner' });
+    expect(await accounts.firstOwnerRecord(email)).toMatchObject({ account_id: 'acct-first', role: 'owner' });
   });
 
   it('creates an account in provisioning and updates details without losing its status', async () => {
@@ -55,9 +72,9 @@ describe('account and member records in DynamoDB', () => {
   it('records storage on the member, keeping the first creation time', async () => {
     const { accounts } = stores();
     await accounts.claimMember({ email: 'store@example.com', account_id: 'acct-store', role: 'owner' });
-    await accounts.setMemberStorage('store@example.com', { link: 'https://l/1', path: '/Clients/x', createdAt: '2026-01-01T00:00:00.000Z' });
-    await accounts.setMemberStorage('store@example.com', { link: 'https://l/1', path: '/Clients/x', createdAt: '2026-02-02T00:00:00.000Z' });
-    expect(await accounts.getMember('store@example.com')).toMatchObject({
+    await accounts.setMemberStorage('acct-store', 'store@example.com', { link: 'https://l/1', path: '/Clients/x', createdAt: '2026-01-01T00:00:00.000Z' });
+    await accounts.setMemberStorage('acct-store', 'store@example.com', { link: 'https://l/1', path: '/Clients/x', createdAt: '2026-02-02T00:00:00.000Z' });
+    expect(await accounts.getMember('acct-store', 'store@example.com')).toMatchObject({
       storage_link: 'https://l/1',
       storage_path: '/Clients/x',
       storage_created_at: '2026-01-01T00:00:00.000Z',

@@ -50,7 +50,7 @@ describe('migrating member records to memberships', () => {
     const removed = { ...synced, email: `rex-${t}@example.com`, status: 'removed' };
     const orphan = { email: `orphan-${t}@example.com`, account_id: crypto.randomUUID(), role: 'owner', status: 'active', created_at: at, updated_at: at };
     const rows = [verifiedOwner, serviceOwner, synced, neverSignedUp, removed, orphan];
-    for (const row of rows) await put(tables.members, row);
+    for (const row of rows) await put(tables.account_members, row);
 
     const accounts = dynamodbAccounts({ db, tables });
     const memberships = dynamodbMemberships({ db, tables });
@@ -65,7 +65,7 @@ describe('migrating member records to memberships', () => {
     };
     // This test's rows only, two per page; the second page fails once, as a crash would stop a run.
     const mine = rows.map((r) => r.email);
-    const all = ((await db.send(new ScanCommand({ TableName: tables.members }))).Items ?? []).filter((r) => mine.includes(r.email as string)) as LegacyMemberRecord[];
+    const all = ((await db.send(new ScanCommand({ TableName: tables.account_members }))).Items ?? []).filter((r) => mine.includes(r.email as string)) as LegacyMemberRecord[];
     let failOnce = true;
     const pages: RecordPages = {
       async page(after) {

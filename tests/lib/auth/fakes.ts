@@ -10,6 +10,7 @@ import type { IdentityProvider, IdentityUser, PasswordChange, RecoverySession, R
 import { openedByRecovery, readAccessTokenClaims } from '../../../lib/identity/jwt-claims.ts';
 import type { Mailer, OutgoingEmail } from '../../../lib/integrations/mailer.ts';
 import type { Logger, LogFields } from '../../../lib/log.ts';
+import { MemberRecords } from '../../support/fakes.ts';
 import type { RateLimiter } from '../../../lib/rate-limit/rate-limiter.ts';
 
 export const settings: AuthSettings = {
@@ -240,22 +241,23 @@ export class MemoryTokens implements VerificationTokenStore {
 /** Accounts, members and slugs in memory, with the DynamoDB adapters' rules. */
 export class MemoryAccounts implements AccountStore, SlugRegistry {
   accounts = new Map<string, Account>();
-  members = new Map<string, Member>();
+  members = new MemberRecords();
   slugOwners = new Map<string, string>();
   private at = () => new Date().toISOString();
 
   async getAccount(id: string) {
     return this.accounts.get(id);
   }
-  async getMember(email: string) {
-    return this.members.get(email);
+  async getMember(accountId: string, email: string) {
+    return this.members.of(accountId, email);
+  }
+  async firstOwnerRecord(email: string) {
+    return this.members.firstOwner(email);
   }
   async claimMember(m: { email: string; account_id: string; role: Member['role']; name?: string; user_id?: string }) {
-    const existing = this.members.get(m.email);
+    const existing = this.members.of(m.account_id, m.email);
     if (existing) return { member: existing, created: false };
-    const member: Member = { ...m, status: 'provisioning', created_at: this.at(), updated_at: this.at() };
-    this.members.set(m.email, member);
-    return { member, created: true };
+    return { member: this.members.put({ ...m, status: 'provisioning', created_at: this.at(), updated_at: this.at() }), created: true };
   }
   async saveAccountDetails(id: string, details: Partial<Account>) {
     const current = this.accounts.get(id) ?? { id, status: 'provisioning' as const, created_at: this.at(), updated_at: this.at() };
@@ -275,14 +277,14 @@ export class MemoryAccounts implements AccountStore, SlugRegistry {
     this.accounts.get(accountId)!.status = status;
   }
   async setMemberStatusForAccount(accountId: string, status: Member['status']) {
-    for (const m of this.members.values()) if (m.account_id === accountId) m.status = status;
+    for (const m of this.members.ofAccount(accountId)) m.status = status;
   }
-  async setMemberStorage(email: string, storage: { link: string; path: string; createdAt: string }) {
-    const m = this.members.get(email)!;
+  async setMemberStorage(accountId: string, email: string, storage: { link: string; path: string; createdAt: string }) {
+    const m = this.members.of(accountId, email)!;
     Object.assign(m, { storage_link: storage.link, storage_path: storage.path, storage_created_at: m.storage_created_at ?? storage.createdAt });
   }
   async membersOf(accountId: string) {
-    return [...this.members.values()].filter((m) => m.account_id === accountId);
+    return this.members.ofAccount(accountId);
   }
   async reserve(slug: string, accountId: string) {
     const owner = this.slugOwners.get(slug);

@@ -50,7 +50,7 @@ describe('verifying an e-mail address', () => {
     });
     expect(user.confirmed).toBe(true);
     expect(await memberships.get(accountId, user.id)).toMatchObject({ role: 'owner', status: 'active', joined_via: 'created' });
-    expect(stores.members.get('ada@example.com')).toMatchObject({ account_id: accountId, role: 'owner', user_id: user.id, name: 'Ada', status: 'provisioning' });
+    expect(stores.members.of(accountId, 'ada@example.com')).toMatchObject({ account_id: accountId, role: 'owner', user_id: user.id, name: 'Ada', status: 'provisioning' });
     expect(stores.accounts.get(accountId)).toMatchObject({
       company_name: 'Café Ünïcorn & Co.',
       contact_email: 'ada@example.com',

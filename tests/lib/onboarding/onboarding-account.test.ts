@@ -28,6 +28,16 @@ describe('onboardingAccount, for the portal backend (service key)', () => {
     expect(team.invitations.rows.size).toBe(1);
   });
 
+  it('is not led by another account’s record of the address: a synced member record names no account to onboard', async () => {
+    const { team, deps: d } = deps();
+    await team.accounts.store.claimMember({ email: 'e@acme.test', account_id: 'someone-elses', role: 'member' });
+    const id = await onboardingAccount(d, service, intake('e@acme.test'));
+    expect(id).not.toBe('someone-elses');
+    expect(team.accounts.members.of(id, 'e@acme.test')).toMatchObject({ role: 'owner' });
+    expect(team.accounts.members.of('someone-elses', 'e@acme.test')).toMatchObject({ role: 'member' });
+    expect([...team.invitations.rows.values()].map((i) => [i.account_id, i.role])).toEqual([[id, 'owner']]);
+  });
+
   it('gives different addresses different accounts', async () => {
     const { deps: d } = deps();
     expect(await onboardingAccount(d, service, intake('c@acme.test'))).not.toBe(await onboardingAccount(d, service, intake('d@acme.test')));

@@ -37,7 +37,7 @@ describe('recording the outcome', () => {
       details: { clickup: { ok: 'clickup' }, dropbox: { ok: 'dropbox' }, resend: { ok: 'resend' }, slack: { ok: 'slack' }, close: { ok: 'close' } },
     });
     expect(accounts.accounts.get('acct')!.status).toBe('active');
-    expect(accounts.members.get('a@acme.example')!.status).toBe('active');
+    expect(accounts.members.of('acct', 'a@acme.example')!.status).toBe('active');
   });
 
   it('reports failures with their context, opens follow-ups, and resolves them when a later run succeeds', async () => {

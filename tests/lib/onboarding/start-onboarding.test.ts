@@ -47,7 +47,7 @@ describe('starting an onboarding', () => {
   it('creates the member record, the account (provisioning, with the latest details) and integration row, then starts the run', async () => {
     const workflow = fakeWorkflow();
     const started = await beginOnboarding({ accounts: accounts.store, runs, integrations, workflow }, ACCOUNT, intake);
-    const member = accounts.members.get('ann@acme.example')!;
+    const member = accounts.members.of(ACCOUNT, 'ann@acme.example')!;
     expect(member).toMatchObject({ account_id: started.accountId, status: 'provisioning', role: 'owner' });
     expect(accounts.accounts.get(started.accountId)).toMatchObject({
       status: 'provisioning',

@@ -51,7 +51,7 @@ describe('the storage step', () => {
     expect([...storage.folders].sort()).toEqual(['/Clients/acme', ...STORAGE_FOLDERS.map((f) => `/Clients/acme/${f}`)].sort());
     expect(STORAGE_FOLDERS).toHaveLength(10);
     expect(storage.links.size).toBe(1);
-    expect(accounts.members.get('ann@acme.example')).toMatchObject({ storage_link: 'https://share.example/1', storage_path: '/Clients/acme' });
+    expect(accounts.members.of('acct-1', 'ann@acme.example')).toMatchObject({ storage_link: 'https://share.example/1', storage_path: '/Clients/acme' });
     expect(accounts.accounts.get('acct-1')).toMatchObject({ storage_link: 'https://share.example/1', storage_path: '/Clients/acme' });
   });
 });

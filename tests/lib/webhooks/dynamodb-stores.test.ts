@@ -157,25 +157,25 @@ describe('membership members', () => {
     const email = `${id()}@example.com`;
     expect(await store.save(member(email), { status: 'active' }, true)).toBe(true);
     expect(await store.save(member(email), { status: 'active' }, true)).toBe(false);
-    const read = (await store.get(email))!;
+    const read = (await store.get('acct', email))!;
     expect(read.membership_version).toBe(1);
     const paying = { ...read, membership: { ...read.membership!, paying: true } };
     expect(await store.save(paying, {}, false)).toBe(true);
     // A writer holding the old version loses.
     expect(await store.save({ ...read, membership: { ...read.membership!, status: 'deleted' as const } }, { status: 'removed' }, false)).toBe(false);
-    expect(await store.get(email)).toMatchObject({ status: 'active', membership_version: 2, membership: { paying: true } });
-    await store.markOnboardingStarted(email, 'acct', 'run-1');
-    expect(await store.get(email)).toMatchObject({ membership_version: 3, membership: { onboarding_run: 'run-1' } });
+    expect(await store.get('acct', email)).toMatchObject({ status: 'active', membership_version: 2, membership: { paying: true } });
+    await store.markOnboardingStarted('acct', email, 'run-1');
+    expect(await store.get('acct', email)).toMatchObject({ membership_version: 3, membership: { onboarding_run: 'run-1' } });
   });
 
-  it('adds the membership to a member written by onboarding, keeping what onboarding wrote, and never writes across accounts', async () => {
+  it('adds the membership to a member written by onboarding, keeping what onboarding wrote; an update never makes a record, in this account or another', async () => {
     const store = dynamodbMembershipMembers(d);
     const email = `${id()}@example.com`;
     const { dynamodbAccounts } = await import('../../../lib/accounts/dynamodb-accounts.ts');
     await dynamodbAccounts(d).claimMember({ email, account_id: 'acct', role: 'owner' });
-    const owner = (await store.get(email))!;
+    const owner = (await store.get('acct', email))!;
     expect(await store.save({ ...member(email), role: 'owner', status: owner.status }, {}, false)).toBe(true);
-    expect(await store.get(email)).toMatchObject({ role: 'owner', status: 'provisioning', membership: { member_id: 'mem_1' } });
+    expect(await store.get('acct', email)).toMatchObject({ role: 'owner', status: 'provisioning', membership: { member_id: 'mem_1' } });
     expect(await store.save({ ...member(email, 'other'), membership_version: 1 }, {}, false)).toBe(false);
   });
 });

@@ -3,6 +3,7 @@
 import type { Member } from '../../../lib/accounts/accounts.ts';
 import { hashSecret, newWebhookSecret } from '../../../lib/accounts/integrations.ts';
 import type { OnboardingWorkflow } from '../../../lib/onboarding/workflow.ts';
+import type { MemberRecords } from '../../support/fakes.ts';
 import type { BookingJob, BookingQueue } from '../../../lib/webhooks/booking-queue.ts';
 import type { MembershipMembers } from '../../../lib/webhooks/membership-members.ts';
 import type { MembershipMember } from '../../../lib/webhooks/membership-state.ts';
@@ -60,25 +61,26 @@ export function fakeWebhookIntegrations() {
   return store;
 }
 
-/** Membership writes over the same member map as fakeAccounts, so onboarding sees the members the webhook made. */
-export function fakeMembershipMembers(members: Map<string, Member>): MembershipMembers {
-  const all = members as unknown as Map<string, MembershipMember & Partial<Member>>;
+/** Membership writes over the same member records as fakeAccounts, so onboarding sees the members the webhook made. */
+export function fakeMembershipMembers(members: MemberRecords): MembershipMembers {
+  const of = (accountId: string, email: string) => members.of(accountId, email) as (MembershipMember & Partial<Member>) | undefined;
+  const put = (record: MembershipMember) => members.put(record as Member);
   return {
-    get: async (email) => all.get(email) && structuredClone(all.get(email)!),
+    get: async (accountId, email) => structuredClone(of(accountId, email)),
     async save(member, changes, create) {
-      const current = all.get(member.email);
+      const current = of(member.account_id, member.email);
       if (create) {
         if (current) return false;
-        all.set(member.email, { ...structuredClone(member), membership_version: 1 } as never);
+        put({ ...structuredClone(member), membership_version: 1 });
         return true;
       }
-      if (!current || current.account_id !== member.account_id || current.membership_version !== member.membership_version) return false;
-      all.set(member.email, { ...current, ...changes, membership: structuredClone(member.membership), membership_version: (current.membership_version ?? 0) + 1 } as never);
+      if (!current || current.membership_version !== member.membership_version) return false;
+      put({ ...current, ...changes, membership: structuredClone(member.membership), membership_version: (current.membership_version ?? 0) + 1 } as MembershipMember);
       return true;
     },
-    async markOnboardingStarted(email, _accountId, runId) {
-      const current = all.get(email)!;
-      all.set(email, { ...current, membership: { ...current.membership!, onboarding_run: runId }, membership_version: (current.membership_version ?? 0) + 1 });
+    async markOnboardingStarted(accountId, email, runId) {
+      const current = of(accountId, email)!;
+      put({ ...current, membership: { ...current.membership!, onboarding_run: runId }, membership_version: (current.membership_version ?? 0) + 1 });
     },
   };
 }

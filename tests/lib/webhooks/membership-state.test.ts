@@ -40,11 +40,6 @@ describe('membership decisions', () => {
     });
   });
 
-  it('never moves a member of another account', () => {
-    const other: MembershipMember = { email: 'ann@example.com', account_id: 'other', role: 'owner', status: 'active' };
-    expect(decideMembership(other, 'acct', 'ann@example.com', created(1))).toEqual({ kind: 'other-account' });
-  });
-
   it('counts a member as paying on an active, non-free plan, and not after the plan is cancelled', () => {
     const paying = replay([created(1), plan('member.plan.created', 2, { id: 'con_1', type: 'SUBSCRIPTION', status: 'ACTIVE', active: true })]);
     expect(paying?.membership).toMatchObject({ paying: true, plans: { con_1: { type: 'SUBSCRIPTION', status: 'ACTIVE', active: true, at: 2 } } });

@@ -78,7 +78,7 @@ describe('a membership delivery', () => {
   it('creates the record of a new member in the secret’s account, once', async () => {
     const delivery = created('bo@acme.example');
     expect(await deliver(delivery)).toEqual({ outcome: 'applied' });
-    const member = accounts.members.get('bo@acme.example') as unknown as Record<string, unknown>;
+    const member = accounts.members.of(accountId, 'bo@acme.example') as unknown as Record<string, unknown>;
     expect(member).toMatchObject({
       account_id: accountId,
       role: 'member',
@@ -88,7 +88,7 @@ describe('a membership delivery', () => {
       membership_version: 1,
     });
     expect(await deliver(delivery)).toEqual({ outcome: 'duplicate' });
-    expect(accounts.members.get('bo@acme.example')).toMatchObject({ membership_version: 1 });
+    expect(accounts.members.of(accountId, 'bo@acme.example')).toMatchObject({ membership_version: 1 });
     expect([...deliveries.rows.values()]).toEqual([expect.objectContaining({ value: 'applied', finishedAt: expect.any(String) })]);
   });
 
@@ -142,14 +142,14 @@ describe('a membership delivery', () => {
   it('never touches a person who belongs to another account: no record, no invitation', async () => {
     await memberships.join({ accountId: 'bigcorp', userId: 'ceo', email: 'ceo@bigcorp.example', role: 'owner', via: 'created' });
     expect(await deliver(created('ceo@bigcorp.example'))).toEqual({ outcome: 'ignored', detail: 'member belongs to another account' });
-    expect(accounts.members.has('ceo@bigcorp.example')).toBe(false);
+    expect(accounts.members.of(accountId, 'ceo@bigcorp.example')).toBeUndefined();
     expect(invitations.rows.size).toBe(0);
   });
 
   it('updates the member on a plan change, finding it by member id, and starts the onboarding of a newly paying member with the account’s details', async () => {
     await deliver(created('bo@acme.example', {}, NOW.getTime() - 1000));
     expect(await deliver(planEvent('member.plan.created', 'bo@acme.example', paid))).toMatchObject({ outcome: 'applied' });
-    const member = accounts.members.get('bo@acme.example') as unknown as { membership: Record<string, unknown> };
+    const member = accounts.members.of(accountId, 'bo@acme.example') as unknown as { membership: Record<string, unknown> };
     // The run onboarding-v2 would give these very details: joining it, not a second onboarding.
     const runId = runIdFor(accountId, normaliseIntake(FORM));
     expect(member.membership).toMatchObject({ paying: true, plans: { con_1: { plan_id: 'pln_pro', status: 'ACTIVE', active: true } }, onboarding_run: runId });
@@ -158,7 +158,7 @@ describe('a membership delivery', () => {
     expect(accounts.accounts.get(accountId)).toMatchObject({ company_name: 'Acme', contact_email: 'owner@acme.example', phone: '+1 555 0100' });
 
     await deliver(planEvent('member.plan.canceled', 'bo@acme.example', { ...paid, status: 'CANCELED', active: false }, NOW.getTime() + 1000));
-    expect((accounts.members.get('bo@acme.example') as unknown as { membership: Record<string, unknown> }).membership).toMatchObject({
+    expect((accounts.members.of(accountId, 'bo@acme.example') as unknown as { membership: Record<string, unknown> }).membership).toMatchObject({
       paying: false,
       plans: { con_1: { status: 'CANCELED', active: false } },
       onboarding_run: runId,
@@ -178,12 +178,14 @@ describe('a membership delivery', () => {
     expect(workflow.started.size).toBe(1);
   });
 
-  it('leaves a member of another account where it is', async () => {
-    accounts.members.set('eve@else.example', { email: 'eve@else.example', account_id: 'other-account', role: 'owner', status: 'active', created_at: 'x', updated_at: 'x' });
-    expect(await deliver(created('eve@else.example', { planConnections: [paid] }))).toEqual({ outcome: 'ignored', detail: 'member belongs to another account' });
-    expect(accounts.members.get('eve@else.example')).toEqual({ email: 'eve@else.example', account_id: 'other-account', role: 'owner', status: 'active', created_at: 'x', updated_at: 'x' });
-    expect(workflow.started.size).toBe(0);
-    expect([...deliveries.rows.values()][0]).toMatchObject({ value: 'ignored: member belongs to another account' });
+  it('keeps its own record of a person another account has a record of, leaving that one as it was', async () => {
+    const elsewhere = { email: 'eve@else.example', account_id: 'other-account', role: 'owner' as const, status: 'active' as const, created_at: 'x', updated_at: 'x' };
+    accounts.members.put(elsewhere);
+    expect(await deliver(created('eve@else.example', { planConnections: [paid] }))).toEqual({ outcome: 'applied', detail: `onboarding ${runIdFor(accountId, normaliseIntake(FORM))}` });
+    expect(accounts.members.of(accountId, 'eve@else.example')).toMatchObject({ account_id: accountId, role: 'member', membership: { paying: true } });
+    expect(accounts.members.of('other-account', 'eve@else.example')).toEqual(elsewhere);
+    expect(workflow.started.size).toBe(1);
+    expect((await invitations.toEmail('eve@else.example')).map((i) => i.account_id)).toEqual([accountId]);
   });
 
   it('asks for a retry (409) when a plan event overtakes its member, and takes it once the member is known', async () => {
@@ -192,13 +194,13 @@ describe('a membership delivery', () => {
     expect(deliveries.rows.size).toBe(0);
     await deliver(created('late@acme.example', {}, NOW.getTime() - 5000));
     expect(await deliver(early)).toMatchObject({ outcome: 'applied' });
-    expect(accounts.members.get('late@acme.example')).toMatchObject({ membership: { paying: true } });
+    expect(accounts.members.of(accountId, 'late@acme.example')).toMatchObject({ membership: { paying: true } });
   });
 
   it('marks a deleted member removed', async () => {
     await deliver(created('bo@acme.example', {}, NOW.getTime() - 1000));
     expect(await deliver(body('member.deleted', { id: 'mem_bo@acme.example' }))).toEqual({ outcome: 'applied' });
-    expect(accounts.members.get('bo@acme.example')).toMatchObject({ status: 'removed', membership: { status: 'deleted' } });
+    expect(accounts.members.of(accountId, 'bo@acme.example')).toMatchObject({ status: 'removed', membership: { status: 'deleted' } });
   });
 
   it('ignores event types it does not act on, recording nothing', async () => {
@@ -212,7 +214,7 @@ describe('a membership delivery', () => {
     const outcomes = await Promise.allSettled(Array.from({ length: 5 }, () => deliver(delivery, headers)));
     expect(outcomes.filter((o) => o.status === 'fulfilled').map((o) => o.value.outcome)).toEqual(['applied']);
     for (const o of outcomes.filter((o) => o.status === 'rejected')) expect(o.reason).toBeInstanceOf(DeliveryInProgress);
-    expect(accounts.members.get('five@acme.example')).toMatchObject({ membership_version: 2 });
+    expect(accounts.members.of(accountId, 'five@acme.example')).toMatchObject({ membership_version: 2 });
     expect(workflow.started.size).toBe(1);
     expect(await deliver(delivery, headers)).toEqual({ outcome: 'duplicate' });
   });
@@ -226,7 +228,7 @@ describe('what a membership delivery must carry', () => {
     for (const path of [wrong, rotatedOut, secret.slice(0, 20), 'x'.repeat(43), '']) {
       await expect(deliver(created('nobody@acme.example'), {}, path)).rejects.toMatchObject({ code: 'not_found', message: 'There is no webhook at this address' });
     }
-    expect(accounts.members.has('nobody@acme.example')).toBe(false);
+    expect(accounts.members.of(accountId, 'nobody@acme.example')).toBeUndefined();
     expect(deliveries.rows.size).toBe(0);
   });
 
@@ -236,7 +238,7 @@ describe('what a membership delivery must carry', () => {
     for (const headers of [{}, svix(delivery, 'msg_1', undefined, 'whsec_c2VjcmV0LW9mLWEtcm90YXRlZC1lbmRwb2ludA=='), svix(`${delivery} `), svix(delivery, 'msg_2', 1_000)]) {
       await expect(deliver(delivery, headers)).rejects.toMatchObject({ code: 'invalid_signature' });
     }
-    expect(accounts.members.has('signed@acme.example')).toBe(false);
+    expect(accounts.members.of(accountId, 'signed@acme.example')).toBeUndefined();
     expect(deliveries.rows.size).toBe(0);
     expect(await deliver(delivery, svix(delivery, 'msg_ok'))).toEqual({ outcome: 'applied' });
     expect(deliveries.rows.has(`membership#${accountId}#svix:msg_ok`)).toBe(true);
@@ -281,7 +283,7 @@ describe('what a membership delivery must carry', () => {
       data: { id: 'mem_data', auth: { email: 'data@acme.example', hasPassword: true }, customFields: {}, stripeCustomerId: 'cus_1', verified: false },
     });
     expect(await deliver(delivery)).toEqual({ outcome: 'applied' });
-    expect(accounts.members.has('data@acme.example')).toBe(true);
+    expect(accounts.members.of(accountId, 'data@acme.example')).toBeDefined();
     // An event type it does not act on is acknowledged whatever it carries.
     expect(await deliver(JSON.stringify({ event: 'team.member.added', payload: 'anything' }))).toMatchObject({ outcome: 'ignored' });
   });

@@ -1,0 +1,41 @@
+// Copies the member records keyed by e-mail alone (the `members` table, until
+// 2026-11) into the records kept per account and address (`account_members`);
+// lib/accounts/migrate-members.ts says how a row is merged.
+//   npm run migrate:members -- --stage prod --region eu-west-1
+// Run it right after deploying the code that reads `account_members`. Safe on
+// live tables and safe to run again (a second run changes nothing). The old
+// table is retained by the stack; delete it by hand once the copy is checked.
+// The local stage talks to `npm start`'s DynamoDB.
+import './stage-env.ts';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { parseArgs } from 'node:util';
+import { migrateMembers } from '../lib/accounts/migrate-members.ts';
+import { createDocumentClient, tablesWithPrefix } from '../lib/store/dynamodb.ts';
+
+const USAGE = `Usage: npm run migrate:members -- [--stage local] [--region eu-west-1] [--page-size 100]`;
+const { values } = parseArgs({
+  options: {
+    stage: { type: 'string', default: 'local' },
+    region: { type: 'string', default: 'eu-west-1' },
+    'page-size': { type: 'string', default: '100' },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+
+const stage = values.stage!;
+const local = stage === 'local';
+const db = createDocumentClient(
+  new DynamoDBClient({
+    region: values.region!,
+    ...(local ? { endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB ?? 'http://127.0.0.1:8000', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+  }),
+);
+const prefix = `agency-backend-${stage}-`;
+const from = `${prefix}members`;
+const to = tablesWithPrefix(prefix).account_members;
+const counts = await migrateMembers(db, { from, to }, { pageSize: Number(values['page-size']), onPage: (c) => console.error(`so far: ${JSON.stringify(c)}`) });
+console.log(JSON.stringify({ stage, from, to, ...counts }));

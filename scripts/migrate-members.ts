@@ -3,7 +3,8 @@
 // lib/accounts/migrate-members.ts says how a row is merged.
 //   npm run migrate:members -- --stage prod --region eu-west-1
 // Run it right after deploying the code that reads `account_members`. Safe on
-// live tables and safe to run again (a second run changes nothing). The old
+// live tables and safe to run again (a second run changes nothing); a row it
+// could not write is named on stderr and makes it exit 1. The old
 // table is retained by the stack; delete it by hand once the copy is checked.
 // The local stage talks to `npm start`'s DynamoDB.
 import './stage-env.ts';
@@ -11,6 +12,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { parseArgs } from 'node:util';
 import { migrateMembers } from '../lib/accounts/migrate-members.ts';
 import { createDocumentClient, tablesWithPrefix } from '../lib/store/dynamodb.ts';
+import { mergeMembershipRecords } from '../lib/webhooks/membership-state.ts';
 
 const USAGE = `Usage: npm run migrate:members -- [--stage local] [--region eu-west-1] [--page-size 100]`;
 const { values } = parseArgs({
@@ -37,5 +39,15 @@ const db = createDocumentClient(
 const prefix = `agency-backend-${stage}-`;
 const from = `${prefix}members`;
 const to = tablesWithPrefix(prefix).account_members;
-const counts = await migrateMembers(db, { from, to }, { pageSize: Number(values['page-size']), onPage: (c) => console.error(`so far: ${JSON.stringify(c)}`) });
+const counts = await migrateMembers(
+  db,
+  { from, to },
+  mergeMembershipRecords,
+  {
+    pageSize: Number(values['page-size']),
+    onPage: (c) => console.error(`so far: ${JSON.stringify(c)}`),
+    onFailure: (row, error) => console.error(`not copied: ${JSON.stringify({ account_id: row.account_id, email: row.email })}: ${error instanceof Error ? error.message : String(error)}`),
+  },
+);
 console.log(JSON.stringify({ stage, from, to, ...counts }));
+process.exitCode = counts.failed ? 1 : 0;

@@ -5,9 +5,9 @@
 // account by what someone else typed. Every access rule of the API reads
 // memberships (lib/access/guard.ts).
 //
-// The `members` table (accounts.ts) is a different thing: the contract's
-// record of the person an onboarding was for (status, storage link) and of
-// people a membership provider syncs. It grants nothing.
+// The member records (accounts.ts, table `account_members`) are a different
+// thing: each account's record of the person an onboarding was for (status,
+// storage link) and of people a membership provider syncs. They grant nothing.
 import type { Role } from '../permissions.ts';
 
 export type MembershipStatus = 'active' | 'removed';

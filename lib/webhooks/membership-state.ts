@@ -132,3 +132,32 @@ function statusFor(current: MembershipMember | undefined, next: MembershipRecord
   if (!current || current.status === 'removed') return 'active';
   return current.status;
 }
+
+/**
+ * One membership record from two that were kept apart for the same person and
+ * account (the copy of an old record onto one the sync wrote since), by the
+ * same rules as events: each plan connection as its newer event left it, the
+ * profile of the newer profile event, deletion or not as the newest event says
+ * (a tie goes to `b`), and the onboarding run the first payment started.
+ */
+export function mergeMembershipRecords(a: MembershipRecord, b: MembershipRecord): MembershipRecord {
+  const lastEvent = (r: MembershipRecord) => Math.max(r.profile_at ?? 0, r.deleted_at ?? 0, ...Object.values(r.plans).map((p) => p.at));
+  const [older, newer] = lastEvent(a) > lastEvent(b) ? [b, a] : [a, b];
+  const profile = (a.profile_at ?? 0) > (b.profile_at ?? 0) ? a : b;
+  const merged: MembershipRecord = structuredClone(newer);
+  merged.member_id = profile.member_id;
+  delete merged.profile_at;
+  delete merged.custom_fields;
+  if (profile.profile_at !== undefined) merged.profile_at = profile.profile_at;
+  if (profile.custom_fields) merged.custom_fields = structuredClone(profile.custom_fields);
+  for (const [id, plan] of Object.entries(older.plans)) {
+    const known = merged.plans[id];
+    if (!known || known.at < plan.at) merged.plans[id] = structuredClone(plan);
+  }
+  const deletedAt = Math.max(a.deleted_at ?? -Infinity, b.deleted_at ?? -Infinity);
+  if (Number.isFinite(deletedAt)) merged.deleted_at = deletedAt;
+  const run = a.onboarding_run ?? b.onboarding_run;
+  if (run) merged.onboarding_run = run;
+  merged.paying = merged.status === 'active' && Object.values(merged.plans).some(isPayingPlan);
+  return merged;
+}

@@ -177,6 +177,9 @@ describe('membership members', () => {
     expect(await store.save({ ...member(email), role: 'owner', status: owner.status }, {}, false)).toBe(true);
     expect(await store.get('acct', email)).toMatchObject({ role: 'owner', status: 'provisioning', membership: { member_id: 'mem_1' } });
     expect(await store.save({ ...member(email, 'other'), membership_version: 1 }, {}, false)).toBe(false);
+    // Without a version read (a record that had no membership yet), an update of a record that is not there fails too.
+    expect(await store.save(member(email, 'other'), {}, false)).toBe(false);
+    expect(await store.get('other', email)).toBeUndefined();
   });
 });
 

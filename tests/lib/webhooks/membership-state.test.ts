@@ -1,7 +1,8 @@
 // The rules of decideMembership, one by one.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { MembershipEvent } from '../../../lib/webhooks/membership-events.ts';
-import { decideMembership, type MembershipMember } from '../../../lib/webhooks/membership-state.ts';
+import { decideMembership, mergeMembershipRecords, type MembershipMember } from '../../../lib/webhooks/membership-state.ts';
 
 const created = (at: number, plans?: { id: string; type?: string; status?: string; active: boolean }[]): Extract<MembershipEvent, { type: 'member.created' | 'member.updated' }> => ({
   type: 'member.created',
@@ -76,5 +77,59 @@ describe('membership decisions', () => {
     const owner: MembershipMember = { email: 'ann@example.com', account_id: 'acct', role: 'owner', status: 'provisioning', name: 'Ann Lee' };
     const d = decideMembership(owner, 'acct', 'ann@example.com', created(1));
     expect(d).toMatchObject({ kind: 'save', create: false, changes: {}, member: { role: 'owner', status: 'provisioning', membership: { member_id: 'mem_1' } } });
+  });
+});
+
+describe('merging two records of one person (the copy of an old record onto one the sync wrote since)', () => {
+  // Events of one member at distinct times: profile edits, deletions and plan changes.
+  const event = fc.oneof(
+    fc.record({ kind: fc.constant('profile' as const), seats: fc.integer({ min: 0, max: 9 }) }),
+    fc.record({ kind: fc.constant('deleted' as const) }),
+    fc.record({
+      kind: fc.constantFrom('member.plan.created' as const, 'member.plan.updated' as const, 'member.plan.canceled' as const),
+      id: fc.constantFrom('con_a', 'con_b'),
+      type: fc.constantFrom('SUBSCRIPTION', 'FREE'),
+      status: fc.constantFrom('ACTIVE', 'TRIALING', 'PAST_DUE'),
+      active: fc.boolean(),
+    }),
+  );
+  type Generated = typeof event extends fc.Arbitrary<infer T> ? T : never;
+  const toEvent = (e: Generated, at: number): MembershipEvent =>
+    e.kind === 'profile'
+      ? { type: 'member.updated', memberId: 'mem_1', email: 'ann@example.com', at, customFields: { seats: e.seats } }
+      : e.kind === 'deleted'
+        ? { type: 'member.deleted', memberId: 'mem_1', at }
+        : plan(e.kind, at, { id: e.id, type: e.type, status: e.status, active: e.active });
+
+  it('gives the record that all the events, in time order, give, also when the two records’ events interleave', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ e: event, side: fc.constantFrom('old' as const, 'new' as const) }), { minLength: 2, maxLength: 24 }),
+        fc.boolean(),
+        (events, cut) => {
+          // The old record holds some events, the new one the others, started afresh:
+          // a deletion that reaches it before anything else finds nobody (left out).
+          // With `cut`, every event of the new record comes after the old's (the usual case).
+          const timed = events.map(({ e, side }, i) => ({ side, event: toEvent(e, cut ? (side === 'old' ? 1000 : 2000) + i : 1000 + i) }));
+          const first = timed.findIndex((t) => t.side === 'new' && t.event.type !== 'member.deleted');
+          fc.pre(first >= 0);
+          const kept = timed.filter((t, i) => !(t.side === 'new' && i < first));
+          const inTime = (side?: 'old' | 'new') => kept.filter((t) => !side || t.side === side).map((t) => t.event).sort((x, y) => x.at - y.at);
+          const a = replay([created(1), ...inTime('old')])!.membership!;
+          const b = replay(inTime('new'))!.membership!;
+          const all = replay([created(1), ...inTime()])!.membership!;
+          expect(mergeMembershipRecords(a, b)).toEqual(all);
+          expect(mergeMembershipRecords(b, a)).toEqual(all);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('keeps the onboarding run the first payment started, from whichever record has it', () => {
+    const a = { ...replay([created(1)])!.membership!, onboarding_run: 'run-1' };
+    const b = replay([created(5)])!.membership!;
+    expect(mergeMembershipRecords(a, b).onboarding_run).toBe('run-1');
+    expect(mergeMembershipRecords(b, a).onboarding_run).toBe('run-1');
   });
 });

@@ -23,7 +23,11 @@ export const PASSWORD_RESET_REQUESTED = Object.freeze({
 });
 
 /**
- * 1. Counts the request per client IP and per e-mail address (429 past either).
+ * 1. Counts the request per client IP (429 past the limit) and per e-mail
+ *    address. Past the address's limit it is answered as usual and nothing
+ *    is made or sent: the mailbox is not flooded, and the newest link it got
+ *    stays valid. A 429 there would let anyone keep an owner from ever
+ *    resetting, by asking for their address a few times every window.
  * 2. With the admin interface (service-role key): asks for a recovery link,
  *    landing on the reset redirect, and sends one e-mail through Resend
  *    either way: the reset link to an address with an account, a "no account
@@ -37,10 +41,11 @@ export const PASSWORD_RESET_REQUESTED = Object.freeze({
 export async function requestPasswordReset(deps: RequestPasswordResetDeps, request: { email: string; clientIp: string }) {
   const email = normaliseEmail(request.email);
   const { rateLimits, passwordResetRedirect } = deps.settings;
-  await enforceRateLimits(deps.limiter, [
-    { rule: rule('forgot-password-ip', rateLimits.forgotPassword), subject: request.clientIp },
-    { rule: rule('forgot-password-email', rateLimits.perEmail), subject: email },
-  ]);
+  await enforceRateLimits(deps.limiter, [{ rule: rule('forgot-password-ip', rateLimits.forgotPassword), subject: request.clientIp }]);
+  if (!(await deps.limiter.hit(rule('forgot-password-email', rateLimits.perEmail), email)).allowed) {
+    deps.log.info('forgot-password past the per-address limit: answered as usual, nothing sent');
+    return PASSWORD_RESET_REQUESTED;
+  }
 
   if (deps.identity.canCreateRecoveryLinks) {
     const link = await deps.identity.createRecoveryLink(email, passwordResetRedirect);

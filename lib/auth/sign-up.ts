@@ -27,8 +27,9 @@ export interface SignUpRequest {
 }
 
 /**
- * 1. Counts the attempt per client IP and per e-mail address (429 past either limit).
- * 2. Checks the password rule (400 weak_password).
+ * 1. Checks the password rule (400 weak_password), before anything is
+ *    counted: someone else's weak attempts must not use up an address.
+ * 2. Counts the attempt per client IP and per e-mail address (429 past either limit).
  * 3. Registers the user with the identity provider; a taken address is 409,
  *    confirmed or not, however the provider says it (a stand-in user, the
  *    real one, a 429 for its e-mail interval), and nothing else happens.
@@ -44,11 +45,12 @@ export interface SignUpRequest {
 export async function signUp(deps: SignUpDeps, request: SignUpRequest): Promise<{ user: PublicUser; session: null }> {
   const email = normaliseEmail(request.email);
   const { rateLimits } = deps.settings;
+  // Refused before it is counted: someone else's weak-password attempts must not use up the address's signups.
+  assertPasswordAcceptable(request.password);
   await enforceRateLimits(deps.limiter, [
     { rule: rule('signup-ip', rateLimits.signup), subject: request.clientIp },
     { rule: rule('signup-email', rateLimits.perEmail), subject: email },
   ]);
-  assertPasswordAcceptable(request.password);
 
   const metadata = definedStrings({ name: request.metadata?.name?.trim(), companyName: request.metadata?.companyName?.trim() });
   const registration = await deps.identity.register({ email, password: request.password, metadata });

@@ -4,7 +4,7 @@
 // client IP of its own.
 import { describe, expect, it } from 'vitest';
 import { api, errorCode, randomLoopbackIp, stack, type Reply } from '../support/http.ts';
-import { newEmail } from '../support/users.ts';
+import { client, followResetLink, mailTo, newEmail, verifiedUser } from '../support/users.ts';
 const limitOf = (setting: string, fallback: string) => Number((stack().env[setting] || fallback).split('/')[0]);
 
 function expectRateLimited(reply: Reply, windowSeconds: number) {
@@ -40,13 +40,31 @@ describe('auth rate limits', () => {
     for (const r of refused) expectRateLimited(r, 600);
   });
 
-  it('limits forgot-password per e-mail address, across client IPs', async () => {
+  it('never lets someone else use up an address’s reset requests: past the per-address limit the owner is answered as usual, and the newest link they were sent works', async () => {
+    // The attack: a few forgot-password requests for the victim's address, from
+    // anywhere, every fifteen minutes, answered the victim's own request with
+    // 429: they could never reset their password.
+    const { email } = await verifiedUser(client());
+    const limit = limitOf('RATE_LIMIT_PER_EMAIL', '3/900');
+    for (let i = 0; i < limit; i++) expect((await api('/api/auth/forgot-password', { body: { email }, fromIp: randomLoopbackIp() })).status).toBe(200);
+    const own = await api('/api/auth/forgot-password', { body: { email }, fromIp: randomLoopbackIp() });
+    expect(own.status).toBe(200);
+    expect(own.body).toEqual({ success: true, message: expect.any(String) });
+    // The mailbox still gets no more than the limit (no mail-bombing), and the newest link in it works.
+    expect((await mailTo(email)).filter((m) => m.subject === 'Reset your password')).toHaveLength(limit);
+    const link = await followResetLink(email);
+    expect((await api('/api/auth/reset-password', { body: { token: link.token, password: 'NewSecret456' }, fromIp: randomLoopbackIp() })).status).toBe(200);
+  });
+
+  it('counts toward the per-address signup limit only signups that could register: weak-password attempts by someone else block nothing', async () => {
     const email = newEmail();
     const limit = limitOf('RATE_LIMIT_PER_EMAIL', '3/900');
-    for (let i = 0; i < limit; i++) {
-      expect((await api('/api/auth/forgot-password', { body: { email }, fromIp: randomLoopbackIp() })).status).toBe(200);
+    for (let i = 0; i < limit + 1; i++) {
+      const weak = await api('/api/auth/signup', { body: { email, password: 'x' }, fromIp: randomLoopbackIp() });
+      expect(weak.status).toBe(400);
+      expect(errorCode(weak)).toBe('weak_password');
     }
-    expectRateLimited(await api('/api/auth/forgot-password', { body: { email }, fromIp: randomLoopbackIp() }), 900);
+    expect((await api('/api/auth/signup', { body: { email, password: 'Secret123' }, fromIp: randomLoopbackIp() })).status).toBe(201);
   });
 
   it('limits forgot-password per client IP', async () => {

@@ -4,22 +4,9 @@
 // so tests running in parallel never meet in a mailbox or a rate limit.
 import { describe, expect, it } from 'vitest';
 import { errorCode, injectFault, recorded, stack } from '../support/http.ts';
-import { bearer, client, logIn, mailTo, newEmail, PASSWORD, verificationToken, verifiedUser } from '../support/users.ts';
+import { bearer, client, followResetLink, logIn, mailTo, newEmail, PASSWORD, verificationToken, verifiedUser } from '../support/users.ts';
 
 const portal = () => stack().env.PORTAL_URL!;
-
-/** The reset link of the newest reset e-mail to this address, followed as a browser would. */
-async function followResetLink(email: string) {
-  const [mail] = (await mailTo(email)).filter((m) => m.subject === 'Reset your password');
-  if (!mail) throw new Error(`no reset e-mail to ${email}`);
-  const link = /https?:\/\/\S+\/auth\/v1\/verify\?\S+/.exec(mail.text)![0];
-  expect(mail.html).toContain(link.replaceAll('&', '&amp;'));
-  const res = await fetch(link, { redirect: 'manual' });
-  expect(res.status).toBe(303);
-  const landing = new URL(res.headers.get('location')!);
-  const hash = new URLSearchParams(landing.hash.slice(1));
-  return { landing: `${landing.origin}${landing.pathname}`, token: hash.get('access_token'), type: hash.get('type'), error: hash.get('error_code') };
-}
 
 /** Moves back the times the emulator sent this address its e-mails, as if `seconds` had passed. */
 async function backdateProviderEmails(email: string, seconds: number) {

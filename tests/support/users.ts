@@ -32,6 +32,19 @@ export async function mailTo(email: string): Promise<MailboxEmail[]> {
   return (await recorded<MailboxEmail[]>('emails')).filter((m) => m.to.includes(email));
 }
 
+/** The reset link of the newest reset e-mail to this address, followed as a browser would. */
+export async function followResetLink(email: string) {
+  const [mail] = (await mailTo(email)).filter((m) => m.subject === 'Reset your password');
+  if (!mail) throw new Error(`no reset e-mail to ${email}`);
+  const link = /https?:\/\/\S+\/auth\/v1\/verify\?\S+/.exec(mail.text)![0];
+  expect(mail.html).toContain(link.replaceAll('&', '&amp;'));
+  const res = await fetch(link, { redirect: 'manual' });
+  expect(res.status).toBe(303);
+  const landing = new URL(res.headers.get('location')!);
+  const hash = new URLSearchParams(landing.hash.slice(1));
+  return { landing: `${landing.origin}${landing.pathname}`, token: hash.get('access_token'), type: hash.get('type'), error: hash.get('error_code') };
+}
+
 export async function verificationToken(email: string): Promise<string> {
   const portal = stack().env.PORTAL_URL!;
   const [mail] = (await mailTo(email)).filter((m) => m.subject === 'Confirm your e-mail address');

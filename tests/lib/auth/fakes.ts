@@ -54,6 +54,8 @@ export class FakeIdentity implements IdentityProvider {
   /** Live session tokens → their user; ending a user's sessions removes all of theirs. */
   sessions = new Map<string, string>();
   recoveryEmails: { email: string; redirectTo: string }[] = [];
+  /** How many recovery links it made (each one replaces the user's last, as at Supabase). */
+  recoveryLinksMade = 0;
   adminPasswordSets: { userId: string; password: string }[] = [];
   canCreateRecoveryLinks = true;
   /** What the next direct (in-session) password update answers instead of doing it. */
@@ -151,6 +153,7 @@ export class FakeIdentity implements IdentityProvider {
 
   async createRecoveryLink(email: string, redirectTo: string) {
     this.guard('generate link');
+    this.recoveryLinksMade++;
     const user = this.users.find((u) => u.email === email);
     return user ? `https://id.test/verify?token=${crypto.randomUUID()}&type=recovery&redirect_to=${encodeURIComponent(redirectTo)}` : undefined;
   }

@@ -330,6 +330,17 @@ export function crawlerRefreshStateMachineArn(env: Env = process.env): string {
   return section(env, (r) => r.required('CRAWLER_REFRESH_STATE_MACHINE_ARN'));
 }
 
+/**
+ * True while an upgraded stage copies its member records into their
+ * per-account table (npm run migrate:members): membership deliveries, and the
+ * portal backend's onboarding of an address without a named account, are
+ * answered 503 with Retry-After instead of reading or writing a member record
+ * the copy has not reached yet (docs/accounts.md, Member records).
+ */
+export function memberRecordsCopying(env: Env = process.env): boolean {
+  return section(env, (r) => r.bool('MEMBER_RECORDS_COPYING', false));
+}
+
 /** How long onboarding endpoints wait for the run before answering 202. */
 export function onboardingWaitMs(env: Env = process.env): number {
   return section(env, (r) => r.int('ONBOARDING_WAIT_MS', 20000));

@@ -30,6 +30,17 @@ export class InvalidInput extends DomainError {
   }
 }
 
+/** The service holds this request for a while (maintenance); the same request will be taken later. */
+export class Unavailable extends DomainError {
+  readonly code: string;
+  override readonly retryAfterSeconds: number;
+  constructor(message: string, code: string, retryAfterSeconds: number) {
+    super(message);
+    this.code = code;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
 /** No valid credentials were presented. */
 export class Unauthenticated extends DomainError {
   readonly code: string;

@@ -1,5 +1,6 @@
 import { memberships, teamDeps } from '../../lib/accounts/wiring.ts';
 import { onboardingWorkflow } from '../../lib/adapters.ts';
+import { memberRecordsCopying } from '../../lib/config.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
 import { stores as onboardingStores } from '../../lib/onboarding/stores.ts';
 import { receiveMembershipDelivery } from '../../lib/webhooks/receive-membership.ts';
@@ -11,6 +12,7 @@ const deps = {
   memberships,
   team: teamDeps,
   onboarding: { ...onboardingStores, workflow: onboardingWorkflow() },
+  copyingMemberRecords: memberRecordsCopying(),
 };
 
 export const handler = httpEndpoint(webhookRoutes.membershipWebhook, async (request) => {

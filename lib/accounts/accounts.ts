@@ -6,6 +6,8 @@
 // by memberships (memberships.ts). Each account has its own record of a
 // person: what one account writes about an address never reaches another's.
 
+import { Unavailable } from '../errors.ts';
+
 export type AccountStatus = 'provisioning' | 'active' | 'needs_attention';
 export type MemberStatus = 'provisioning' | 'active' | 'needs_attention' | 'removed';
 
@@ -120,3 +122,12 @@ export interface SlugRegistry {
 }
 
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();
+
+/**
+ * The answer while an upgraded stage copies its member records into their
+ * per-account table (config.ts memberRecordsCopying): the same request is
+ * taken once the copy is done. A membership provider delivers again by itself
+ * (Svix: after 5 s, 5 min, 30 min, ...).
+ */
+export const heldForCopy = () =>
+  new Unavailable('Member records are being moved to a new table; send this again in a few minutes', 'member_records_copying', 300);

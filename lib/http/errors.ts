@@ -14,6 +14,7 @@ import {
   PayloadTooLarge,
   RateLimited,
   Unauthenticated,
+  Unavailable,
   VendorError,
   type ErrorDetail,
 } from '../errors.ts';
@@ -42,6 +43,7 @@ const domainStatus: [abstract new (...args: never[]) => DomainError, number][] =
   [PayloadTooLarge, 413],
   [RateLimited, 429],
   [VendorError, 500],
+  [Unavailable, 503],
 ];
 
 interface MiddyHttpError {

@@ -9,7 +9,7 @@
 //   else a new account, whose owner the person becomes by accepting the
 //   invitation this sends them.
 // An e-mail address alone never makes anyone a member of anything.
-import { normaliseEmail, type AccountStore } from '../accounts/accounts.ts';
+import { heldForCopy, normaliseEmail, type AccountStore } from '../accounts/accounts.ts';
 import type { MembershipStore } from '../accounts/memberships.ts';
 import { derivedAccountId, openAccountFor } from '../accounts/open-account.ts';
 import { issue, type TeamDeps } from '../accounts/team.ts';
@@ -24,6 +24,8 @@ export interface OnboardingAccountDeps {
   /** How a new account's owner is invited, when the internal service onboards someone who has not joined yet. */
   team: TeamDeps;
   log: Logger;
+  /** While an upgraded stage copies its member records, the lookup of an earlier onboarding's account waits for the copy. */
+  copyingMemberRecords?: boolean;
 }
 
 export async function onboardingAccount(deps: OnboardingAccountDeps, grant: Grant, intake: OnboardingIntake): Promise<string> {
@@ -39,6 +41,7 @@ export async function onboardingAccount(deps: OnboardingAccountDeps, grant: Gran
     return grant.account.id;
   }
   // The owner record of an earlier onboarding of this address names its account.
+  if (deps.copyingMemberRecords) throw heldForCopy();
   const earlier = await deps.accounts.firstOwnerRecord(intake.email);
   if (earlier) return earlier.account_id;
   // A new account. Concurrent submissions of one address derive the same id,

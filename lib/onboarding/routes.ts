@@ -51,6 +51,7 @@ export const submissionAnswers = (result: JSONSchema, whenDone: string) => ({
       'Too many submissions (onboarding-v2 and enhanced together) by this user, with this service key, or for this account; enhanced runs are also limited per account per day. Retry-After says when to try again',
   },
   500: { description: 'An integration failed (success false, errors with context; recorded for follow-up), or an internal error' },
+  503: { description: 'The internal service onboarding an address without a named account, held while an upgraded stage copies its member records (member_records_copying, with Retry-After)' },
 });
 
 export const onboardingRoutes = {

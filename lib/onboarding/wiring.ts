@@ -3,7 +3,7 @@
 // the adapters come from ../adapters.ts.
 import { memberships, teamDeps } from '../accounts/wiring.ts';
 import { onboardingWorkflow } from '../adapters.ts';
-import { enhancedOnboardingStateMachineArn, onboardingLimitSettings, onboardingStateMachineArn, onboardingWaitMs } from '../config.ts';
+import { enhancedOnboardingStateMachineArn, memberRecordsCopying, onboardingLimitSettings, onboardingStateMachineArn, onboardingWaitMs } from '../config.ts';
 import { logger } from '../log.ts';
 import { dynamodbRateLimiter } from '../rate-limit/dynamodb-rate-limiter.ts';
 import { db, tables } from '../store/dynamodb.ts';
@@ -13,7 +13,13 @@ import { stores } from './stores.ts';
 import type { SubmissionLimitDeps } from './submission-limits.ts';
 
 /** How a submission finds its account (a function that reads runs only never reads the mail settings the service's invitations need). */
-const makeAccountDeps = (): OnboardingAccountDeps => ({ accounts: stores.accounts, memberships, team: teamDeps, log: logger });
+const makeAccountDeps = (): OnboardingAccountDeps => ({
+  accounts: stores.accounts,
+  memberships,
+  team: teamDeps,
+  log: logger,
+  copyingMemberRecords: memberRecordsCopying(),
+});
 export const accountDeps = /* @__PURE__ */ makeAccountDeps();
 
 /** The limits of onboarding submissions (read only by the functions that take submissions). */

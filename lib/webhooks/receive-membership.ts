@@ -1,4 +1,4 @@
-import type { AccountStore } from '../accounts/accounts.ts';
+import { heldForCopy, type AccountStore } from '../accounts/accounts.ts';
 import type { MembershipStore } from '../accounts/memberships.ts';
 import { isOpen } from '../accounts/invitations.ts';
 import { issue, type TeamDeps } from '../accounts/team.ts';
@@ -27,6 +27,8 @@ export interface MembershipDeps extends OnceDeps {
   onboarding: Omit<OnboardingDeps, 'wait'>;
   now?: () => Date;
   log: Logger;
+  /** While an upgraded stage copies its member records (config.ts memberRecordsCopying): deliveries are held. */
+  copyingMemberRecords?: boolean;
 }
 
 export interface Delivery extends SignedRequest {
@@ -70,6 +72,7 @@ export async function receiveMembershipDelivery(deps: MembershipDeps, delivery: 
   const integration = await accountForPathSecret(deps.integrations, delivery.secret);
   const signingKey = integration.signingKeys.membership;
   if (signingKey) verifySvix(signingKey, delivery, now);
+  if (deps.copyingMemberRecords) throw heldForCopy();
   const parsed = readMembershipEvent(delivery.readBody(), now);
   if (!parsed.handled) return { outcome: 'ignored', detail: `unhandled event type ${parsed.type}` };
 

@@ -64,7 +64,10 @@ export const webhookRoutes = {
     access: { who: 'path-secret' },
     rawBody: true,
     body: membershipEventSchema,
-    responses: deliveryResponses,
+    responses: {
+      ...deliveryResponses,
+      503: { description: 'Held while an upgraded stage copies its member records (member_records_copying, with Retry-After): deliver again later' },
+    },
   }),
   bookingWebhook: route({
     method: 'POST',

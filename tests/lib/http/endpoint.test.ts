@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { accessGuard } from '../../../lib/access/guard.ts';
-import { Conflict, InvalidInput, RateLimited, VendorError } from '../../../lib/errors.ts';
+import { Conflict, InvalidInput, RateLimited, Unavailable, VendorError } from '../../../lib/errors.ts';
 import { httpEndpoint, json, MAX_BODY_BYTES } from '../../../lib/http/endpoint.ts';
 import { route, type RouteSpec } from '../../../lib/http/route.ts';
 import { httpEvent, lambdaContext } from '../../support/events.ts';
@@ -83,6 +83,7 @@ describe('the HTTP endpoint stack', () => {
       [new Conflict('taken', 'email_taken'), 409, 'email_taken'],
       [new RateLimited('slow down', 42), 429, 'rate_limited'],
       [new VendorError('resend', 'could not send', { transient: true, operation: 'send' }), 500, 'vendor_failed'],
+      [new Unavailable('later', 'member_records_copying', 300), 503, 'member_records_copying'],
     ];
     for (const [error, status, code] of cases) {
       const failing = httpEndpoint(echoRoute, async () => {
@@ -92,6 +93,7 @@ describe('the HTTP endpoint stack', () => {
       expect(res.statusCode).toBe(status);
       expect(JSON.parse(res.body).error.code).toBe(code);
       if (status === 429) expect(res.headers['retry-after']).toBe('42');
+      if (status === 503) expect(res.headers['retry-after']).toBe('300');
     }
   });
 

@@ -38,6 +38,15 @@ describe('onboardingAccount, for the portal backend (service key)', () => {
     expect([...team.invitations.rows.values()].map((i) => [i.account_id, i.role])).toEqual([[id, 'owner']]);
   });
 
+  it('holds the lookup of an earlier onboarding (503, retryable) while an upgraded stage copies its member records; a named account goes on', async () => {
+    const { team, deps: d } = deps();
+    const first = await onboardingAccount(d, service, intake('f@acme.test'));
+    const held = { ...d, copyingMemberRecords: true };
+    await expect(onboardingAccount(held, service, intake('f@acme.test'))).rejects.toMatchObject({ code: 'member_records_copying', retryAfterSeconds: 300 });
+    expect(await onboardingAccount(held, { ...service, account: { id: first } }, intake('f@acme.test'))).toBe(first);
+    expect(team.invitations.rows.size).toBe(1);
+  });
+
   it('gives different addresses different accounts', async () => {
     const { deps: d } = deps();
     expect(await onboardingAccount(d, service, intake('c@acme.test'))).not.toBe(await onboardingAccount(d, service, intake('d@acme.test')));

@@ -220,6 +220,21 @@ describe('a membership delivery', () => {
   });
 });
 
+describe('while an upgraded stage copies its member records', () => {
+  it('holds every delivery with a retryable 503, writing nothing, and takes it once the copy is done', async () => {
+    deps.copyingMemberRecords = true;
+    const delivery = created('held@acme.example', { planConnections: [paid] });
+    await expect(deliver(delivery)).rejects.toMatchObject({ code: 'member_records_copying', retryAfterSeconds: 300 });
+    // A wrong secret is still a plain 404.
+    await expect(deliver(delivery, {}, 'x'.repeat(43))).rejects.toMatchObject({ code: 'not_found' });
+    expect(accounts.members.of(accountId, 'held@acme.example')).toBeUndefined();
+    expect(deliveries.rows.size).toBe(0);
+    expect(invitations.rows.size).toBe(0);
+    deps.copyingMemberRecords = false;
+    expect(await deliver(delivery)).toMatchObject({ outcome: 'applied' });
+  });
+});
+
 describe('what a membership delivery must carry', () => {
   it('answers 404 to an unknown, rotated-out, truncated or wrong secret of the same length, writing nothing', async () => {
     const wrong = `${secret.slice(0, -1)}${secret.endsWith('A') ? 'B' : 'A'}`;

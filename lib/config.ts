@@ -360,6 +360,11 @@ export function rateLimitSettings(env: Env = process.env) {
 }
 export type RateLimits = ReturnType<typeof rateLimitSettings>;
 
+/** Invitation e-mails per account (every kind: a person's, a sync's, the service's). */
+export function invitationLimit(env: Env = process.env): RateLimit {
+  return section(env, (r) => r.limit('RATE_LIMIT_INVITATIONS', '50/3600'));
+}
+
 /**
  * Onboarding submissions: onboarding-v2 and enhanced onboarding count
  * together, per signed-in user, per internal service key and per account;

@@ -187,6 +187,7 @@ export const accountRoutes = {
       201: { description: 'Invited; the e-mail is on its way', schema: invitation },
       ...refused,
       409: { description: 'Already a member (already_member), or an open invitation exists (invitation_pending)' },
+      429: { description: 'The account has sent RATE_LIMIT_INVITATIONS invitation e-mails in the window; Retry-After says when to try again; nothing was kept' },
       500: { description: 'The invitation e-mail could not be sent; nothing was kept' },
     },
   }),

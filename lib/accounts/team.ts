@@ -7,11 +7,13 @@
 // - an admin may invite members and admins, only an owner makes owners;
 // - an account never loses its last owner (the membership store guarantees it).
 import { randomUUID } from 'node:crypto';
-import { Conflict, Forbidden, Gone, NotFound, type DomainError } from '../errors.ts';
+import type { RateLimit } from '../config.ts';
+import { Conflict, Forbidden, Gone, NotFound, RateLimited, type DomainError } from '../errors.ts';
 import type { IdentityUser } from '../identity/identity.ts';
 import type { Mailer } from '../integrations/mailer.ts';
 import type { Logger } from '../log.ts';
 import { mayGrant, type Role } from '../permissions.ts';
+import type { RateLimiter } from '../rate-limit/rate-limiter.ts';
 import { normaliseEmail, type AccountStore } from './accounts.ts';
 import { invitationEmail } from './emails.ts';
 import { INVITATION_TTL_DAYS, isOpen, type Invitation, type InvitationStore, type Inviter } from './invitations.ts';
@@ -24,6 +26,12 @@ export interface TeamDeps {
   mailer: Mailer | null;
   /** Invitation links go to {portalUrl}/invitations/<id>. */
   portalUrl: string;
+  /**
+   * How many invitation e-mails an account may send per window: without a
+   * limit, anyone could sign up with a company name of their choosing and
+   * have the agency's domain mail it to any address.
+   */
+  invitationLimit?: { limiter: RateLimiter; limit: RateLimit };
   now?: () => Date;
   newId?: () => string;
 }
@@ -115,7 +123,9 @@ export async function openInvitation(deps: Pick<TeamDeps, 'invitations' | 'now'>
  * invitation kept (flows a person is not waiting on: syncs, the service's
  * onboarding, purchases); without it, a failed e-mail undoes the invitation
  * and is the answer (a person inviting someone learns it did not go out).
- * Without e-mail settings at all, nothing is e-mailed.
+ * Without e-mail settings at all, nothing is e-mailed. Past the account's
+ * invitation limit, the same: kept unsent (and logged) with `keepIfUnsent`,
+ * else refused with 429 before anything is written.
  */
 export async function issue(
   deps: TeamDeps,
@@ -133,8 +143,17 @@ export async function issue(
     created_at: at.toISOString(),
     expires_at: Math.floor(at.getTime() / 1000) + INVITATION_TTL_DAYS * 86_400,
   };
+  const allowed = deps.mailer ? await withinInvitationLimit(deps, request.accountId) : { allowed: true, retryAfterSeconds: 0 };
+  if (!allowed.allowed && !options.keepIfUnsent) throw new RateLimited('This account has sent too many invitations; try again later', allowed.retryAfterSeconds);
   await deps.invitations.create(invitation);
   if (!deps.mailer) return invitation;
+  if (!allowed.allowed) {
+    options.keepIfUnsent!.warn('an invitation was not e-mailed: the account is past its invitation limit; it waits for the invitee to sign in', {
+      invitationId: invitation.id,
+      accountId: invitation.account_id,
+    });
+    return invitation;
+  }
   try {
     await deps.mailer.send({
       to: invitation.email,
@@ -158,6 +177,9 @@ export async function issue(
   }
   return invitation;
 }
+
+const withinInvitationLimit = (deps: TeamDeps, accountId: string) =>
+  deps.invitationLimit ? deps.invitationLimit.limiter.hit({ name: 'invitations-account', ...deps.invitationLimit.limit }, accountId) : { allowed: true, retryAfterSeconds: 0 };
 
 /**
  * The signed-in user accepts an invitation sent to their verified address,

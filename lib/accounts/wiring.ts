@@ -1,7 +1,8 @@
 // The account functions' stores and settings, built once per Lambda instance;
 // the mailer comes from ../adapters.ts.
 import { mailer } from '../adapters.ts';
-import { portalUrls } from '../config.ts';
+import { invitationLimit, portalUrls } from '../config.ts';
+import { dynamodbRateLimiter } from '../rate-limit/dynamodb-rate-limiter.ts';
 import { db, tables } from '../store/dynamodb.ts';
 import { dynamodbAccounts } from './dynamodb-accounts.ts';
 import { dynamodbInvitations } from './dynamodb-invitations.ts';
@@ -20,5 +21,6 @@ const makeTeamDeps = (): TeamDeps => ({
   // Invitations are sent while the inviter's request waits.
   mailer: mailer('person'),
   portalUrl: portalUrls().portal,
+  invitationLimit: { limiter: dynamodbRateLimiter({ db, tables }), limit: invitationLimit() },
 });
 export const teamDeps = /* @__PURE__ */ makeTeamDeps();

@@ -2,6 +2,7 @@
 // teammate, accept, act, be removed; see the plan after paying; change plan
 // and cancel in the billing portal.
 import { describe, expect, it, vi } from 'vitest';
+import { errorCode, stack } from '../support/http.ts';
 import { payOnHostedPage } from '../support/payments.ts';
 import { bearer, client, logIn, mailTo, signedInUser, verifiedUser } from '../support/users.ts';
 
@@ -64,6 +65,23 @@ describe('invitations', () => {
     const boId = members.body.members.find((m: { email: string }) => m.email === bo.email).userId as string;
     expect((await o.client.delete(`/api/accounts/${o.accountId}/members/${boId}`, o.auth)).status).toBe(204);
     expect((await bo.client.get(`/api/accounts/${o.accountId}`, bo.auth)).status).toBe(404);
+  });
+
+  it('are e-mailed at most RATE_LIMIT_INVITATIONS times per account and window: a free account cannot send the agency’s mail to anyone it likes', async () => {
+    // The attack: sign up with any company name, verify, and invite address
+    // after address; every invitation went out from the agency's domain with
+    // the chosen name in its subject, without limit.
+    const o = await owner();
+    const limit = Number((stack().env.RATE_LIMIT_INVITATIONS || '50/3600').split('/')[0]);
+    const target = (i: number) => `spam-${i}-${crypto.randomUUID().slice(0, 8)}@target.example`;
+    for (let i = 0; i < limit; i++) expect((await o.client.post(`/api/accounts/${o.accountId}/invitations`, { email: target(i) }, o.auth)).status, `${i}`).toBe(201);
+    const refused = await o.client.post(`/api/accounts/${o.accountId}/invitations`, { email: target(limit) }, o.auth);
+    expect(refused.status).toBe(429);
+    expect(errorCode(refused)).toBe('rate_limited');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Nothing kept for the refused one.
+    const listed = await o.client.get(`/api/accounts/${o.accountId}/invitations`, o.auth);
+    expect(listed.body.invitations).toHaveLength(limit);
   });
 
   it('never leave an account without an owner', async () => {

@@ -1,6 +1,7 @@
 // Invitations, roles and leaving, against in-memory ports.
 import { describe, expect, it } from 'vitest';
-import { acceptInvitation, changeRole, invite, listInvitations, listMembers, removeMember, revokeInvitation } from '../../../lib/accounts/team.ts';
+import { acceptInvitation, changeRole, invite, issue, listInvitations, listMembers, removeMember, revokeInvitation } from '../../../lib/accounts/team.ts';
+import { recordingLogger, MemoryRateLimiter } from '../auth/fakes.ts';
 import { fakeTeam, user } from '../../support/account-fakes.ts';
 
 const ACCOUNT = 'acct-1';
@@ -17,6 +18,19 @@ async function setup() {
 }
 
 describe('invitations', () => {
+  it('are e-mailed at most the account’s limit per window: past it a person inviting gets 429 with nothing kept, and a sync’s invitation is kept unsent', async () => {
+    const s = await setup();
+    const deps = { ...s.deps, invitationLimit: { limiter: new MemoryRateLimiter(), limit: { limit: 2, windowSeconds: 3600 } } };
+    for (const email of ['a@x.example', 'b@x.example']) await invite(deps, { accountId: ACCOUNT, email, role: 'member', invitedBy: s.byOwner, inviterRole: 'owner' });
+    await expect(invite(deps, { accountId: ACCOUNT, email: 'c@x.example', role: 'member', invitedBy: s.byOwner, inviterRole: 'owner' })).rejects.toMatchObject({ code: 'rate_limited', retryAfterSeconds: 3600 });
+    expect((await s.invitations.toEmail('c@x.example'))).toEqual([]);
+    const log = recordingLogger();
+    const synced = await issue(deps, { accountId: ACCOUNT, email: 'd@x.example', role: 'member', invitedBy: { kind: 'membership-sync', provider: 'memberstack', memberId: 'mem_d' } }, { keepIfUnsent: log });
+    expect(synced).toMatchObject({ email: 'd@x.example', status: 'pending' });
+    expect(s.mailer.sent.map((m) => m.to)).toEqual(['a@x.example', 'b@x.example']);
+    expect(log.entries.map((e) => e.level)).toEqual(['warn']);
+  });
+
   it('e-mail the invitee a portal link, and let them in only signed in with that verified address', async () => {
     const s = await setup();
     const invitation = await invite(s.deps, { accountId: ACCOUNT, email: 'Bo@Example.com', role: 'admin', invitedBy: s.byOwner, inviterRole: 'owner' });

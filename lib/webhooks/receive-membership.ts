@@ -61,11 +61,11 @@ const linkKey = (memberId: string) => `memberstack#member#${memberId}`;
  *    starts the account's onboarding.
  * 5. A sync never makes anyone a member: a synced person who has not joined
  *    the account is invited to it (once: an open invitation is not repeated),
- *    and joins only by accepting, signed in with that address verified. A
- *    person who has joined another account, and not this one, is not touched
- *    at all; a deleted member's open invitation is revoked. Another account's
- *    record of the same address is never read or written: each account keeps
- *    its own.
+ *    and joins only by accepting, signed in with that address verified; a
+ *    deleted member's open invitation is revoked. Another account's record
+ *    and memberships of the same address are never read or written: each
+ *    account keeps its own, and whether the person is anyone else's member
+ *    changes nothing here, so the answer cannot tell the sender.
  */
 export async function receiveMembershipDelivery(deps: MembershipDeps, delivery: Delivery): Promise<DeliveryResult> {
   const now = deps.now?.() ?? new Date();
@@ -89,12 +89,8 @@ async function applyMembershipEvent(deps: MembershipDeps, accountId: string, eve
     // A plan event overtook the member's creation: a non-2xx makes the membership service retry it later.
     throw new Conflict('This member is not known here yet; deliver the member.created event first, or retry later', 'member_not_known_yet');
   }
-  const history = await deps.memberships.ofEmail(email);
-  const joined = history.filter((m) => m.status === 'active');
-  if (joined.length > 0 && !joined.some((m) => m.account_id === accountId)) {
-    deps.log.warn('membership event for a member of another account was not applied', { accountId, memberId: event.memberId, type: event.type });
-    return { outcome: 'ignored', detail: 'member belongs to another account' };
-  }
+  // This account's memberships of the address only: whatever other accounts the person joined changes nothing here.
+  const history = (await deps.memberships.ofEmail(email)).filter((m) => m.account_id === accountId);
 
   let member: MembershipMember | undefined;
   for (let attempt = 0; !member; attempt++) {
@@ -105,7 +101,7 @@ async function applyMembershipEvent(deps: MembershipDeps, accountId: string, eve
   }
 
   if (event.email) await deps.ledger.put(accountId, linkKey(event.memberId), { email });
-  if (joined.length === 0) await inviteOrRevoke(deps, accountId, email, event, member, history.some((m) => m.account_id === accountId));
+  if (!history.some((m) => m.status === 'active')) await inviteOrRevoke(deps, accountId, email, event, member, history.length > 0);
   const runId = await startOnboardingIfNewlyPaying(deps, accountId, member);
   return { outcome: 'applied', ...(runId ? { detail: `onboarding ${runId}` } : {}) };
 }

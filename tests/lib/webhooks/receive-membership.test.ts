@@ -139,11 +139,15 @@ describe('a membership delivery', () => {
     expect((await invitations.toEmail('cy@acme.example')).map((i) => i.status).sort()).toEqual(['pending', 'revoked']);
   });
 
-  it('never touches a person who belongs to another account: no record, no invitation', async () => {
+  it('answers a person who joined another account as anyone else: the sender cannot tell (this account’s own record and invitation; the other account untouched)', async () => {
+    // The attack: an owner posting member.created for an address to their own
+    // webhook URL learned from the answer ('ignored' against 'applied'), and from
+    // their invitations list, whether the address belonged to another client.
     await memberships.join({ accountId: 'bigcorp', userId: 'ceo', email: 'ceo@bigcorp.example', role: 'owner', via: 'created' });
-    expect(await deliver(created('ceo@bigcorp.example'))).toEqual({ outcome: 'ignored', detail: 'member belongs to another account' });
-    expect(accounts.members.of(accountId, 'ceo@bigcorp.example')).toBeUndefined();
-    expect(invitations.rows.size).toBe(0);
+    expect(await deliver(created('ceo@bigcorp.example'))).toEqual(await deliver(created('nobody-yet@acme.example')));
+    expect(accounts.members.of(accountId, 'ceo@bigcorp.example')).toMatchObject({ account_id: accountId, role: 'member' });
+    expect((await invitations.toEmail('ceo@bigcorp.example')).map((i) => [i.account_id, i.status])).toEqual([[accountId, 'pending']]);
+    expect(await memberships.ofEmail('ceo@bigcorp.example')).toEqual([expect.objectContaining({ account_id: 'bigcorp', status: 'active' })]);
   });
 
   it('updates the member on a plan change, finding it by member id, and starts the onboarding of a newly paying member with the account’s details', async () => {

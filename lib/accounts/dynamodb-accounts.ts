@@ -103,15 +103,18 @@ export function dynamodbAccounts({ db, tables, now = () => new Date() }: Deps): 
     async setMemberStatusForAccount(accountId: string, status: MemberStatus) {
       for (const member of await membersOf(accountId)) {
         if (member.status === 'removed') continue;
-        await db.send(
-          new UpdateCommand({
-            TableName,
-            Key: { account_id: accountId, email: member.email },
-            UpdateExpression: 'SET #status = :status, updated_at = :now',
-            ConditionExpression: 'attribute_exists(email)',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':status': status, ':now': iso() },
-          }),
+        // A removal written since the read (a membership sync's) stands.
+        await applied(
+          db.send(
+            new UpdateCommand({
+              TableName,
+              Key: { account_id: accountId, email: member.email },
+              UpdateExpression: 'SET #status = :status, updated_at = :now',
+              ConditionExpression: 'attribute_exists(email) AND #status <> :removed',
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: { ':status': status, ':now': iso(), ':removed': 'removed' },
+            }),
+          ),
         );
       }
     },

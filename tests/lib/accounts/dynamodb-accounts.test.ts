@@ -1,4 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { assignPortalSlug } from '../../../lib/accounts/assign-portal-slug.ts';
 import { dynamodbAccounts, dynamodbSlugs } from '../../../lib/accounts/dynamodb-accounts.ts';
@@ -67,6 +67,33 @@ describe('account and member records in DynamoDB', () => {
     // Only the kept slug stays reserved: the losers gave theirs back.
     const reserved = await d.db.send(new GetCommand({ TableName: d.tables.slugs, Key: { slug: 'globex-2' } }));
     expect(reserved.Item).toBeUndefined();
+  });
+
+  it('sets the status of an account’s members, never over a removal that lands between its read and its write', async () => {
+    const accounts = dynamodbAccounts(d);
+    await accounts.claimMember({ email: 'stays@example.com', account_id: 'acct-status', role: 'owner' });
+    await accounts.claimMember({ email: 'goes@example.com', account_id: 'acct-status', role: 'member' });
+    // A membership sync marks one removed right after the members were read.
+    const racing = {
+      send: async (command: object) => {
+        const answer = await d.db.send(command as never);
+        if (command instanceof QueryCommand) {
+          await d.db.send(
+            new UpdateCommand({
+              TableName: d.tables.account_members,
+              Key: { account_id: 'acct-status', email: 'goes@example.com' },
+              UpdateExpression: 'SET #status = :removed',
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: { ':removed': 'removed' },
+            }),
+          );
+        }
+        return answer;
+      },
+    };
+    await dynamodbAccounts({ db: racing as never, tables: d.tables }).setMemberStatusForAccount('acct-status', 'active');
+    expect(await accounts.getMember('acct-status', 'stays@example.com')).toMatchObject({ status: 'active' });
+    expect(await accounts.getMember('acct-status', 'goes@example.com')).toMatchObject({ status: 'removed' });
   });
 
   it('records storage on the member, keeping the first creation time', async () => {

@@ -30,17 +30,6 @@ export class InvalidInput extends DomainError {
   }
 }
 
-/** The service holds this request for a while (maintenance); the same request will be taken later. */
-export class Unavailable extends DomainError {
-  readonly code: string;
-  override readonly retryAfterSeconds: number;
-  constructor(message: string, code: string, retryAfterSeconds: number) {
-    super(message);
-    this.code = code;
-    this.retryAfterSeconds = retryAfterSeconds;
-  }
-}
-
 /** No valid credentials were presented. */
 export class Unauthenticated extends DomainError {
   readonly code: string;
@@ -134,6 +123,17 @@ export class VendorError extends DomainError {
     const vendorCode = safeVendorCode(answer.vendorCode);
     const said = [answer.status, vendorCode].filter((part) => part !== undefined).join(' ') || 'no status or code';
     return new VendorError(vendor, `${vendor}: ${operation} was refused (${said})`, { transient: false, operation, ...definedOnly({ ...answer, vendorCode }) });
+  }
+}
+
+/** The service holds this request for a while (maintenance); the same request will be taken later. */
+export class Unavailable extends DomainError {
+  readonly code: string;
+  override readonly retryAfterSeconds: number;
+  constructor(message: string, code: string, retryAfterSeconds: number) {
+    super(message);
+    this.code = code;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 

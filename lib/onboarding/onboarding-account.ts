@@ -40,8 +40,8 @@ export async function onboardingAccount(deps: OnboardingAccountDeps, grant: Gran
     if (!(await deps.accounts.getAccount(grant.account.id))) throw new NotFound('No such account');
     return grant.account.id;
   }
-  // The owner record of an earlier onboarding of this address names its account.
   if (deps.copyingMemberRecords) throw heldForCopy();
+  // The owner record of an earlier onboarding of this address names its account.
   const earlier = await deps.accounts.firstOwnerRecord(intake.email);
   if (earlier) return earlier.account_id;
   // A new account. Concurrent submissions of one address derive the same id,

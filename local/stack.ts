@@ -152,7 +152,9 @@ function baseSettings(ports: Ports): Record<string, string> {
 }
 
 function spawnOffline(ports: Ports, env: Record<string, string>, options: StackOptions, log: (line: string) => void): ChildProcess {
-  const args = [SLS_BIN, 'offline', 'start', '--stage', LOCAL_STAGE, '--httpPort', String(ports.api), '--lambdaPort', String(ports.lambda)];
+  // Stops the group if this process ends without stopping it (local/orphan-guard.ts).
+  const guard = new URL('./orphan-guard.ts', import.meta.url).href;
+  const args = ['--import', guard, SLS_BIN, 'offline', 'start', '--stage', LOCAL_STAGE, '--httpPort', String(ports.api), '--lambdaPort', String(ports.lambda)];
   if (options.watch) args.push('--reloadHandler');
   if (options.inProcess) args.push('--useInProcess');
   const child = spawn(process.execPath, args, {
@@ -161,6 +163,7 @@ function spawnOffline(ports: Ports, env: Record<string, string>, options: StackO
       ...(options.esbuildWorkFolder ? { ESBUILD_WORK_FOLDER: options.esbuildWorkFolder } : {}),
       // What serverless-esbuild watches and rebuilds on a change (serverless.yml, custom.esbuildWatch).
       ESBUILD_WATCH: options.watch ? 'sources' : 'nothing',
+      LOCAL_STACK_PARENT_PID: String(process.pid),
       SLS_TELEMETRY_DISABLED: '1',
       SLS_NOTIFICATIONS_MODE: 'off',
       FORCE_COLOR: '0',

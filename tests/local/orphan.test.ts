@@ -48,4 +48,35 @@ describe('stopWhenOrphaned', () => {
       if (alive(pid)) process.kill(pid, 'SIGKILL');
     }
   });
+
+  it('stops the serverless-offline group the stack starts when the process that started it is killed, at once or later (local/orphan-guard.ts)', { timeout: 30_000 }, async () => {
+    // As local/stack.ts starts offline: in a process group of its own, the guard preloaded, told its parent's pid.
+    // The parent is then killed outright (a test run stopped, a crash), so nothing stops the group the usual way.
+    const guard = new URL('../../local/orphan-guard.ts', import.meta.url).href;
+    const dir = mkdtempSync(join(tmpdir(), 'orphan-guard-'));
+    for (const waitMs of [0, 1500]) {
+      const parent = `
+        import { spawn } from 'node:child_process';
+        import { writeFileSync } from 'node:fs';
+        const child = spawn(process.execPath, ['--import', ${JSON.stringify(guard)}, '-e', 'setInterval(() => {}, 1000)'], {
+          detached: true, stdio: 'ignore', env: { ...process.env, LOCAL_STACK_PARENT_PID: String(process.pid) },
+        });
+        writeFileSync('${dir}/pid-${waitMs}', String(child.pid));
+        setInterval(() => {}, 1000);
+      `;
+      const starter = spawn(process.execPath, ['--input-type=module', '-e', parent], { stdio: 'ignore' });
+      expect(await until(() => existsSync(join(dir, `pid-${waitMs}`)))).toBe(true);
+      const pid = Number(readFileSync(join(dir, `pid-${waitMs}`), 'utf8'));
+      try {
+        await new Promise((r) => setTimeout(r, waitMs));
+        // Running, with the guard loaded (a guard that failed to load would end it: no proof).
+        if (waitMs) expect(alive(pid)).toBe(true);
+        starter.kill('SIGKILL');
+        expect(await until(() => !alive(pid)), `killed after ${waitMs} ms`).toBe(true);
+      } finally {
+        if (alive(pid)) process.kill(pid, 'SIGKILL');
+      }
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
 });

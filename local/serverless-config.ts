@@ -53,13 +53,6 @@ export function resourcesOfType(svc: ResolvedService, type: string): [string, Cf
 }
 
 /**
- * The local stack never inherits service settings from the shell or a .env
- * file (a developer's real keys must not leak into it, and tests must never
- * reach outside this machine): only the process basics pass through, every
- * setting serverless.yml reads is blanked (so dotenv cannot fill it), and then
- * the local values are set.
- */
-/**
  * The settings a developer may give `npm start` in the shell, for a front end under development:
  * the rate limits (RATE_LIMIT_SIGNUP=100/60, so five signups do not lock it out for ten minutes)
  * and CORS_EXTRA_ORIGINS (its dev server's origin, e.g. http://localhost:5173). The hermetic
@@ -70,6 +63,13 @@ export function shellSettings(parent: NodeJS.ProcessEnv): Record<string, string>
   return Object.fromEntries(Object.entries(parent).filter((e): e is [string, string] => allowed(e[0]) && !!e[1]?.trim()));
 }
 
+/**
+ * The local stack never inherits service settings from the shell or a .env
+ * file (a developer's real keys must not leak into it, and tests must never
+ * reach outside this machine): only the process basics pass through, every
+ * setting serverless.yml reads is blanked (so dotenv cannot fill it), and then
+ * the local values are set.
+ */
 export function hermetic(parent: NodeJS.ProcessEnv, local: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(parent)) {

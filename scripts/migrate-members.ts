@@ -8,11 +8,10 @@
 // table is retained by the stack; delete it by hand once the copy is checked.
 // The local stage talks to `npm start`'s DynamoDB.
 import './stage-env.ts';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { parseArgs } from 'node:util';
 import { migrateMembers } from '../lib/accounts/migrate-members.ts';
-import { createDocumentClient, tablesWithPrefix } from '../lib/store/dynamodb.ts';
 import { mergeMembershipRecords } from '../lib/webhooks/membership-state.ts';
+import { stageDynamo } from './stage-dynamo.ts';
 
 const USAGE = `Usage: npm run migrate:members -- [--stage local] [--region eu-west-1] [--page-size 100]`;
 const { values } = parseArgs({
@@ -29,16 +28,9 @@ if (values.help) {
 }
 
 const stage = values.stage!;
-const local = stage === 'local';
-const db = createDocumentClient(
-  new DynamoDBClient({
-    region: values.region!,
-    ...(local ? { endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB ?? 'http://127.0.0.1:8000', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
-  }),
-);
-const prefix = `agency-backend-${stage}-`;
+const { db, prefix, tables } = stageDynamo(stage, values.region!);
 const from = `${prefix}members`;
-const to = tablesWithPrefix(prefix).account_members;
+const to = tables.account_members;
 const counts = await migrateMembers(
   db,
   { from, to },

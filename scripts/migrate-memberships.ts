@@ -12,7 +12,6 @@
 // the per-account member records: on a stage still holding them in the
 // e-mail-keyed `members` table, run `npm run migrate:members` first.
 import './stage-env.ts';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -25,8 +24,8 @@ import { confirmedUserIdsByEmail } from '../lib/identity/supabase-user-directory
 import { policyFrom } from '../lib/integrations/http-client.ts';
 import { resendMailer } from '../lib/integrations/resend-mailer.ts';
 import { logger } from '../lib/log.ts';
-import { createDocumentClient, tablesWithPrefix } from '../lib/store/dynamodb.ts';
 import { SUPABASE_SERVICE_ROLE_KEY } from '../local/emulators/supabase.ts';
+import { stageDynamo } from './stage-dynamo.ts';
 
 const USAGE = `Usage: npm run migrate:memberships -- [--stage local] [--region eu-west-1] [--checkpoint <file>] [--send-invitations] [--page-size 100]`;
 const { values } = parseArgs({
@@ -52,13 +51,7 @@ const env = (name: string, localValue?: string) => {
   return value;
 };
 
-const db = createDocumentClient(
-  new DynamoDBClient({
-    region: values.region!,
-    ...(local ? { endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB ?? 'http://127.0.0.1:8000', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
-  }),
-);
-const tables = tablesWithPrefix(`agency-backend-${stage}-`);
+const { db, tables } = stageDynamo(stage, values.region!);
 const accounts = dynamodbAccounts({ db, tables });
 const memberships = dynamodbMemberships({ db, tables });
 const policy = policyFrom({ timeoutMs: 8000, maxAttempts: 4, maxRetryWaitMs: 10_000 });

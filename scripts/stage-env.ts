@@ -4,5 +4,8 @@
 // any module of lib/ is evaluated.
 import { parseArgs } from 'node:util';
 
+/** The prefix of a stage's tables, as serverless.yml names them (TABLE_PREFIX). */
+export const stagePrefix = (stage: string) => `agency-backend-${stage}-`;
+
 const { values } = parseArgs({ options: { stage: { type: 'string', default: 'local' } }, strict: false, allowPositionals: true });
-process.env.TABLE_PREFIX ||= `agency-backend-${String(values.stage)}-`;
+process.env.TABLE_PREFIX ||= stagePrefix(String(values.stage));

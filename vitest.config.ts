@@ -14,6 +14,10 @@ export default defineConfig({
           setupFiles: ['tests/support/test-settings.ts'],
           // A folder where the files reading the packaged template share one `sls package` (tests/support/packaged.ts).
           globalSetup: ['tests/support/package-setup.ts'],
+          // A time limit only catches a hang: it is no speed check (those live in bench/). The unit tests share
+          // the machine with two local stacks, and the CPU-bound ones (every time zone against ICU: 3–4 s alone)
+          // overran vitest's 5 s default on a loaded CI machine.
+          testTimeout: 60_000,
         },
       },
       {

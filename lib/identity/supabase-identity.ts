@@ -11,6 +11,7 @@
 // anonymous client's memory, and nothing here reads it. The one piece of
 // session-bound work (a password change in a recovery session) gets a client
 // of its own that lives for that one call.
+import { randomUUID } from 'node:crypto';
 import { GoTrueClient, isAuthRetryableFetchError, type AuthError, type Session, type User } from '@supabase/supabase-js';
 import { ConfigError } from '../config.ts';
 import { RateLimited, VendorError } from '../errors.ts';
@@ -80,6 +81,14 @@ export function supabaseIdentity(settings: SupabaseSettings, policy: Policy): Id
     return admin;
   };
 
+  /** The user with this id if it holds this address: the one an earlier attempt of the same create made. */
+  const userCreatedAs = async (client: GoTrueClient, id: string, email: string): Promise<User | undefined> => {
+    const answer = await ask('read a user', () => client.admin.getUserById(id));
+    if (answer.ok) return answer.data.user?.email?.toLowerCase() === email.toLowerCase() ? answer.data.user : undefined;
+    if (answer.status === 404 || answer.code === 'user_not_found') return undefined;
+    throw refusal('read a user', answer);
+  };
+
   return {
     canCreateRecoveryLinks: admin !== undefined,
 
@@ -96,9 +105,19 @@ export function supabaseIdentity(settings: SupabaseSettings, policy: Policy): Id
       // The admin API creates the user unconfirmed, sends nothing (our e-mail is the only one) and says
       // email_exists for any taken address, confirmed or not (admin.go, adminUserCreate).
       if (admin) {
-        const answer = await ask('create a user', () => admin.admin.createUser({ email, password, user_metadata: metadata, email_confirm: false }));
+        // The user's id is ours to choose (admin.go takes params.Id), so a create sent again after its answer
+        // was lost (a timeout, a 5xx) can tell its own user, which takes the address, from anyone else's.
+        const id = randomUUID();
+        let sent = 0;
+        const answer = await ask('create a user', () => {
+          sent += 1;
+          return admin.admin.createUser({ id, email, password, user_metadata: metadata, email_confirm: false });
+        });
         if (answer.ok) return registered(answer.data.user, 'create a user');
-        if (answer.code === 'email_exists') return { outcome: 'already-registered' };
+        if (answer.code === 'email_exists') {
+          const own = sent > 1 ? await userCreatedAs(admin, id, email) : undefined;
+          return own ? registered(own, 'create a user') : { outcome: 'already-registered' };
+        }
         return registrationRefusal('create a user', answer);
       }
       const answer = await ask('sign up a user', () => anon.signUp({ email, password, options: { data: metadata } }));

@@ -12,6 +12,7 @@
 //     validateSentWithinFrequencyLimit);
 //   - POST /admin/users creates a user without sending anything, and answers
 //     422 email_exists for any address already taken (admin.go, adminUserCreate);
+//     it takes the caller's own id for the user when given one (same place);
 //   - an address outside `authorizedAddresses` (Supabase's default SMTP only
 //     mails the project's team) is refused with 400 email_address_not_authorized
 //     whenever an e-mail would go to it, and nothing is created (mail.go, sendEmail);
@@ -161,6 +162,13 @@ const emptyState = (): State => ({ users: [], sessions: [], refreshTokens: [], e
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 const iso = (seconds = nowSeconds()) => new Date(seconds * 1000).toISOString();
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+
+/** A UUID as 36 characters with hyphens or 32 hex digits, in its canonical form; else undefined (gofrs/uuid reads a few more forms, not emulated). */
+function canonicalUuid(text: string): string | undefined {
+  const hex = /^([0-9a-f]{8})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{12})$/i.exec(text) ?? /^([0-9a-f]{8})([0-9a-f]{4})([0-9a-f]{4})([0-9a-f]{4})([0-9a-f]{12})$/i.exec(text);
+  return hex ? hex.slice(1).join('-').toLowerCase() : undefined;
+}
 
 /** bcrypt only ever sees the first 72 bytes of a password; so does this hash. */
 function bcryptBytes(password: string): Buffer {
@@ -418,10 +426,10 @@ export function supabaseEmulator(options: SupabaseEmulatorOptions): VendorEmulat
     return `${externalUrl}/verify?token=${hashed}&type=${type}&redirect_to=${encodeURIComponent(redirectTo)}`;
   }
 
-  function createUser(email: string, password: string, metadata: Record<string, unknown>): StoredUser {
+  function createUser(email: string, password: string, metadata: Record<string, unknown>, id: string = randomUUID()): StoredUser {
     const at = iso();
     const user: StoredUser = {
-      id: randomUUID(),
+      id,
       email,
       password_hash: hashPassword(password),
       email_confirmed_at: null,
@@ -743,8 +751,17 @@ export function supabaseEmulator(options: SupabaseEmulatorOptions): VendorEmulat
     if (userByEmail(email)) return authError(c, 422, 'email_exists', 'A user with this email address has already been registered');
     const password = typeof body.password === 'string' && body.password ? body.password : randomBytes(48).toString('base64url');
     if (Buffer.byteLength(password, 'utf8') > BCRYPT_MAX_BYTES) return authError(c, 400, 'validation_failed', 'bcrypt: password length exceeds 72 bytes');
+    // The caller may name the id (AdminUserParams.Id, read by gofrs/uuid's FromString), kept in its canonical form; the
+    // users table's primary key refuses one already taken, which the handler answers as a failed transaction (500).
+    let id: string | undefined;
+    if (typeof body.id === 'string' && body.id) {
+      id = canonicalUuid(body.id);
+      if (!id) return authError(c, 400, 'validation_failed', 'ID must conform to the uuid v4 format');
+      if (id === NIL_UUID) return authError(c, 400, 'validation_failed', 'ID cannot be a nil uuid');
+      if (userById(id)) return authError(c, 500, 'unexpected_failure', 'Database error creating new user');
+    }
     const metadata = body.user_metadata && typeof body.user_metadata === 'object' ? (body.user_metadata as Record<string, unknown>) : {};
-    const user = createUser(email, password, metadata);
+    const user = createUser(email, password, metadata, id);
     if (body.app_metadata && typeof body.app_metadata === 'object') user.app_metadata = { ...body.app_metadata };
     if (body.email_confirm === true) user.email_confirmed_at = iso();
     return c.json(userJson(user));

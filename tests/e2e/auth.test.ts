@@ -161,6 +161,20 @@ describe('signup errors', () => {
     expect((await logIn(c, email)).status).toBe(200);
   });
 
+  it("201 and the verification e-mail when the provider's answer to the create is lost and the create is sent again", async () => {
+    // As under load: Supabase made the user, its answer never came (the request timed out), and the retry
+    // found the address taken. Before the fix that was the person's own signup answered 409, with no e-mail.
+    const c = client();
+    const email = newEmail();
+    await injectFault({ vendor: 'supabase', mode: 'lose-answer', count: 1, match: email });
+    const signup = await c.post('/api/auth/signup', { email, password: PASSWORD });
+    expect(signup.status).toBe(201);
+    expect(await providerUsers(email)).toEqual([expect.objectContaining({ id: signup.body.user.id })]);
+    expect(await mailTo(email)).toHaveLength(1);
+    expect((await c.post('/api/verify-email', { token: await verificationToken(email) })).status).toBe(200);
+    expect((await logIn(c, email)).status).toBe(200);
+  });
+
   it('500 when the verification e-mail cannot be sent, leaving no user behind: signing up again works', async () => {
     const c = client();
     const email = newEmail();

@@ -1,5 +1,6 @@
 import { request } from 'node:http';
 import { inject } from 'vitest';
+import type { FaultMode } from '../../local/emulators/host.ts';
 
 export const stack = () => inject('stack');
 
@@ -73,7 +74,7 @@ export async function recorded<T = any>(kind: string): Promise<T> {
   return (await res.json()) as T;
 }
 
-export async function injectFault(fault: { vendor: string; mode: 'fail' | 'throttle' | 'hang'; count?: number | 'always'; match?: string; retryAfterSeconds?: number }) {
+export async function injectFault(fault: { vendor: string; mode: FaultMode; count?: number | 'always'; match?: string; retryAfterSeconds?: number }) {
   const res = await fetch(`${stack().urls.emulators}/_local/faults`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -36,6 +36,25 @@ describe('the Supabase identity adapter', () => {
     expect(await identity().signIn(email, 'Secret123')).toMatchObject({ outcome: 'signed-in', user: { id: user.id } });
   });
 
+  it('registers a user whose first answer was lost, when the attempt sent again finds the address taken by it', async () => {
+    const email = newEmail();
+    // Supabase creates the user, and its answer never comes: the retry meets email_exists for the user the first attempt made.
+    await emu.fault({ vendor: 'supabase', mode: 'lose-answer', count: 1, match: email });
+    const registration = await identity().register({ email, password: 'Secret123', metadata: { companyName: 'Acme' } });
+    expect(registration).toMatchObject({ outcome: 'registered', user: { email, emailConfirmed: false, userMetadata: { companyName: 'Acme' } } });
+    const calls = await emu.get<{ method: string; path: string; fault?: string }[]>(`requests?match=${encodeURIComponent(email)}`);
+    const creates = calls.filter((r) => r.method === 'POST' && r.path === '/auth/v1/admin/users');
+    expect(creates.map((r) => r.fault ?? 'answered')).toEqual(['lose-answer', 'answered']);
+    expect(await identity().signIn(email, 'Secret123')).toEqual({ outcome: 'email-not-confirmed' });
+    if (registration.outcome === 'registered') expect(await identity().deleteUser(registration.user.id)).toBe(true);
+  });
+
+  it("still reads someone else's address as already registered after a lost answer", async () => {
+    const { email } = await registered();
+    await emu.fault({ vendor: 'supabase', mode: 'fail', count: 1, match: `"email":"${email}"` });
+    expect(await identity().register({ email, password: 'Secret123', metadata: {} })).toEqual({ outcome: 'already-registered' });
+  });
+
   it('without the key, reads every repeated signup as already registered: within the resend interval, past it, and confirmed', async () => {
     const provider = withoutAdmin();
     const email = newEmail();

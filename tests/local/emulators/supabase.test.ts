@@ -153,6 +153,27 @@ describe('the GoTrue emulator', () => {
     });
   });
 
+  it("takes the caller's own id for a new user, as admin.go's adminUserCreate does (params.Id)", async () => {
+    const id = crypto.randomUUID();
+    const created = await call('POST', '/admin/users', { body: { id: id.toUpperCase().replaceAll('-', ''), email: email(), password: 'Secret123' }, ...asAdmin });
+    expect(created).toMatchObject({ status: 200, body: { id, identities: [expect.objectContaining({ user_id: id })] } });
+    expect(await call('GET', `/admin/users/${id}`, asAdmin)).toMatchObject({ status: 200, body: { id } });
+    // The users table's primary key: the transaction fails, and the handler answers 500.
+    expect(await call('POST', '/admin/users', { body: { id, email: email(), password: 'Secret123' }, ...asAdmin })).toMatchObject({
+      status: 500,
+      body: { code: 'unexpected_failure', message: 'Database error creating new user' },
+    });
+    for (const [bad, message] of [
+      ['not-a-uuid', 'ID must conform to the uuid v4 format'],
+      ['00000000-0000-0000-0000-000000000000', 'ID cannot be a nil uuid'],
+    ]) {
+      expect(await call('POST', '/admin/users', { body: { id: bad, email: email(), password: 'Secret123' }, ...asAdmin })).toMatchObject({
+        status: 400,
+        body: { code: 'validation_failed', message },
+      });
+    }
+  });
+
   it('refuses a wrong password and an unknown address alike, and an unconfirmed one as such', async () => {
     const user = await confirmedUser();
     const wrong = await call('POST', '/token?grant_type=password', { body: { email: user.email, password: 'Wrong1234' } });

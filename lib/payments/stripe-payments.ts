@@ -49,23 +49,32 @@ export function stripeCheckout(settings: StripeCheckoutSettings, policy: StripeP
       // to it, and the invoices and subscription events carry only the subscription's.
       const metadata = definedStrings({ account_id: accountId, user_id: userId, email, plan: request.plan });
       const operation = 'create a checkout session';
+      const params: Stripe.Checkout.SessionCreateParams = {
+        mode: 'subscription',
+        line_items: [{ price, quantity: 1 }],
+        ...('id' in request.customer ? { customer: request.customer.id } : { customer_email: request.customer.email }),
+        ...(accountId ? { client_reference_id: accountId } : {}),
+        metadata,
+        subscription_data: { metadata },
+        success_url: request.successUrl,
+        cancel_url: request.cancelUrl,
+      };
+      const create = (idempotencyKey: string) => client.checkout.sessions.create(params, { idempotencyKey });
       let session: Stripe.Checkout.Session;
+      let keys = 1;
       try {
-        session = await client.checkout.sessions.create(
-          {
-            mode: 'subscription',
-            line_items: [{ price, quantity: 1 }],
-            ...('id' in request.customer ? { customer: request.customer.id } : { customer_email: request.customer.email }),
-            ...(accountId ? { client_reference_id: accountId } : {}),
-            metadata,
-            subscription_data: { metadata },
-            success_url: request.successUrl,
-            cancel_url: request.cancelUrl,
-          },
-          { idempotencyKey: request.idempotencyKey },
-        );
+        session = await create(request.idempotencyKey).catch((error: unknown) => {
+          // Stripe keeps a 500 raised once execution began as the key's answer, and replays it to every
+          // retry with that key (docs.stripe.com/idempotency), stripe-node's own retries and the person's
+          // next click included. So a 5xx that outlasted those retries gets one attempt under a second key,
+          // itself the same for every click in the window. A session the first attempt may have made anyway
+          // costs nothing: an unused checkout session expires unpaid.
+          if (!(error instanceof Stripe.errors.StripeAPIError) || (error.statusCode ?? 0) < 500) throw error;
+          keys += 1;
+          return create(`${request.idempotencyKey}-after-500`);
+        });
       } catch (error) {
-        throw vendorError(operation, error, policy);
+        throw vendorError(operation, error, policy, keys);
       }
       if (!session.url) throw new VendorError('stripe', `stripe: ${operation} answered without a hosted page`, { transient: false, operation });
       return { id: session.id, url: session.url };
@@ -83,11 +92,12 @@ export function stripeCheckout(settings: StripeCheckoutSettings, policy: StripeP
   };
 }
 
-function vendorError(operation: string, error: unknown, policy: StripePolicy): unknown {
+/** `keys`: how many idempotency keys were tried, each with stripe-node's own retries. */
+function vendorError(operation: string, error: unknown, policy: StripePolicy, keys = 1): unknown {
   if (!(error instanceof Stripe.errors.StripeError)) return error;
   const status = error.statusCode;
   const vendorCode = safeVendorCode(error.code ?? error.rawType);
-  const attempts = policy.maxNetworkRetries + 1;
+  const attempts = (policy.maxNetworkRetries + 1) * keys;
   const gaveUp = `(gave up after ${attempts} attempt${attempts === 1 ? '' : 's'})`;
   if (error instanceof Stripe.errors.StripeConnectionError) {
     const reason = /timeout/i.test(error.message) ? 'timed out' : 'could not be reached';

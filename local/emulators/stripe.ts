@@ -6,7 +6,12 @@
 // prices and customers are refused as Stripe refuses them. Idempotency-Key:
 // the same key with the same request answers the first response again
 // (Idempotent-Replayed: true); with another request, 400 idempotency_error;
-// requests refused by validation are not remembered.
+// requests refused by validation are not remembered. A request that failed
+// once its execution had begun is: its 500 is the answer to every retry with
+// that key (docs.stripe.com/idempotency: the first result is saved "regardless
+// of whether it succeeds or fails", "including 500 errors"; vendor-contracts
+// §6). The fault mode `fail-in-execution` makes one; the generic `fail` is a
+// 500 before execution begins, which nothing remembers.
 //
 // Each session's `url` is a stand-in hosted page on this host showing the plan
 // and a pay button. Paying completes the session (customer, subscription,
@@ -112,6 +117,8 @@ interface StripeErrorBody {
 const errorJson = (e: StripeErrorBody) => ({
   error: { ...e, ...(e.code ? { doc_url: `https://stripe.com/docs/error-codes/${e.code.replace(/_/g, '-')}` } : {}) },
 });
+
+const UNKNOWN_ERROR: StripeErrorBody = { type: 'api_error', message: 'An unknown error occurred' };
 
 function stripeError(c: Context, status: number, e: StripeErrorBody): Response {
   return c.json(errorJson(e), status as never, { 'request-id': newId('req', 14) });
@@ -240,6 +247,8 @@ export function stripeEmulator(options: StripeEmulatorOptions): VendorEmulator {
   const endpoint = `${options.apiUrl}/webhooks/payments`;
   const app = new Hono();
   const api = new Hono();
+  /** Requests the fault `fail-in-execution` marked: they fail after their idempotency key is taken. */
+  const failingInExecution = new WeakSet<Request>();
 
   const customerById = (id: string) => state.customers.find((x) => x.id === id);
   const sessionById = (id: string) => state.sessions.find((x) => x.id === id);
@@ -316,6 +325,11 @@ export function stripeEmulator(options: StripeEmulatorOptions): VendorEmulator {
         });
       }
       if (seen) return c.json(seen.body as Json, seen.status as never, { 'idempotent-replayed': 'true', 'idempotency-key': key });
+    }
+    if (failingInExecution.has(c.req.raw)) {
+      const body = errorJson(UNKNOWN_ERROR);
+      if (key) state.idempotency[key] = { hash, status: 500, body, at: nowSeconds() };
+      return c.json(body, 500, key ? { 'idempotency-key': key } : {});
     }
     try {
       const body = run(params);
@@ -709,7 +723,14 @@ export function stripeEmulator(options: StripeEmulatorOptions): VendorEmulator {
       payments: () => [...state.sessions].reverse().map(sessionView),
       'payment-events': () => [...state.deliveries].reverse(),
     },
-    failure: (c) => stripeError(c, 500, { type: 'api_error', message: 'An unknown error occurred' }),
+    failure: (c) => stripeError(c, 500, UNKNOWN_ERROR),
+    faultModes: {
+      'fail-in-execution': async (c, next) => {
+        failingInExecution.add(c.req.raw);
+        await next();
+        return c.res;
+      },
+    },
     // Stripe documents no retry header for 429; the error type is what stripe-node and people go by.
     throttle: (c) => stripeError(c, 429, { type: 'rate_limit_error', code: 'rate_limit', message: 'Request rate limit exceeded. Try again later.' }),
     reset: () => (state = emptyState()),

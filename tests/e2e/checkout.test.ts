@@ -5,7 +5,7 @@ import { ListExecutionsCommand } from '@aws-sdk/client-sfn';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { paymentJobName } from '../../lib/payments/payment-queue.ts';
-import { api, errorCode, recorded, stack } from '../support/http.ts';
+import { api, errorCode, injectFault, recorded, stack } from '../support/http.ts';
 import { memberRecordOf, stackDb, table } from '../support/stack-db.ts';
 import {
   accountRow,
@@ -140,6 +140,19 @@ describe('POST /api/checkout/session', () => {
     expect(await accountRow(invited.Items![0]!.account_id)).toMatchObject({ plan: 'starter', subscription_status: 'active', contact_email: email });
     // Nobody is a member of it until the buyer accepts, signed in with that address verified.
     expect(await memberRecordOf(email)).toBeUndefined();
+  });
+
+  it('answers { url } after Stripe failed in execution, a 500 it replays to every retry with the key; a second click gets the same session', async () => {
+    const email = newEmail();
+    await clearOfCheckoutBucketEdge();
+    // The checkout's parameters carry the buyer's address; the fault takes the first request with it.
+    await injectFault({ vendor: 'stripe', mode: 'fail-in-execution', count: 1, match: encodeURIComponent(email) });
+    const res = await api('/api/checkout/session', { body: { planId: 'starter', email } });
+    expect(res.status).toBe(200);
+    const again = await api('/api/checkout/session', { body: { planId: 'starter', email } });
+    expect(again.body).toEqual(res.body);
+    expect((await recorded<{ vendor: string }[]>('faults')).filter((f) => f.vendor === 'stripe')).toEqual([]);
+    expect((await recorded<any[]>('payments')).filter((s) => s.customer_email === email)).toHaveLength(1);
   });
 
   it("never moves a paying account to a subscription someone bought anonymously with its e-mail: the event is recorded as a conflict", async () => {

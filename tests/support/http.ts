@@ -1,6 +1,5 @@
 import { request } from 'node:http';
 import { inject } from 'vitest';
-import type { FaultMode } from '../../local/emulators/host.ts';
 
 export const stack = () => inject('stack');
 
@@ -74,7 +73,8 @@ export async function recorded<T = any>(kind: string): Promise<T> {
   return (await res.json()) as T;
 }
 
-export async function injectFault(fault: { vendor: string; mode: FaultMode; count?: number | 'always'; match?: string; retryAfterSeconds?: number }) {
+/** `mode`: a generic one (fail, throttle, hang, lose-answer) or one of the vendor's own (local/emulators/host.ts). */
+export async function injectFault(fault: { vendor: string; mode: string; count?: number | 'always'; match?: string; retryAfterSeconds?: number }) {
   const res = await fetch(`${stack().urls.emulators}/_local/faults`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

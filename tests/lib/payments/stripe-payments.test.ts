@@ -102,7 +102,7 @@ describe('the Stripe payments adapter: checkout', () => {
     expect(() => payments({ apiBase: `${emu.url}/v1` })).toThrow(/STRIPE_API_BASE/);
   });
 
-  it("retries a 5xx with the request's own key, and reports one that lasts as transient, without Stripe's text", async () => {
+  it("retries a 5xx with the request's own key, then a second key, and reports one that lasts as transient, without Stripe's text", async () => {
     const req = request();
     await emu.fault({ vendor: 'stripe', mode: 'fail', count: 1, match: req.reference.accountId });
     const session = await payments({}, 1).startCheckout(req);
@@ -112,8 +112,25 @@ describe('the Stripe payments adapter: checkout', () => {
     const lasting = request();
     await emu.fault({ vendor: 'stripe', mode: 'fail', count: 5, match: lasting.reference.accountId });
     const error = await failure(payments({}, 1).startCheckout(lasting));
-    expect(error.message).toBe('stripe: create a checkout session answered 500 (gave up after 2 attempts)');
-    expect(error.context).toMatchObject({ transient: true, status: 500, attempts: 2 });
+    // Two attempts under the request's key, two under the second key.
+    expect(error.message).toBe('stripe: create a checkout session answered 500 (gave up after 4 attempts)');
+    expect(error.context).toMatchObject({ transient: true, status: 500, attempts: 4 });
+    await emu.reset();
+  });
+
+  it('gets past a 500 that Stripe saved against the key: the same key only replays it, so the last attempt takes a fresh one', async () => {
+    const req = request();
+    await emu.fault({ vendor: 'stripe', mode: 'fail-in-execution', count: 1, match: req.reference.accountId });
+    const session = await payments({}, 1).startCheckout(req);
+    expect(session.url).toContain(session.id);
+    expect((await emu.get<any[]>('payments')).filter((s) => s.client_reference_id === req.reference.accountId)).toEqual([expect.objectContaining({ id: session.id })]);
+    // A second click in the same window: the saved 500 again, then the fresh key's session.
+    expect((await payments({}, 1).startCheckout(req)).id).toBe(session.id);
+
+    const lasting = request();
+    await emu.fault({ vendor: 'stripe', mode: 'fail-in-execution', count: 5, match: lasting.reference.accountId });
+    const error = await failure(payments({}, 1).startCheckout(lasting));
+    expect(error.context).toMatchObject({ transient: true, status: 500, attempts: 4 });
     await emu.reset();
   });
 

@@ -154,6 +154,40 @@ describe('the Stripe emulator', () => {
     expect(afterRefusal.id).not.toBe(first.id);
   });
 
+  it('answers every retry of a key whose request failed in execution with that 500, as Stripe saves it; a 500 before execution is not kept', async () => {
+    // Faults match the path and body: each request names its case in its success URL.
+    const fault = (mode: string, marker: string) =>
+      local('/_local/faults', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ vendor: 'stripe', mode, match: marker }) });
+    const create = (key: string, marker: string) =>
+      local('/v1/checkout/sessions', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${STRIPE_SECRET_KEY}`, 'content-type': 'application/x-www-form-urlencoded', 'idempotency-key': key },
+        body: new URLSearchParams({
+          mode: 'subscription',
+          'line_items[0][price]': 'price_local_pro',
+          'line_items[0][quantity]': '1',
+          success_url: `http://dashboard.test/${marker}`,
+          cancel_url: 'http://dashboard.test/no',
+        }),
+      });
+
+    const inExecution = crypto.randomUUID();
+    const key = `k-${inExecution}`;
+    await fault('fail-in-execution', inExecution);
+    const failed = await create(key, inExecution);
+    expect(failed.status).toBe(500);
+    const replay = await create(key, inExecution);
+    expect(replay.status).toBe(500);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(await replay.json()).toEqual(await failed.json());
+    expect((await create(`${key}-other`, inExecution)).status).toBe(200);
+
+    const beforeExecution = crypto.randomUUID();
+    await fault('fail', beforeExecution);
+    expect((await create(`k-${beforeExecution}`, beforeExecution)).status).toBe(500);
+    expect((await create(`k-${beforeExecution}`, beforeExecution)).status).toBe(200);
+  });
+
   it('serves a hosted page with the plan and a pay button; paying completes the session, posts signed events and redirects', async () => {
     const session = await sdk().checkout.sessions.create(sessionParams());
     const html = await (await fetch(session.url!)).text();

@@ -1,6 +1,8 @@
 // Resend's e-mail API as the resend SDK calls it: POST /emails with a bearer
 // key and an optional Idempotency-Key (same key + same payload → same id,
-// different payload → 409). The mailbox is at /_local/emails, newest first.
+// different payload → 409; a key is remembered 24 h, then a send with it is a
+// new e-mail: resend.com/docs/dashboard/emails/idempotency-keys, vendor-contracts
+// §3, RS5). The mailbox is at /_local/emails, newest first.
 import { Hono } from 'hono';
 import { createHash } from 'node:crypto';
 import { declaredOnly } from './declared.ts';
@@ -24,8 +26,11 @@ interface SentEmail {
 
 interface State {
   emails: SentEmail[];
-  idempotency: Record<string, { hash: string; id: string }>;
+  /** `at`: when the key was first used (ms); rows saved before it was kept have none and count as fresh. */
+  idempotency: Record<string, { hash: string; id: string; at?: number }>;
 }
+
+const KEY_KEPT_MS = 24 * 3600 * 1000;
 
 const error = (statusCode: number, name: string, message: string) => ({ statusCode, name, message });
 
@@ -73,6 +78,8 @@ export function resendEmulator(): VendorEmulator {
     const hash = createHash('sha256').update(JSON.stringify(body)).digest('hex');
     if (key) {
       if (key.length > 256) return c.json(error(400, 'invalid_idempotency_key', 'Key must be 1-256 characters'), 400);
+      const cutoff = Date.now() - KEY_KEPT_MS;
+      for (const [k, v] of Object.entries(state.idempotency)) if (v.at !== undefined && v.at < cutoff) delete state.idempotency[k];
       const seen = state.idempotency[key];
       if (seen && seen.hash !== hash) {
         return c.json(error(409, 'invalid_idempotent_request', 'Same idempotency key used with a different payload'), 409);
@@ -92,7 +99,7 @@ export function resendEmulator(): VendorEmulator {
       created_at: new Date().toISOString(),
     };
     state.emails.push(email);
-    if (key) state.idempotency[key] = { hash, id: email.id };
+    if (key) state.idempotency[key] = { hash, id: email.id, at: Date.now() };
     return c.json({ id: email.id });
   });
 

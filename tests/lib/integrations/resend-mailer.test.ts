@@ -1,5 +1,5 @@
 // The Resend adapter, through the resend SDK, against the local Resend emulator.
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { resendMailer } from '../../../lib/integrations/resend-mailer.ts';
 import { resendVendor } from '../../../local/emulators/resend.ts';
 import { quickPolicy, useEmulators } from '../../support/emulators.ts';
@@ -30,6 +30,20 @@ describe('the Resend mailer', () => {
     const second = await mailer().send(email('k-2'));
     expect(second.id).toBe(first.id);
     expect(await emu.get('emails')).toHaveLength(1);
+  });
+
+  it('is held to one e-mail per key for 24 hours only, as Resend remembers a key that long (the emulator as Resend documents it)', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const first = await mailer().send(email('k-day'));
+      vi.setSystemTime(Date.now() + 24 * 3600 * 1000 - 60_000);
+      expect((await mailer().send(email('k-day'))).id).toBe(first.id);
+      vi.setSystemTime(Date.now() + 120_000);
+      expect((await mailer().send(email('k-day'))).id).not.toBe(first.id);
+      expect(await emu.get('emails')).toHaveLength(2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('retries a failing Resend and sends once', async () => {

@@ -26,7 +26,8 @@ const invalidToken = (message: string) =>
 
 /**
  * 1. Counts the attempt per client IP (429), then checks the password rule (400).
- * 2. Refuses a token issued more than an hour ago (the link's validity), one
+ * 2. Refuses a token of a session the link opened more than an hour ago (the
+ *    link's validity, however fresh the token: a refreshed one is new), one
  *    whose session a login opened rather than a recovery link (a stolen or
  *    left-behind login token must not be enough to change the password), and
  *    any token the provider will not open a session with (400 invalid_token).
@@ -46,7 +47,12 @@ export async function resetPassword(deps: ResetPasswordDeps, request: ResetPassw
   const claims = readAccessTokenClaims(request.token);
   if (!claims || !openedByRecovery(claims)) throw invalidToken('The reset link is invalid');
   const nowSeconds = Math.floor((deps.now?.() ?? new Date()).getTime() / 1000);
-  if (claims.iat + deps.settings.recoveryTtlSeconds <= nowSeconds) throw invalidToken('The reset link has expired; ask for a new one');
+  // The link's hour runs from when it opened the session, not from the token's iat: a token the session's
+  // refresh token yields later is new, and still says the link opened the session (with that time).
+  const openedAt = claims.recoveryOpenedAt;
+  if (openedAt === undefined || openedAt + deps.settings.recoveryTtlSeconds <= nowSeconds) {
+    throw invalidToken('The reset link has expired; ask for a new one');
+  }
 
   const session = await deps.identity.openRecoverySession(request.token);
   if (!session || session.user.id !== claims.sub) throw invalidToken('The reset link is invalid, already used or expired');

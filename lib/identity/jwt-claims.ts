@@ -12,6 +12,13 @@ export interface AccessTokenClaims {
   sessionId?: string;
   /** How the session began: the methods of its `amr` claim, e.g. password, recovery, otp. */
   authMethods: string[];
+  /**
+   * When a recovery link opened the session (epoch seconds): the time of its recovery entry in `amr`.
+   * Every token of the session carries that entry unchanged, a refreshed one too, whose `iat` is new
+   * (supabase/auth tokens/service.go, GenerateAccessToken: amr comes from the session's claims).
+   * Absent for a login's session, and for an entry without its time (RFC 8176's plain strings).
+   */
+  recoveryOpenedAt?: number;
 }
 
 /**
@@ -56,7 +63,25 @@ export function readAccessTokenClaims(token: string): AccessTokenClaims | undefi
   if (!payload) return undefined;
   const { sub, iat, exp, session_id: sessionId, amr } = payload;
   if (typeof sub !== 'string' || !sub || typeof iat !== 'number' || typeof exp !== 'number') return undefined;
-  return { sub, iat, exp, ...(typeof sessionId === 'string' ? { sessionId } : {}), authMethods: authMethodsOf(amr) };
+  const recoveryOpenedAt = recoveryTimeOf(amr);
+  return {
+    sub,
+    iat,
+    exp,
+    ...(typeof sessionId === 'string' ? { sessionId } : {}),
+    authMethods: authMethodsOf(amr),
+    ...(recoveryOpenedAt !== undefined ? { recoveryOpenedAt } : {}),
+  };
+}
+
+/** The latest time among amr's recovery entries ({method, timestamp}); undefined when none has one. */
+function recoveryTimeOf(amr: unknown): number | undefined {
+  if (!Array.isArray(amr)) return undefined;
+  const times = amr.flatMap((entry) => {
+    const { method, timestamp } = (entry && typeof entry === 'object' ? entry : {}) as { method?: unknown; timestamp?: unknown };
+    return typeof method === 'string' && RECOVERY_METHODS.has(method) && typeof timestamp === 'number' && Number.isFinite(timestamp) ? [timestamp] : [];
+  });
+  return times.length ? Math.max(...times) : undefined;
 }
 
 /** GoTrue writes amr as [{method, timestamp}]; RFC 8176 as plain strings. Anything else names no method. */

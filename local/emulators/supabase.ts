@@ -20,7 +20,8 @@
 //   - access tokens are HS256 JWTs (sub, email, session_id, exp, role, aal,
 //     amr): amr names how the session began, `password` for a password
 //     login and `otp` for a session an e-mailed link (confirmation, recovery,
-//     magic link) opened, as verify.go's implicit flow issues them;
+//     magic link) opened, as verify.go's implicit flow issues them, with the
+//     time it began; a refreshed token keeps that amr (tokens/service.go);
 //     logout deletes sessions, so their tokens stop working at once;
 //   - `redirect_to` (query, else the Referer) is honoured only for the Site
 //     URL's host or a match of the URI allow list (globs, `*` within a host
@@ -130,6 +131,13 @@ interface StoredSession {
   id: string;
   user_id: string;
   created_at: string;
+  /**
+   * The session's AMR claims (mfa_amr_claims): how it was opened and when. Every access token of the
+   * session carries them as `amr`, refreshed ones too (tokens/service.go, GenerateAccessToken through
+   * Session.CalculateAALAndAMR): a refresh changes `iat`, never `amr`. Sessions saved before this was
+   * kept have none and read as a password login.
+   */
+  amr?: { method: string; timestamp: number }[];
 }
 
 interface StoredRefreshToken {
@@ -389,12 +397,12 @@ export function supabaseEmulator(options: SupabaseEmulatorOptions): VendorEmulat
   const touch = (u: StoredUser) => (u.updated_at = iso());
 
   function issueSession(user: StoredUser, method: string, issuedAt = nowSeconds()) {
-    const session: StoredSession = { id: randomUUID(), user_id: user.id, created_at: iso(issuedAt) };
+    const session: StoredSession = { id: randomUUID(), user_id: user.id, created_at: iso(issuedAt), amr: [{ method, timestamp: issuedAt }] };
     state.sessions.push(session);
-    return tokensFor(user, session, method, issuedAt);
+    return tokensFor(user, session, issuedAt);
   }
 
-  function tokensFor(user: StoredUser, session: StoredSession, method: string, issuedAt = nowSeconds()) {
+  function tokensFor(user: StoredUser, session: StoredSession, issuedAt = nowSeconds()) {
     const refresh: StoredRefreshToken = { token: randomBytes(9).toString('base64url'), session_id: session.id, revoked: false };
     state.refreshTokens.push(refresh);
     const exp = issuedAt + ACCESS_TOKEN_SECONDS;
@@ -410,7 +418,7 @@ export function supabaseEmulator(options: SupabaseEmulatorOptions): VendorEmulat
       user_metadata: user.user_metadata,
       role: 'authenticated',
       aal: 'aal1',
-      amr: [{ method, timestamp: issuedAt }],
+      amr: session.amr ?? [{ method: 'password', timestamp: Math.floor(Date.parse(session.created_at) / 1000) }],
       session_id: session.id,
       is_anonymous: false,
     });
@@ -593,7 +601,7 @@ export function supabaseEmulator(options: SupabaseEmulatorOptions): VendorEmulat
       const user = session && userById(session.user_id);
       if (!presented || !session || !user) return authError(c, 400, 'refresh_token_not_found', 'Invalid Refresh Token: Refresh Token Not Found');
       presented.revoked = true;
-      return c.json(tokensFor(user, session, 'token_refresh'));
+      return c.json(tokensFor(user, session));
     }
     return authError(c, 400, 'validation_failed', 'unsupported_grant_type');
   });
@@ -833,7 +841,7 @@ export function supabaseEmulator(options: SupabaseEmulatorOptions): VendorEmulat
     const issuedAt = nowSeconds() - ago;
     const { link } = startEmailToken(user, 'recovery', redirectTarget(c, body.redirectTo), issuedAt);
     const session = issueSession(user, EMAIL_LINK_METHOD, issuedAt);
-    return c.json({ action_link: link, access_token: session.access_token, expires_at: session.expires_at });
+    return c.json({ action_link: link, access_token: session.access_token, refresh_token: session.refresh_token, expires_at: session.expires_at });
   });
 
   // Local only: the user as if it had enrolled and verified a second factor (TOTP) in an earlier AAL2 session.

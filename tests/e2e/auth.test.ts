@@ -28,7 +28,18 @@ async function mintedRecovery(email: string, secondsAgo: number) {
     body: JSON.stringify({ email, issuedSecondsAgo: secondsAgo, redirectTo: `${portal()}/reset-password` }),
   });
   expect(res.status).toBe(200);
-  return (await res.json()) as { action_link: string; access_token: string };
+  return (await res.json()) as { action_link: string; access_token: string; refresh_token: string };
+}
+
+/** A new access token for the session, as supabase-js refreshes one (POST /token?grant_type=refresh_token). */
+async function refreshed(refreshToken: string): Promise<string> {
+  const res = await fetch(`${stack().env.SUPABASE_URL}/auth/v1/token?grant_type=refresh_token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', apikey: stack().env.SUPABASE_ANON_KEY! },
+    body: JSON.stringify({ refresh_token: refreshToken }),
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { access_token: string }).access_token;
 }
 
 describe('signup → verification → login → me → logout', () => {
@@ -316,6 +327,22 @@ describe('forgot-password → reset link → reset-password', () => {
 
     const fresh = await mintedRecovery(email, 3500);
     expect((await c.post('/api/auth/reset-password', { token: fresh.access_token, password: 'NewSecret456' })).status).toBe(200);
+  });
+
+  it("refuses a recovery session's token refreshed after the hour: the link's hour counts from when the link opened the session", async () => {
+    // The link's redirect hands the browser a refresh token too. Refreshed later, the session's token is
+    // new (iat now) and still says how the session began (amr otp, with that time).
+    const c = client();
+    const { email } = await verifiedUser(c);
+    const old = await mintedRecovery(email, 3601);
+    const later = await refreshed(old.refresh_token);
+    const reset = await c.post('/api/auth/reset-password', { token: later, password: 'NewSecret456' });
+    expect(reset.status).toBe(400);
+    expect(errorCode(reset)).toBe('invalid_token');
+    expect((await logIn(c, email)).status).toBe(200);
+
+    const recent = await mintedRecovery(email, 3000);
+    expect((await c.post('/api/auth/reset-password', { token: await refreshed(recent.refresh_token), password: 'NewSecret456' })).status).toBe(200);
   });
 
   it("400 invalid_token for a login's access token, live as it is: only the recovery link's token resets", async () => {

@@ -28,6 +28,15 @@ describe('reading access-token claims', () => {
     }
   });
 
+  it('reads when a recovery link opened the session from its amr entry, not from iat: the latest recovery entry with a time', () => {
+    const claims = (amr: unknown) => readAccessTokenClaims(jwt({ sub: 'u', iat: 5000, exp: 8600, amr }))!;
+    expect(claims([{ method: 'otp', timestamp: 1000 }]).recoveryOpenedAt).toBe(1000);
+    expect(claims([{ method: 'recovery', timestamp: 1200 }, { method: 'password', timestamp: 4000 }, { method: 'otp', timestamp: 900 }]).recoveryOpenedAt).toBe(1200);
+    for (const amr of [[{ method: 'password', timestamp: 1000 }], ['otp'], [{ method: 'otp' }], [{ method: 'otp', timestamp: '1000' }], undefined]) {
+      expect(claims(amr).recoveryOpenedAt, JSON.stringify(amr)).toBeUndefined();
+    }
+  });
+
   it('gives undefined for a token supabase-js would throw on before asking the provider: a header or payload that is no JSON object or no UTF-8, a segment of a length no bytes have', () => {
     const [, payload, signature] = jwt({ sub: 'u', iat: 1, exp: 2, amr: ['recovery'] }).split('.');
     const segment = (bytes: string | Buffer) => Buffer.from(bytes).toString('base64url');

@@ -153,6 +153,26 @@ describe('the GoTrue emulator', () => {
     });
   });
 
+  it("keeps the session's amr in a refreshed token, with the time the session began, and renews only iat (tokens/service.go, GenerateAccessToken)", async () => {
+    const address = email();
+    await call('POST', '/admin/users', { body: { email: address, password: 'Secret123', email_confirm: true }, ...asAdmin });
+    const minted = await fetch(`${host.url}/_local/supabase/recovery`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: address, issuedSecondsAgo: 600 }),
+    });
+    const recovery = (await minted.json()) as { access_token: string; refresh_token: string };
+    const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString());
+    const before = claimsOf(recovery.access_token);
+    const refreshed = await call('POST', '/token?grant_type=refresh_token', { body: { refresh_token: recovery.refresh_token } });
+    expect(refreshed.status).toBe(200);
+    const after = claimsOf(refreshed.body.access_token);
+    expect(after.amr).toEqual(before.amr);
+    expect(after.amr).toEqual([{ method: 'otp', timestamp: before.iat }]);
+    expect(after.iat).toBeGreaterThanOrEqual(before.iat + 600);
+    expect(after.session_id).toBe(before.session_id);
+  });
+
   it("takes the caller's own id for a new user, as admin.go's adminUserCreate does (params.Id)", async () => {
     const id = crypto.randomUUID();
     const created = await call('POST', '/admin/users', { body: { id: id.toUpperCase().replaceAll('-', ''), email: email(), password: 'Secret123' }, ...asAdmin });

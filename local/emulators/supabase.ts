@@ -23,6 +23,10 @@
 //     magic link) opened, as verify.go's implicit flow issues them, with the
 //     time it began; a refreshed token keeps that amr (tokens/service.go);
 //     logout deletes sessions, so their tokens stop working at once;
+//   - a new password ends the user's other sessions (PUT /user) or all of
+//     them (admin API), and spends the e-mailed links still out; confirming
+//     an address stamps it anew, sets user_metadata.email_verified and spends
+//     the links too (models/user.go, UpdatePassword and Confirm);
 //   - `redirect_to` (query, else the Referer) is honoured only for the Site
 //     URL's host or a match of the URI allow list (globs, `*` within a host
 //     label or path segment, `**` across them), else it silently becomes the
@@ -425,6 +429,31 @@ export function supabaseEmulator(options: SupabaseEmulatorOptions): VendorEmulat
     return { access_token, token_type: 'bearer', expires_in: ACCESS_TOKEN_SECONDS, expires_at: exp, refresh_token: refresh.token, user: userJson(user) };
   }
 
+  /**
+   * User.Confirm (models/user.go), run by every email_confirm: true and by the links that confirm:
+   * the time is stamped anew, user_metadata gets email_verified: true, and every e-mailed link still
+   * out stops working (ClearAllOneTimeTokensForUser).
+   */
+  function confirm(user: StoredUser) {
+    user.email_confirmed_at = iso();
+    user.user_metadata = { ...user.user_metadata, email_verified: true };
+    user.confirmation_token = null;
+    user.recovery_token = null;
+  }
+
+  /**
+   * What a new password does besides (user.go, UpdatePassword): the e-mailed links still out stop
+   * working, and the user's sessions end, all but `keep` (the session a PUT /user came in; the admin
+   * API keeps none).
+   */
+  function passwordChanged(user: StoredUser, keep?: StoredSession) {
+    user.confirmation_token = null;
+    user.confirmation_sent_at = null;
+    user.recovery_token = null;
+    user.recovery_sent_at = null;
+    endSessions(new Set(state.sessions.filter((s) => s.user_id === user.id && s.id !== keep?.id).map((s) => s.id)));
+  }
+
   function endSessions(ids: Set<string>) {
     state.sessions = state.sessions.filter((s) => !ids.has(s.id));
     for (const r of state.refreshTokens) if (ids.has(r.session_id)) r.revoked = true;
@@ -628,6 +657,7 @@ export function supabaseEmulator(options: SupabaseEmulatorOptions): VendorEmulat
         return authError(c, 422, 'same_password', 'New password should be different from the old password.');
       }
       user.password_hash = hashPassword(body.password);
+      passwordChanged(user, who.session);
     }
     if (body.data && typeof body.data === 'object') user.user_metadata = { ...user.user_metadata, ...body.data };
     touch(user);
@@ -677,7 +707,8 @@ export function supabaseEmulator(options: SupabaseEmulatorOptions): VendorEmulat
     }
     if (recovery) user.recovery_token = null;
     else user.confirmation_token = null;
-    user.email_confirmed_at ??= iso();
+    // signupVerify confirms; recoverVerify confirms an address not confirmed yet (verify.go).
+    if (!recovery || !user.email_confirmed_at) confirm(user);
     touch(user);
     return user;
   }
@@ -771,7 +802,7 @@ export function supabaseEmulator(options: SupabaseEmulatorOptions): VendorEmulat
     const metadata = body.user_metadata && typeof body.user_metadata === 'object' ? (body.user_metadata as Record<string, unknown>) : {};
     const user = createUser(email, password, metadata, id);
     if (body.app_metadata && typeof body.app_metadata === 'object') user.app_metadata = { ...body.app_metadata };
-    if (body.email_confirm === true) user.email_confirmed_at = iso();
+    if (body.email_confirm === true) confirm(user);
     return c.json(userJson(user));
   });
 
@@ -815,8 +846,9 @@ export function supabaseEmulator(options: SupabaseEmulatorOptions): VendorEmulat
       const weak = passwordProblem(c, body.password);
       if (weak) return weak;
       user.password_hash = hashPassword(body.password);
+      passwordChanged(user);
     }
-    if (body.email_confirm === true) user.email_confirmed_at ??= iso();
+    if (body.email_confirm === true) confirm(user);
     if (body.user_metadata && typeof body.user_metadata === 'object') user.user_metadata = { ...user.user_metadata, ...body.user_metadata };
     if (body.app_metadata && typeof body.app_metadata === 'object') user.app_metadata = { ...user.app_metadata, ...body.app_metadata };
     touch(user);

@@ -228,6 +228,34 @@ describe('the GoTrue emulator', () => {
     expect(claimsOf(verified.body.access_token).amr).toEqual([{ method: 'otp', timestamp: expect.any(Number) }]);
   });
 
+  it("ends the user's other sessions and spends the links still out on a new password; through the admin API, every session (user.go, UpdatePassword)", async () => {
+    const user = await confirmedUser();
+    const login = async (password: string) => (await call('POST', '/token?grant_type=password', { body: { email: user.email, password } })).body.access_token as string;
+    const asUser = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
+    const other = await login('Secret123');
+    const pending = await call('POST', '/admin/generate_link', { body: { type: 'recovery', email: user.email }, ...asAdmin });
+
+    expect((await call('PUT', '/user', { body: { password: 'Changed123' }, ...asUser(user.accessToken) })).status).toBe(200);
+    expect((await call('GET', '/user', asUser(user.accessToken))).status).toBe(200);
+    expect(await call('GET', '/user', asUser(other))).toMatchObject({ status: 403, body: { code: 'session_not_found' } });
+    const landing = new URL((await fetch(pending.body.action_link, { redirect: 'manual' })).headers.get('location')!);
+    expect(new URLSearchParams(landing.hash.slice(1)).get('error_code')).toBe('otp_expired');
+
+    const again = await login('Changed123');
+    expect((await call('PUT', `/admin/users/${user.id}`, { body: { password: 'ByAdmin123' }, ...asAdmin })).status).toBe(200);
+    for (const token of [user.accessToken, again]) expect(await call('GET', '/user', asUser(token))).toMatchObject({ status: 403, body: { code: 'session_not_found' } });
+  });
+
+  it('confirms as User.Confirm does: stamped anew, email_verified in user_metadata, and the links still out spent (models/user.go)', async () => {
+    const address = email();
+    const created = await call('POST', '/admin/users', { body: { email: address, password: 'Secret123', user_metadata: { name: 'Ada' } }, ...asAdmin });
+    const pending = await call('POST', '/admin/generate_link', { body: { type: 'recovery', email: address }, ...asAdmin });
+    const confirmed = await call('PUT', `/admin/users/${created.body.id}`, { body: { email_confirm: true }, ...asAdmin });
+    expect(confirmed.body).toMatchObject({ email_confirmed_at: expect.any(String), user_metadata: { name: 'Ada', email_verified: true } });
+    const landing = new URL((await fetch(pending.body.action_link, { redirect: 'manual' })).headers.get('location')!);
+    expect(new URLSearchParams(landing.hash.slice(1)).get('error_code')).toBe('otp_expired');
+  });
+
   it('honours redirect_to only for the Site URL or the allow list, and lands anything else silently on the Site URL', async () => {
     const user = await confirmedUser();
     const landingOf = async (redirectTo: string) => {

@@ -806,14 +806,14 @@ export function supabaseEmulator(options: SupabaseEmulatorOptions): VendorEmulat
     return c.json(userJson(user));
   });
 
-  // Listed oldest first, page by page, as GoTrue's adminUsers does (internal/api/admin.go), with its
-  // X-Total-Count header; supabase-js's admin.listUsers reads {users} and that header.
+  // Listed newest first (created_at descending, adminUsers' default sort in internal/api/admin.go), page
+  // by page, with its X-Total-Count header; supabase-js's admin.listUsers reads {users} and that header.
   auth.get('/admin/users', (c) => {
     const denied = requireAdmin(c);
     if (denied) return denied;
     const page = Math.max(1, Number(c.req.query('page') ?? 1) || 1);
     const perPage = Math.min(1000, Math.max(1, Number(c.req.query('per_page') ?? 50) || 50));
-    const all = [...state.users].sort((a, b) => String(a.created_at).localeCompare(String(b.created_at)));
+    const all = [...state.users].sort((a, b) => String(b.created_at).localeCompare(String(a.created_at)));
     c.header('x-total-count', String(all.length));
     return c.json({ users: all.slice((page - 1) * perPage, page * perPage).map(userJson), aud: 'authenticated' });
   });

@@ -256,6 +256,17 @@ describe('the GoTrue emulator', () => {
     expect(new URLSearchParams(landing.hash.slice(1)).get('error_code')).toBe('otp_expired');
   });
 
+  it("lists users newest first, as adminUsers' default sort (created_at descending, admin.go)", async () => {
+    const ours = [email(), email(), email()];
+    for (const [i, address] of ours.entries()) {
+      await call('POST', '/admin/users', { body: { email: address, password: 'Secret123' }, ...asAdmin });
+      await backdate(address, 100 - i * 10);
+    }
+    const listed = await call('GET', '/admin/users?page=1&per_page=1000', asAdmin);
+    const order = (listed.body.users as { email: string }[]).map((u) => u.email).filter((e) => ours.includes(e));
+    expect(order).toEqual([...ours].reverse());
+  });
+
   it('honours redirect_to only for the Site URL or the allow list, and lands anything else silently on the Site URL', async () => {
     const user = await confirmedUser();
     const landingOf = async (redirectTo: string) => {

@@ -94,12 +94,6 @@ export interface NewMember {
 export interface AccountStore {
   getAccount(id: string): Promise<Account | undefined>;
   getMember(accountId: string, email: string): Promise<Member | undefined>;
-  /**
-   * The account an earlier onboarding of this address opened: the oldest owner
-   * record of the address, in any account. Read from an index, so a record
-   * written in the last moment may not be seen yet.
-   */
-  firstOwnerRecord(email: string): Promise<Pick<Member, 'account_id' | 'email' | 'role' | 'created_at'> | undefined>;
   /** Creates the account's record of the person unless it has one; answers with the record it has. */
   claimMember(member: NewMember): Promise<{ member: Member; created: boolean }>;
   /** Creates the account (status provisioning) when missing, and sets the given details. */

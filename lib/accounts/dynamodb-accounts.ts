@@ -20,16 +20,6 @@ export function dynamodbAccounts({ db, tables, now = () => new Date() }: Deps): 
     getMember,
     membersOf,
 
-    async firstOwnerRecord(email: string) {
-      const records = await queryAll<Pick<Member, 'account_id' | 'email' | 'role' | 'created_at'>>(db, {
-        TableName,
-        IndexName: 'byEmail',
-        KeyConditionExpression: 'email = :email',
-        ExpressionAttributeValues: { ':email': email },
-      });
-      return records.find((r) => r.role === 'owner');
-    },
-
     async claimMember(m: NewMember) {
       const at = iso();
       const member: Member = { ...m, status: 'provisioning', created_at: at, updated_at: at };

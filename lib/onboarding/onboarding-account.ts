@@ -5,12 +5,14 @@
 //   or their only one) or, having none, opens their first, as its owner; the
 //   form's e-mail must be their own verified one;
 // - the portal's backend (the internal API key) onboards the account named in
-//   the body, else the account an earlier onboarding of this e-mail created,
-//   else a new account, whose owner the person becomes by accepting the
-//   invitation this sends them.
+//   the body, else the account this address owns (an active owner's
+//   membership, the oldest), else the account an earlier onboarding of this
+//   address opened and whose invitation is still out (its id is derived from
+//   the address), else that new account, whose owner the person becomes by
+//   accepting the invitation this sends them.
 // An e-mail address alone never makes anyone a member of anything.
 import { heldForCopy, normaliseEmail, type AccountStore } from '../accounts/accounts.ts';
-import type { MembershipStore } from '../accounts/memberships.ts';
+import { activeOnly, type MembershipStore } from '../accounts/memberships.ts';
 import { derivedAccountId, openAccountFor } from '../accounts/open-account.ts';
 import { issue, type TeamDeps } from '../accounts/team.ts';
 import { Forbidden, NotFound } from '../errors.ts';
@@ -19,8 +21,8 @@ import type { Logger } from '../log.ts';
 import type { OnboardingIntake } from './intake.ts';
 
 export interface OnboardingAccountDeps {
-  accounts: Pick<AccountStore, 'getAccount' | 'firstOwnerRecord' | 'saveAccountDetails' | 'claimMember'>;
-  memberships: Pick<MembershipStore, 'join' | 'get'>;
+  accounts: Pick<AccountStore, 'getAccount' | 'saveAccountDetails' | 'claimMember'>;
+  memberships: Pick<MembershipStore, 'join' | 'get' | 'ofEmail'>;
   /** How a new account's owner is invited, when the internal service onboards someone who has not joined yet. */
   team: TeamDeps;
   log: Logger;
@@ -40,12 +42,15 @@ export async function onboardingAccount(deps: OnboardingAccountDeps, grant: Gran
     if (!(await deps.accounts.getAccount(grant.account.id))) throw new NotFound('No such account');
     return grant.account.id;
   }
+  // Who owns what is the memberships' to say: a member record only says whom an onboarding was for,
+  // and a person removed from an account, or only ever its admin, keeps theirs.
+  const owned = activeOnly(await deps.memberships.ofEmail(intake.email))
+    .filter((m) => m.role === 'owner')
+    .sort((a, b) => a.joined_at.localeCompare(b.joined_at))[0];
+  if (owned) return owned.account_id;
   if (deps.copyingMemberRecords) throw heldForCopy();
-  // The owner record of an earlier onboarding of this address names its account.
-  const earlier = await deps.accounts.firstOwnerRecord(intake.email);
-  if (earlier) return earlier.account_id;
-  // A new account. Concurrent submissions of one address derive the same id,
-  // and only the one whose contact record is written invites the owner.
+  // The account an earlier onboarding opened for this address, or a new one. Concurrent submissions of
+  // one address derive the same id, and only the one whose contact record is written invites the owner.
   const accountId = derivedAccountId(`onboarding:${intake.email}`);
   await deps.accounts.saveAccountDetails(accountId, { company_name: intake.companyName, contact_email: intake.email });
   const { member, created } = await deps.accounts.claimMember({ email: intake.email, account_id: accountId, role: 'owner' });

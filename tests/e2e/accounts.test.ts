@@ -67,6 +67,29 @@ describe('invitations', () => {
     expect((await bo.client.get(`/api/accounts/${o.accountId}`, bo.auth)).status).toBe(404);
   });
 
+  it("never lets a removed admin's address lead the portal backend's onboarding to the account they were removed from", async () => {
+    // The attack (found by an attack helper): an admin onboards the account with their own token, which
+    // wrote them a member record; removed, they fill in the portal form again, and the portal backend's
+    // onboarding of their address (no account named) went to the old account, overwriting its company
+    // details, task-tool folder and CRM lead, and answering its storage link.
+    const o = await owner();
+    const adm = await person();
+    const invited = await o.client.post(`/api/accounts/${o.accountId}/invitations`, { email: adm.email, role: 'admin' }, o.auth);
+    expect((await adm.client.post(`/api/invitations/${invited.body.invitationId}/accept`, undefined, adm.auth)).status).toBe(200);
+    const asAdmin = await adm.client.post('/api/onboarding-v2', { email: adm.email, companyName: 'Victim Co', accountId: o.accountId }, adm.auth);
+    expect(asAdmin.status).toBe(200);
+
+    const members = await o.client.get(`/api/accounts/${o.accountId}/members`, o.auth);
+    const admId = members.body.members.find((m: { email: string }) => m.email === adm.email).userId as string;
+    expect((await o.client.delete(`/api/accounts/${o.accountId}/members/${admId}`, o.auth)).status).toBe(204);
+
+    const again = await adm.client.post('/api/onboarding-v2', { email: adm.email, companyName: 'Taken Over Ltd' }, { 'x-api-key': 'local-internal-api-key' });
+    expect(again.status).toBe(200);
+    expect(again.body.accountId).not.toBe(o.accountId);
+    const view = await o.client.get(`/api/accounts/${o.accountId}`, o.auth);
+    expect(view.body.companyName).not.toBe('Taken Over Ltd');
+  });
+
   it('are e-mailed at most RATE_LIMIT_INVITATIONS times per account and window: a free account cannot send the agency’s mail to anyone it likes', async () => {
     // The attack: sign up with any company name, verify, and invite address
     // after address; every invitation went out from the agency's domain with

@@ -30,10 +30,6 @@ export class MemberRecords extends Map<string, Member> {
   ofAccount(accountId: string): Member[] {
     return [...this.values()].filter((m) => m.account_id === accountId);
   }
-  /** The oldest owner record of the address, in any account. */
-  firstOwner(email: string): Member | undefined {
-    return [...this.values()].filter((m) => m.email === email && m.role === 'owner').sort((a, b) => a.created_at.localeCompare(b.created_at))[0];
-  }
 }
 
 export function fakeAccounts() {
@@ -42,7 +38,6 @@ export function fakeAccounts() {
   const store: AccountStore = {
     getAccount: async (id) => accounts.get(id),
     getMember: async (accountId, email) => members.of(accountId, email),
-    firstOwnerRecord: async (email) => members.firstOwner(email),
     async claimMember(m: NewMember) {
       const existing = members.of(m.account_id, m.email);
       if (existing) return { member: existing, created: false };

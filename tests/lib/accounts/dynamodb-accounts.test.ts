@@ -25,18 +25,6 @@ describe('account and member records in DynamoDB', () => {
     expect(await accounts.getMember('acct-none', 'race@example.com')).toBeUndefined();
   });
 
-  it('finds the account an earlier onboarding of an address opened: its oldest owner record, never a member record', async () => {
-    let clock = Date.parse('2026-01-01T00:00:00Z');
-    const accounts = dynamodbAccounts({ ...d, now: () => new Date((clock += 1000)) });
-    const email = `first-${Date.now()}@example.com`;
-    expect(await accounts.firstOwnerRecord(email)).toBeUndefined();
-    await accounts.claimMember({ email, account_id: 'acct-synced', role: 'member' });
-    expect(await accounts.firstOwnerRecord(email)).toBeUndefined();
-    await accounts.claimMember({ email, account_id: 'acct-first', role: 'owner' });
-    await accounts.claimMember({ email, account_id: 'acct-later', role: 'owner' });
-    expect(await accounts.firstOwnerRecord(email)).toMatchObject({ account_id: 'acct-first', role: 'owner' });
-  });
-
   it('creates an account in provisioning and updates details without losing its status', async () => {
     const { accounts } = stores();
     const first = await accounts.saveAccountDetails('acct-details', { company_name: 'Acme', phone: '+1 555' });

@@ -254,9 +254,6 @@ export class MemoryAccounts implements AccountStore, SlugRegistry {
   async getMember(accountId: string, email: string) {
     return this.members.of(accountId, email);
   }
-  async firstOwnerRecord(email: string) {
-    return this.members.firstOwner(email);
-  }
   async claimMember(m: { email: string; account_id: string; role: Member['role']; name?: string; user_id?: string }) {
     const existing = this.members.of(m.account_id, m.email);
     if (existing) return { member: existing, created: false };

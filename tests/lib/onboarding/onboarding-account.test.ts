@@ -47,6 +47,22 @@ describe('onboardingAccount, for the portal backend (service key)', () => {
     expect(team.invitations.rows.size).toBe(1);
   });
 
+  it('goes to the account the address owns, and never to one it was only an admin of or was removed from, whatever member records say', async () => {
+    const { team, deps: d } = deps();
+    const email = 'g@acme.test';
+    // Their own onboardings as an admin of one account and as an owner of another wrote owner records in both.
+    await team.memberships.join({ accountId: 'acct-admin', userId: 'u-g', email, role: 'admin', via: 'invitation' });
+    await team.memberships.join({ accountId: 'acct-left', userId: 'u-other', email: 'other@acme.test', role: 'owner', via: 'created' });
+    await team.memberships.join({ accountId: 'acct-left', userId: 'u-g', email, role: 'owner', via: 'invitation' });
+    for (const account_id of ['acct-admin', 'acct-left']) await team.accounts.store.claimMember({ email, account_id, role: 'owner' });
+    expect(await team.memberships.remove('acct-left', 'u-g', 'owner')).toBe('changed');
+    const fresh = await onboardingAccount(d, service, intake(email));
+    expect(['acct-admin', 'acct-left']).not.toContain(fresh);
+
+    await team.memberships.join({ accountId: 'acct-own', userId: 'u-g', email, role: 'owner', via: 'created' });
+    expect(await onboardingAccount(d, service, intake(email))).toBe('acct-own');
+  });
+
   it('gives different addresses different accounts', async () => {
     const { deps: d } = deps();
     expect(await onboardingAccount(d, service, intake('c@acme.test'))).not.toBe(await onboardingAccount(d, service, intake('d@acme.test')));

@@ -3,6 +3,7 @@
 // and cancel in the billing portal.
 import { describe, expect, it, vi } from 'vitest';
 import { errorCode, stack } from '../support/http.ts';
+import { followRun } from '../support/onboarding.ts';
 import { payOnHostedPage } from '../support/payments.ts';
 import { bearer, client, logIn, mailTo, signedInUser, verifiedUser } from '../support/users.ts';
 
@@ -76,7 +77,8 @@ describe('invitations', () => {
     const adm = await person();
     const invited = await o.client.post(`/api/accounts/${o.accountId}/invitations`, { email: adm.email, role: 'admin' }, o.auth);
     expect((await adm.client.post(`/api/invitations/${invited.body.invitationId}/accept`, undefined, adm.auth)).status).toBe(200);
-    const asAdmin = await adm.client.post('/api/onboarding-v2', { email: adm.email, companyName: 'Victim Co', accountId: o.accountId }, adm.auth);
+    // Its run may outlast the endpoint's wait on a loaded machine (202): followed to its end.
+    const asAdmin = await followRun(await adm.client.post('/api/onboarding-v2', { email: adm.email, companyName: 'Victim Co', accountId: o.accountId }, adm.auth), 120);
     expect(asAdmin.status).toBe(200);
 
     const members = await o.client.get(`/api/accounts/${o.accountId}/members`, o.auth);
@@ -84,7 +86,8 @@ describe('invitations', () => {
     expect((await o.client.delete(`/api/accounts/${o.accountId}/members/${admId}`, o.auth)).status).toBe(204);
 
     const again = await adm.client.post('/api/onboarding-v2', { email: adm.email, companyName: 'Taken Over Ltd' }, { 'x-api-key': 'local-internal-api-key' });
-    expect(again.status).toBe(200);
+    expect([200, 202]).toContain(again.status);
+    expect(again.body.accountId).toEqual(expect.any(String));
     expect(again.body.accountId).not.toBe(o.accountId);
     const view = await o.client.get(`/api/accounts/${o.accountId}`, o.auth);
     expect(view.body.companyName).not.toBe('Taken Over Ltd');

@@ -144,7 +144,8 @@ describe('POST /api/checkout/session', () => {
 
   it('answers { url } after Stripe failed in execution, a 500 it replays to every retry with the key; a second click gets the same session', async () => {
     const email = newEmail();
-    await clearOfCheckoutBucketEdge();
+    // Both clicks wait out stripe-node's retries of the saved 500 (backoff): more room before the key's minute ends.
+    await clearOfCheckoutBucketEdge(25_000);
     // The checkout's parameters carry the buyer's address; the fault takes the first request with it.
     await injectFault({ vendor: 'stripe', mode: 'fail-in-execution', count: 1, match: encodeURIComponent(email) });
     const res = await api('/api/checkout/session', { body: { planId: 'starter', email } });

@@ -63,32 +63,28 @@ export function readAccessTokenClaims(token: string): AccessTokenClaims | undefi
   if (!payload) return undefined;
   const { sub, iat, exp, session_id: sessionId, amr } = payload;
   if (typeof sub !== 'string' || !sub || typeof iat !== 'number' || typeof exp !== 'number') return undefined;
-  const recoveryOpenedAt = recoveryTimeOf(amr);
+  const entries = amrEntries(amr);
+  const recoveryTimes = entries.flatMap((e) => (RECOVERY_METHODS.has(e.method) && e.timestamp !== undefined ? [e.timestamp] : []));
   return {
     sub,
     iat,
     exp,
     ...(typeof sessionId === 'string' ? { sessionId } : {}),
-    authMethods: authMethodsOf(amr),
-    ...(recoveryOpenedAt !== undefined ? { recoveryOpenedAt } : {}),
+    authMethods: entries.map((e) => e.method),
+    ...(recoveryTimes.length ? { recoveryOpenedAt: Math.max(...recoveryTimes) } : {}),
   };
 }
 
-/** The latest time among amr's recovery entries ({method, timestamp}); undefined when none has one. */
-function recoveryTimeOf(amr: unknown): number | undefined {
-  if (!Array.isArray(amr)) return undefined;
-  const times = amr.flatMap((entry) => {
-    const { method, timestamp } = (entry && typeof entry === 'object' ? entry : {}) as { method?: unknown; timestamp?: unknown };
-    return typeof method === 'string' && RECOVERY_METHODS.has(method) && typeof timestamp === 'number' && Number.isFinite(timestamp) ? [timestamp] : [];
-  });
-  return times.length ? Math.max(...times) : undefined;
-}
-
-/** GoTrue writes amr as [{method, timestamp}]; RFC 8176 as plain strings. Anything else names no method. */
-function authMethodsOf(amr: unknown): string[] {
+/**
+ * The entries of the amr claim: GoTrue writes [{method, timestamp}], RFC 8176 plain strings (no time).
+ * Anything else names no method; a timestamp that is no finite number is no time.
+ */
+function amrEntries(amr: unknown): { method: string; timestamp?: number }[] {
   if (!Array.isArray(amr)) return [];
   return amr.flatMap((entry) => {
-    const method = typeof entry === 'string' ? entry : entry && typeof entry === 'object' ? (entry as { method?: unknown }).method : undefined;
-    return typeof method === 'string' ? [method] : [];
+    if (typeof entry === 'string') return [{ method: entry }];
+    const { method, timestamp } = (entry && typeof entry === 'object' ? entry : {}) as { method?: unknown; timestamp?: unknown };
+    if (typeof method !== 'string') return [];
+    return [typeof timestamp === 'number' && Number.isFinite(timestamp) ? { method, timestamp } : { method }];
   });
 }

@@ -65,3 +65,9 @@ export interface MembershipStore {
 }
 
 export const activeOnly = (memberships: Membership[]) => memberships.filter((m) => m.status === 'active');
+
+/** The active owner memberships among these, oldest first: the accounts an address (or a user) owns. */
+export const ownerships = (memberships: Membership[]) =>
+  activeOnly(memberships)
+    .filter((m) => m.role === 'owner')
+    .sort((a, b) => a.joined_at.localeCompare(b.joined_at));

@@ -12,7 +12,7 @@
 //   accepting the invitation this sends them.
 // An e-mail address alone never makes anyone a member of anything.
 import { heldForCopy, normaliseEmail, type AccountStore } from '../accounts/accounts.ts';
-import { activeOnly, type MembershipStore } from '../accounts/memberships.ts';
+import { ownerships, type MembershipStore } from '../accounts/memberships.ts';
 import { derivedAccountId, openAccountFor } from '../accounts/open-account.ts';
 import { issue, type TeamDeps } from '../accounts/team.ts';
 import { Forbidden, NotFound } from '../errors.ts';
@@ -44,9 +44,7 @@ export async function onboardingAccount(deps: OnboardingAccountDeps, grant: Gran
   }
   // Who owns what is the memberships' to say: a member record only says whom an onboarding was for,
   // and a person removed from an account, or only ever its admin, keeps theirs.
-  const owned = activeOnly(await deps.memberships.ofEmail(intake.email))
-    .filter((m) => m.role === 'owner')
-    .sort((a, b) => a.joined_at.localeCompare(b.joined_at))[0];
+  const [owned] = ownerships(await deps.memberships.ofEmail(intake.email));
   if (owned) return owned.account_id;
   if (deps.copyingMemberRecords) throw heldForCopy();
   // The account an earlier onboarding opened for this address, or a new one. Concurrent submissions of

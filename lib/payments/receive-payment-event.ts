@@ -1,5 +1,5 @@
 import { normaliseEmail, type AccountStore } from '../accounts/accounts.ts';
-import type { MembershipStore } from '../accounts/memberships.ts';
+import { ownerships, type MembershipStore } from '../accounts/memberships.ts';
 import { derivedAccountId } from '../accounts/open-account.ts';
 import { issue, openInvitation, type TeamDeps } from '../accounts/team.ts';
 import { takeEffectOnce, type OnceDeps } from '../deliveries/deliveries.ts';
@@ -129,7 +129,7 @@ async function accountFor(deps: ApplyPaymentDeps, event: BillingEvent): Promise<
   }
   if (!reference?.email) return undefined;
   const email = normaliseEmail(reference.email);
-  const owned = new Set((await deps.memberships.ofEmail(email)).filter((m) => m.status === 'active' && m.role === 'owner').map((m) => m.account_id));
+  const owned = new Set(ownerships(await deps.memberships.ofEmail(email)).map((m) => m.account_id));
   if (owned.size === 1) return [...owned][0];
   return accountOfPurchase(deps, email, event);
 }

@@ -90,6 +90,27 @@ describe('onboarding-v2', () => {
     expect(reply.body.integrations.close).toBe('success');
   });
 
+  it("never hands a signed-up stranger another company's CRM lead by typing that company's website", async () => {
+    const t = token();
+    const domain = `victim-${t}.example`;
+    const victim = await finalAnswer(await onboard({ email: `ceo.${t}@${domain}`, companyName: `Victim ${t}`, website: `https://${domain}` }));
+    expect(victim.body.details.close.action).toBe('created');
+    const victimLead = victim.body.details.close.leadId;
+
+    // A stranger (any address: sign up, verify, log in) onboards their own account under the victim's website.
+    const stranger = await signedInUser();
+    const reply = await finalAnswer(
+      await onboard({ email: stranger.email, companyName: `Stranger ${t}`, website: `https://www.${domain}/` }, bearer(stranger.accessToken)),
+    );
+    expect(reply.body.integrations.close).toBe('success');
+    // Their own lead, not the victim's: the answer says nothing about whether the agency knows the domain.
+    expect(reply.body.details.close).toEqual({ leadId: expect.any(String), action: 'created' });
+    expect(reply.body.details.close.leadId).not.toBe(victimLead);
+    const lead = (await recorded('crm')).find((l: { id: string }) => l.id === victimLead);
+    expect(lead).toMatchObject({ name: `Victim ${t}`, description: expect.stringContaining(`/victim-${t}`) });
+    expect(lead.contacts.flatMap((c: { emails: { email: string }[] }) => c.emails.map((e) => e.email))).toEqual([`ceo.${t}@${domain}`]);
+  });
+
   it('reports a permanently failing storage, keeps the rest, records it, and finishes on a redrive', async () => {
     const t = token();
     const email = `drop-${t}@example.com`;

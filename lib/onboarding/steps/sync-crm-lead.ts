@@ -15,8 +15,9 @@ export interface CrmDeps {
 
 /**
  * Brings the client's lead up to date: the one recorded for the account, else
- * the one found by the contact's e-mail, else by the company's domain; only
- * when none exists is a lead created.
+ * the one found by the contact's e-mail, else by the company's domain, but
+ * only for a contact whose own address is at that domain (see
+ * addressIsAtDomain); only when none of these exists is a lead created.
  */
 export async function syncCrmLead(deps: CrmDeps, input: StepInput): Promise<StepResult> {
   const { crm, ledger } = deps;
@@ -31,8 +32,9 @@ export async function syncCrmLead(deps: CrmDeps, input: StepInput): Promise<Step
   // Finding or creating the lead is one ledger entry, so two runs of the account never both create it.
   let action: 'updated' | 'created' = 'updated';
   const lead = await remembered(ledger, { accountId: account.id, resource: 'close#lead', maker: input.runId }, async () => {
+    const domain = account.company_domain;
     const found =
-      (await crm.findLeadByEmail(input.email)) ?? (account.company_domain ? await crm.findLeadByDomain(account.company_domain) : undefined);
+      (await crm.findLeadByEmail(input.email)) ?? (domain && addressIsAtDomain(input.email, domain) ? await crm.findLeadByDomain(domain) : undefined);
     if (found) return { id: found };
     action = 'created';
     return { id: await crm.createLead(details) };
@@ -40,4 +42,19 @@ export async function syncCrmLead(deps: CrmDeps, input: StepInput): Promise<Step
   if (action === 'updated') await crm.updateLead(lead.id, details);
   const leadId = lead.id;
   return { outcome: 'success', details: { leadId, action } };
+}
+
+/**
+ * Whether an e-mail address is at the domain or one of its subdomains. The
+ * website, and so the domain, is whatever the form says; the address is the
+ * signed-in person's own (verified) or the portal backend's word. A stranger
+ * typing another company's website must not take over that company's lead:
+ * rename it, join it as a contact, or learn from "updated" that the agency
+ * knows the company. A contact elsewhere (a personal address, say) gets a new
+ * lead, which the agency can merge in Close.
+ */
+export function addressIsAtDomain(email: string, domain: string): boolean {
+  const host = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+  const site = domain.toLowerCase().replace(/^www\./, '');
+  return host === site || host.endsWith(`.${site}`);
 }

@@ -4,7 +4,7 @@ import { postChatNotices } from '../../../lib/onboarding/steps/post-chat-notices
 import { provisionStorageTree, STORAGE_FOLDERS } from '../../../lib/onboarding/steps/provision-storage-tree.ts';
 import { PROJECT_TEMPLATE, provisionTaskTool } from '../../../lib/onboarding/steps/provision-task-tool.ts';
 import { sendOnboardingEmails } from '../../../lib/onboarding/steps/send-onboarding-emails.ts';
-import { syncCrmLead } from '../../../lib/onboarding/steps/sync-crm-lead.ts';
+import { addressIsAtDomain, syncCrmLead } from '../../../lib/onboarding/steps/sync-crm-lead.ts';
 import type { StepInput } from '../../../lib/provisioning/integration-step.ts';
 import { fakeAccounts, fakeChat, fakeCrm, fakeLedger, fakeMailer, fakeRuns, fakeStorage, fakeTaskTool } from '../../support/fakes.ts';
 
@@ -148,6 +148,22 @@ describe('the CRM step', () => {
     await syncCrmLead(d, input);
     expect(d.crm.leads.size).toBe(1);
     expect(d.crm.leads.get(id)!.contacts).toEqual(['bob@acme.example', 'ann@acme.example']);
+  });
+
+  it("adopts a domain's lead only for a contact whose address is at that domain", async () => {
+    const d = deps();
+    const theirs = await d.crm.createLead({ companyName: 'Acme', website: 'https://acme.example', contact: { email: 'bob@acme.example' } });
+    // The website is the form's say-so: a contact elsewhere gets a lead of their own, and Acme's is left as it was.
+    expect((await syncCrmLead(d, { ...input, email: 'someone@elsewhere.example' })).details).toMatchObject({ action: 'created' });
+    expect(d.crm.leads.get(theirs)).toMatchObject({ companyName: 'Acme', contacts: ['bob@acme.example'] });
+    expect(d.crm.leads.size).toBe(2);
+  });
+
+  it('counts an address at a subdomain as at the domain, and nothing that only ends like it', () => {
+    expect(addressIsAtDomain('Ann@Mail.Acme.Example', 'acme.example')).toBe(true);
+    expect(addressIsAtDomain('ann@acme.example', 'www.acme.example')).toBe(true);
+    expect(addressIsAtDomain('ann@notacme.example', 'acme.example')).toBe(false);
+    expect(addressIsAtDomain('acme.example@evil.example', 'acme.example')).toBe(false);
   });
 
   it('creates a lead when there is none, and never a second one', async () => {

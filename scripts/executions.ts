@@ -77,14 +77,16 @@ async function show(nameOrArn?: string) {
     nextToken = page.nextToken;
   } while (nextToken);
   const byId = new Map(events.map((e) => [e.id, e]));
-  const failures = events.filter((e) => e.type === 'LambdaFunctionFailed');
+  // A call past its state's TimeoutSeconds is a LambdaFunctionTimedOut, not a LambdaFunctionFailed.
+  const failures = events.filter((e) => e.type === 'LambdaFunctionFailed' || e.type === 'LambdaFunctionTimedOut');
   if (failures.length) {
     console.log('  failed Lambda calls (each is retried or caught as the state machine says):');
     for (const f of failures) {
       // failed → started → scheduled, which names the function.
       const scheduled = byId.get(byId.get(f.previousEventId)?.previousEventId);
       const fn = scheduled?.lambdaFunctionScheduledEventDetails?.resource?.split(':').pop() ?? '?';
-      console.log(`    ${when(f.timestamp)}  ${fn}: ${causeOf(f.lambdaFunctionFailedEventDetails?.cause)}`);
+      const timedOut = f.lambdaFunctionTimedOutEventDetails;
+      console.log(`    ${when(f.timestamp)}  ${fn}: ${timedOut ? `${timedOut.error}: ${timedOut.cause ?? ''}` : causeOf(f.lambdaFunctionFailedEventDetails?.cause)}`);
     }
   }
 }

@@ -277,12 +277,23 @@ export class StepFunctionsEngine {
 
     const history = new CausalHistory(machine.definition, execution.events.length, (type, details, previous) => this.record(execution, type, details, previous));
 
+    // As on AWS, a run that has ended (succeeded, failed, stopped, timed out, or shut down) schedules no
+    // more tasks and records nothing more: a Lambda still at work may finish, but its answer is dropped.
+    // The library's retry wait ends early when its run is aborted (a failing Parallel branch aborts its
+    // siblings), and would call the task again at once; the handler waits for the abort to settle the
+    // run first, then gives up.
+    let ended = false;
+    const never = () => new Promise<never>(() => {});
+
     const handlers: Record<string, (input: Json) => Promise<Json>> = {};
     for (const [stateName, state] of collectStates(machine.definition, 'Task')) {
       const functionName = String(state.Resource);
+      const timeoutMs = typeof state.TimeoutSeconds === 'number' ? state.TimeoutSeconds * 1000 : undefined;
       handlers[stateName] = async (taskInput) => {
         if (replay.has(stateName)) return replay.get(stateName)!;
+        await new Promise((resolve) => setImmediate(resolve));
         if (this.held) await this.held.until;
+        if (ended) return never();
         const resource = machine.functionArns[functionName] ?? functionName;
         // As on AWS, the Lambda's events follow its TaskStateEntered, each pointing back at its cause
         // (scheduled → entered, or the failure before a retry; started → scheduled; outcome → started).
@@ -291,7 +302,16 @@ export class StepFunctionsEngine {
           lambdaFunctionScheduledEventDetails: { resource, input: JSON.stringify(taskInput) },
         });
         const started = this.record(execution, 'LambdaFunctionStarted', {}, scheduled);
-        const outcome = await this.invoke(functionName, taskInput);
+        const outcome = await withDeadline(this.invoke(functionName, taskInput), timeoutMs);
+        if (outcome === 'timed-out') {
+          // Past the state's TimeoutSeconds: recorded as AWS records it, and the Lambda's late answer is dropped.
+          const error = 'States.Timeout';
+          if (execution.status === 'RUNNING') {
+            history.append(stateName, 'LambdaFunctionTimedOut', { lambdaFunctionTimedOutEventDetails: { error, cause: `The task did not answer within ${state.TimeoutSeconds} s` } }, started);
+          }
+          throw Object.assign(new Error(`The task did not answer within ${state.TimeoutSeconds} s`), { name: error });
+        }
+        if (ended) return never();
         if (outcome.ok) {
           execution.taskResults.push({ state: stateName, result: outcome.payload, at: Date.now() });
           history.append(stateName, 'LambdaFunctionSucceeded', { lambdaFunctionSucceededEventDetails: { output: JSON.stringify(outcome.payload) } }, started);
@@ -355,8 +375,16 @@ export class StepFunctionsEngine {
       execution.cause = cause?.message;
       this.finish(execution, 'FAILED', { executionFailedEventDetails: { error: execution.error, cause: execution.cause } });
     })();
+    void run.result.then(
+      () => (ended = true),
+      () => (ended = true),
+    );
     const settled = done.catch(() => undefined);
-    this.runs.set(execution.executionArn, { abort: run.abort, done: settled });
+    const abort = () => {
+      ended = true;
+      run.abort();
+    };
+    this.runs.set(execution.executionArn, { abort, done: settled });
     void settled.then(() => {
       if (this.runs.get(execution.executionArn)?.done === settled) this.runs.delete(execution.executionArn);
     });
@@ -561,4 +589,16 @@ export function collectStates(definition: Record<string, unknown>, type: string 
   };
   visit(definition);
   return found;
+}
+
+/** The task's answer, or 'timed-out' once `ms` have passed without one (no deadline without `ms`). */
+async function withDeadline<T>(answer: Promise<T>, ms: number | undefined): Promise<T | 'timed-out'> {
+  if (ms === undefined) return answer;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'timed-out'>((resolve) => (timer = setTimeout(() => resolve('timed-out'), ms)));
+  try {
+    return await Promise.race([answer, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -64,8 +64,8 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-async function serve(invoke: Invoke, dataDir?: string) {
-  const engine = new StepFunctionsEngine([machine], invoke, dataDir);
+async function serve(invoke: Invoke, dataDir?: string, machines: MachineDefinition[] = [machine]) {
+  const engine = new StepFunctionsEngine(machines, invoke, dataDir);
   const server = await serveStepFunctions(engine, 0);
   servers.push(server);
   const client = new SFNClient({ endpoint: server.endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'y' } });
@@ -199,5 +199,103 @@ describe('the local Step Functions endpoint', () => {
     await second.engine.idle();
     expect((await second.client.send(new DescribeExecutionCommand({ executionArn }))).status).toBe('SUCCEEDED');
     expect(calls['fn-finish']).toBe(1);
+  });
+
+  describe('a run that has ended, or a task past its TimeoutSeconds', () => {
+    const retrying: MachineDefinition = {
+      ...machine,
+      arn: `${ARN}-retrying`,
+      name: 'svc-local-demo-retrying',
+      definition: {
+        StartAt: 'Both',
+        States: {
+          Both: {
+            Type: 'Parallel',
+            End: true,
+            Branches: [
+              { StartAt: 'Fails', States: { Fails: { Type: 'Task', Resource: 'fn-fails', End: true } } },
+              {
+                StartAt: 'Busy',
+                States: { Busy: { Type: 'Task', Resource: 'fn-busy', Retry: [{ ErrorEquals: ['Busy'], IntervalSeconds: 60, MaxAttempts: 5 }], End: true } },
+              },
+            ],
+          },
+        },
+      },
+    };
+    const slow: MachineDefinition = {
+      ...machine,
+      arn: `${ARN}-slow`,
+      name: 'svc-local-demo-slow',
+      definition: {
+        StartAt: 'Slow',
+        States: {
+          Slow: { Type: 'Task', Resource: 'fn-slow', TimeoutSeconds: 1, Retry: [{ ErrorEquals: ['States.Timeout'], IntervalSeconds: 1, MaxAttempts: 1 }], End: true },
+        },
+      },
+    };
+    const busy = () => {
+      throw Object.assign(new Error('try later'), { name: 'Busy' });
+    };
+    const historyOf = async (client: SFNClient, executionArn: string | undefined) => (await client.send(new GetExecutionHistoryCommand({ executionArn }))).events!;
+
+    // AWS: when one branch of a Parallel fails, the whole state fails and the other branches are stopped
+    // (Step Functions developer guide, "Parallel workflow state", error handling); a stopped or finished
+    // execution schedules no more tasks and records nothing after its last event.
+    it("gives up a branch's waiting retries when a sibling fails the run, instead of firing them all at once", async () => {
+      const { invoke, calls } = fakeLambdas({ 'fn-busy': busy });
+      const failing: Invoke = async (name, payload) => {
+        if (name === 'fn-fails') await new Promise((r) => setTimeout(r, 100));
+        return name === 'fn-fails' ? { ok: false, errorType: 'VendorRejected', errorMessage: 'no' } : invoke(name, payload);
+      };
+      const { engine, client } = await serve(failing, undefined, [retrying]);
+      const { executionArn } = await client.send(new StartExecutionCommand({ stateMachineArn: retrying.arn, name: 'sibling-fails' }));
+      await engine.idle();
+      await new Promise((r) => setTimeout(r, 200));
+      expect((await client.send(new DescribeExecutionCommand({ executionArn }))).status).toBe('FAILED');
+      expect(calls['fn-busy']).toBe(1);
+      expect((await historyOf(client, executionArn)).at(-1)!.type).toBe('ExecutionFailed');
+    });
+
+    it('gives up waiting retries when the execution is stopped', async () => {
+      const { invoke, calls } = fakeLambdas({ 'fn-busy': busy, 'fn-fails': () => new Promise(() => {}) });
+      const { engine, client } = await serve(invoke, undefined, [retrying]);
+      const { executionArn } = await client.send(new StartExecutionCommand({ stateMachineArn: retrying.arn, name: 'stopped' }));
+      while (!calls['fn-busy']) await new Promise((r) => setTimeout(r, 10));
+      await client.send(new StopExecutionCommand({ executionArn }));
+      await new Promise((r) => setTimeout(r, 200));
+      expect(calls['fn-busy']).toBe(1);
+      expect((await historyOf(client, executionArn)).at(-1)!.type).toBe('ExecutionAborted');
+      engine.shutdown();
+    });
+
+    // AWS records a task past its TimeoutSeconds as LambdaFunctionTimedOut (States.Timeout) and discards the
+    // Lambda's late answer (API reference: HistoryEvent, LambdaFunctionTimedOutEventDetails).
+    it('records LambdaFunctionTimedOut for a task past its TimeoutSeconds and discards its late answer', async () => {
+      let call = 0;
+      const { engine, client } = await serve(
+        async () => {
+          call += 1;
+          if (call === 1) await new Promise((r) => setTimeout(r, 1500));
+          return { ok: true, payload: { call } };
+        },
+        undefined,
+        [slow],
+      );
+      const { executionArn } = await client.send(new StartExecutionCommand({ stateMachineArn: slow.arn, name: 'timed-out' }));
+      await engine.idle();
+      await new Promise((r) => setTimeout(r, 200));
+      const described = await client.send(new DescribeExecutionCommand({ executionArn }));
+      expect(described.status).toBe('SUCCEEDED');
+      expect(JSON.parse(described.output!)).toEqual({ call: 2 });
+      const events = await historyOf(client, executionArn);
+      const types = events.map((e) => e.type!);
+      expect(types.filter((t) => t.startsWith('LambdaFunction') && t !== 'LambdaFunctionScheduled' && t !== 'LambdaFunctionStarted')).toEqual([
+        'LambdaFunctionTimedOut',
+        'LambdaFunctionSucceeded',
+      ]);
+      expect(events.find((e) => e.type === 'LambdaFunctionTimedOut')!.lambdaFunctionTimedOutEventDetails).toMatchObject({ error: 'States.Timeout' });
+      expect(types.at(-1)).toBe('ExecutionSucceeded');
+    });
   });
 });

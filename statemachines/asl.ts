@@ -31,12 +31,17 @@ export const placeholderOf = (step: string) => `${stateOf(step)}Arn`;
 export const stepOfPlaceholder = (placeholder: string) =>
   placeholder.replace(/Arn$/, '').replace(/[A-Z]/g, (c, at: number) => `${at ? '-' : ''}${c.toLowerCase()}`);
 
-/** Failures of the Lambda service or of a call that timed out: nothing the step decided, so worth another try. */
+/**
+ * Failures of the Lambda service or of a call that timed out: nothing the step decided, so worth another try.
+ * A function past its own timeout (or out of memory) is Sandbox.Timedout from Lambda's newer runtimes, and
+ * Lambda.Unknown in Step Functions' own account of such failures ("Handling errors", Lambda service exceptions).
+ */
 const LAMBDA_TRANSIENT = [
   'Lambda.ServiceException',
   'Lambda.AWSLambdaException',
   'Lambda.SdkClientException',
   'Lambda.TooManyRequestsException',
+  'Lambda.Unknown',
   'Sandbox.Timedout',
   'States.Timeout',
 ];

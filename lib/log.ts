@@ -8,7 +8,8 @@ import { logSettings, type LogLevel } from './config.ts';
 type Level = LogLevel;
 const order: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
-const SENSITIVE_KEY = /pass(word)?|secret|token|authorization|api[-_]?key|cookie|signature/i;
+const SENSITIVE_KEY =
+  /pass(word)?|secret|token|authorization|api[-_]?key|cookie|signature|jwt|private[-_]?key|access[-_]?key|role[-_]?key|webhook[-_]?url|credential|shared[-_]?link/i;
 const REDACTED = '[redacted]';
 
 export type LogFields = Record<string, unknown>;
@@ -63,13 +64,14 @@ export function takeColdStart(): boolean {
 
 export function redact(value: LogFields, depth = 0): LogFields {
   const out: LogFields = {};
-  for (const [key, v] of Object.entries(value)) {
-    if (SENSITIVE_KEY.test(key)) out[key] = REDACTED;
-    else if (v && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Error) && depth < 4)
-      out[key] = redact(v as LogFields, depth + 1);
-    else out[key] = v;
-  }
+  for (const [key, v] of Object.entries(value)) out[key] = SENSITIVE_KEY.test(key) ? REDACTED : redactWithin(v, depth);
   return out;
+}
+
+/** Objects and lists are redacted inside, to a depth of 4; anything else is kept as it is. */
+function redactWithin(v: unknown, depth: number): unknown {
+  if (!v || typeof v !== 'object' || v instanceof Error || depth >= 4) return v;
+  return Array.isArray(v) ? v.map((item) => redactWithin(item, depth + 1)) : redact(v as LogFields, depth + 1);
 }
 
 function errorReplacer(_key: string, value: unknown) {

@@ -23,6 +23,28 @@ describe('structured logs', () => {
     for (const secret of ['Hunter2hunter2', 'abc.def', '"k"', '"r"', '"s"']) expect(text).not.toContain(secret);
   });
 
+  it('redacts inside lists too, and keys that name JWTs, private or access keys, webhook URLs, credentials and shared links', () => {
+    const lines: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    createLogger({}, 'info').info('sent', {
+      attempts: [{ accessToken: 'a1' }, [{ password: 'p1' }], 'kept'],
+      jwt: 'j1',
+      serviceRoleKey: 'k1',
+      privateKey: 'k2',
+      accessKeyId: 'k3',
+      slackWebhookUrl: 'https://hooks.example/T/B/x1',
+      credentials: { user: 'u' },
+      sharedLink: 'https://dropbox.example/l1',
+      idempotencyKey: 'visible',
+    });
+    const text = lines[0]!;
+    for (const secret of ['a1', 'p1', 'j1', 'k1', 'k2', 'k3', 'x1', '"u"', 'l1']) expect(text).not.toContain(secret);
+    expect(JSON.parse(text)).toMatchObject({ idempotencyKey: 'visible', attempts: [{}, [{}], 'kept'] });
+  });
+
   it("names the function it was made in, and its derived loggers too, though the environment names another later (serverless-offline runs every function in one process)", () => {
     const lines: string[] = [];
     vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {

@@ -16,8 +16,8 @@ export interface RunRecord {
 }
 
 export interface RunStore {
-  /** Notes that a run exists for the account (once; later calls change nothing). */
-  begin(runId: string, accountId: string, workflow?: string): Promise<void>;
+  /** Notes that a run exists for the account (once; later calls change nothing). True when this call noted it. */
+  begin(runId: string, accountId: string, workflow?: string): Promise<boolean>;
   get(runId: string): Promise<RunRecord | undefined>;
   /** Stores a result unless a later attempt already stored one. */
   saveResult(runId: string, accountId: string, attempt: number, result: OnboardingResult): Promise<void>;
@@ -31,7 +31,7 @@ export function dynamodbRuns({ db, tables, now = () => new Date() }: Deps): RunS
   const TableName = tables.onboarding_runs;
   return {
     async begin(runId, accountId, workflow) {
-      await applied(
+      return applied(
         db.send(
           new PutCommand({
             TableName,

@@ -80,9 +80,9 @@ export async function beginOnboarding(
     onboarding_run_id: runId,
   });
   await deps.integrations.ensure(accountId);
-  await deps.runs.begin(runId, accountId, options.workflow);
+  const firstSubmission = await deps.runs.begin(runId, accountId, options.workflow);
   await options.beforeStart?.({ runId, accountId });
-  const handle = await deps.workflow.startOrResume(runId, { accountId, email: intake.email, runId });
+  const handle = await deps.workflow.startOrResume(runId, { accountId, email: intake.email, runId }, { seenBefore: !firstSubmission });
   return { runId, accountId, handle };
 }
 

@@ -22,19 +22,24 @@ export interface RunHandle {
 export interface OnboardingWorkflow {
   /**
    * Starts the run. If it already exists: a running one is joined, a finished
-   * one is left as it is, and one that failed is redriven.
+   * one is left as it is, and one that failed is redriven. `seenBefore`: the
+   * run was submitted before, so a running execution may be a redrive, whose
+   * attempt is then read (StartExecution joins it without saying so).
    */
-  startOrResume(runId: string, input: Record<string, unknown>): Promise<RunHandle>;
+  startOrResume(runId: string, input: Record<string, unknown>, options?: { seenBefore?: boolean }): Promise<RunHandle>;
   status(executionArn: string): Promise<ExecutionStatus>;
 }
 
 export function sfnWorkflow(sfn: SFNClient, stateMachineArn: string): OnboardingWorkflow {
   const executionArnOf = (runId: string) => `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${runId}`;
   return {
-    async startOrResume(runId, input) {
+    async startOrResume(runId, input, options = {}) {
       try {
         const res = await sfn.send(new StartExecutionCommand({ stateMachineArn, name: runId, input: JSON.stringify(input) }));
-        return { executionArn: res.executionArn!, attempt: 0 };
+        // A first submission's start is attempt 0; only a run seen before can be one being redriven.
+        if (!options.seenBefore) return { executionArn: res.executionArn!, attempt: 0 };
+        const joined = await sfn.send(new DescribeExecutionCommand({ executionArn: res.executionArn! }));
+        return { executionArn: res.executionArn!, attempt: joined.redriveCount ?? 0 };
       } catch (error) {
         if (!(error instanceof ExecutionAlreadyExists)) throw error;
       }

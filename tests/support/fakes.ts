@@ -107,7 +107,9 @@ export function fakeRuns(): RunStore & { records: Map<string, RunRecord>; report
     records,
     reports,
     async begin(runId, accountId, workflow) {
-      if (!records.has(runId)) records.set(runId, { run_id: runId, account_id: accountId, status: 'running', attempt: -1, started_at: now(), ...(workflow ? { workflow } : {}) });
+      if (records.has(runId)) return false;
+      records.set(runId, { run_id: runId, account_id: accountId, status: 'running', attempt: -1, started_at: now(), ...(workflow ? { workflow } : {}) });
+      return true;
     },
     get: async (runId) => records.get(runId),
     async saveResult(runId, accountId, attempt, result) {

@@ -1,0 +1,53 @@
+// The onboarding workflow's start-or-resume, against the local Step Functions endpoint.
+import { DescribeExecutionCommand, RedriveExecutionCommand, SFNClient } from '@aws-sdk/client-sfn';
+import { afterEach, describe, expect, it } from 'vitest';
+import { StepFunctionsEngine, type MachineDefinition } from '../../../local/stepfunctions/engine.ts';
+import { serveStepFunctions } from '../../../local/stepfunctions/server.ts';
+import { sfnWorkflow } from '../../../lib/onboarding/workflow.ts';
+
+const ARN = 'arn:aws:states:eu-west-1:000000000000:stateMachine:svc-local-onboarding';
+const machine: MachineDefinition = {
+  arn: ARN,
+  name: 'svc-local-onboarding',
+  roleArn: 'arn:aws:iam::000000000000:role/r',
+  creationDate: Date.now(),
+  functionArns: {},
+  definition: { StartAt: 'Work', States: { Work: { Type: 'Task', Resource: 'fn-work', End: true } } },
+};
+
+const servers: { stop(): Promise<void> }[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.stop()));
+});
+
+describe('starting or resuming an onboarding run', () => {
+  // StartExecution with the name and input of a running execution succeeds and answers as for the
+  // original start (API reference, StartExecution): for a run being redriven it does not say so.
+  it("waits for the redrive's attempt when the same submission comes again while an operator's redrive runs", async () => {
+    let calls = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const engine = new StepFunctionsEngine([machine], async () => {
+      calls += 1;
+      if (calls === 1) return { ok: false, errorType: 'VendorRejected', errorMessage: 'no' };
+      await gate;
+      return { ok: true, payload: {} };
+    });
+    const server = await serveStepFunctions(engine, 0);
+    servers.push(server);
+    const sfn = new SFNClient({ endpoint: server.endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'y' } });
+    const workflow = sfnWorkflow(sfn, ARN);
+    const input = { accountId: 'a-1', email: 'ann@acme.example', runId: 'run-1' };
+
+    const first = await workflow.startOrResume('run-1', input, { seenBefore: false });
+    expect(first.attempt).toBe(0);
+    await engine.idle();
+    expect((await sfn.send(new DescribeExecutionCommand({ executionArn: first.executionArn }))).status).toBe('FAILED');
+    // An operator redrives it; while it runs, the same form is sent again.
+    await sfn.send(new RedriveExecutionCommand({ executionArn: first.executionArn }));
+    const again = await workflow.startOrResume('run-1', input, { seenBefore: true });
+    expect(again).toEqual({ executionArn: first.executionArn, attempt: 1 });
+    release();
+    await engine.idle();
+  });
+});

@@ -3,13 +3,13 @@
 import { normaliseEmail } from '../accounts/accounts.ts';
 import { InvalidInput, type ErrorDetail } from '../errors.ts';
 import { idParam } from '../http/route.ts';
+import { storableKey } from '../store/map-keys.ts';
 import { storableNumber } from '../store/numbers.ts';
 import { ianaZone } from '../time-zones.ts';
 
 const text = (maxLength: number) => ({ type: 'string', minLength: 1, maxLength }) as const;
 const phone = { type: 'string', maxLength: 40, pattern: '^[0-9+()./ -]{3,40}$' } as const;
 const scalar = { anyOf: [{ type: 'string', maxLength: 2000 }, storableNumber, { type: 'boolean' }, { type: 'null' }] } as const;
-const key = { minLength: 1, maxLength: 64 } as const;
 
 /**
  * The most `metadata` may weigh, serialised as JSON. The schema bounds its
@@ -46,10 +46,10 @@ export const onboardingBody = {
       type: 'object',
       description: `Free-form: at most 50 keys, two levels deep, ${METADATA_MAX_BYTES / 1024} KB as JSON`,
       maxProperties: 50,
-      propertyNames: key,
+      propertyNames: storableKey,
       // At most two levels deep: free-form, but bounded (DynamoDB nests 32 levels at most).
       additionalProperties: {
-        anyOf: [scalar, { type: 'array', maxItems: 50, items: scalar }, { type: 'object', maxProperties: 50, propertyNames: key, additionalProperties: scalar }],
+        anyOf: [scalar, { type: 'array', maxItems: 50, items: scalar }, { type: 'object', maxProperties: 50, propertyNames: storableKey, additionalProperties: scalar }],
       },
     },
   },

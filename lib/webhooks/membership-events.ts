@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { normaliseEmail } from '../accounts/accounts.ts';
 import { InvalidInput, type ErrorDetail } from '../errors.ts';
+import { isStorableKey } from '../store/map-keys.ts';
 import { isStorableNumber } from '../store/numbers.ts';
 
 export interface PlanConnection {
@@ -121,7 +122,8 @@ function fieldsOf(value: unknown): CustomFields {
   if (!isObject(value)) return {};
   const fields: CustomFields = {};
   for (const [key, v] of Object.entries(value).slice(0, MAX_CUSTOM_FIELDS)) {
-    if (key.length > 64) continue;
+    // A key the store cannot hold (too long, or `constructor` and the like) is left out, as other values are.
+    if (!isStorableKey(key)) continue;
     if (typeof v === 'string') fields[key] = v.slice(0, 500);
     // A number the store could not hold (beyond ±2^53, or below 1e-130) is left out, as other values are.
     else if ((typeof v === 'number' && isStorableNumber(v)) || typeof v === 'boolean') fields[key] = v;

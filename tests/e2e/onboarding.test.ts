@@ -225,6 +225,19 @@ describe('onboarding-v2', () => {
     expect(fine.status).toBe(200);
   });
 
+  // @aws-sdk/util-dynamodb's convertToAttr reads an object's own `constructor` as its class: a map with that key
+  // was refused ("Unsupported type passed"), or taken for a Set or Map, after the account was opened.
+  it('answers 400, writing nothing, for a metadata key the store cannot hold (constructor), where it answered 500 after opening the account', async () => {
+    for (const metadata of [{ constructor: 'x' }, { k: { constructor: 1 } }, { constructor: { name: 'Set' } }]) {
+      const email = `ctor-${crypto.randomUUID()}@example.com`;
+      const res = await onboard({ email, companyName: 'Ctor Co', metadata });
+      expect(res.status, JSON.stringify(metadata)).toBe(400);
+      expect(res.body.error.details[0].path).toMatch(/^\/body\/metadata/);
+      expect(await memberRecordOf(email)).toBeUndefined();
+      expect((await recorded('emails')).filter((e: { to: string[] }) => e.to.includes(email))).toEqual([]);
+    }
+  });
+
   it('answers 401 for missing or wrong credentials', async () => {
     const body = { email: 'who@example.com', companyName: 'Who' };
     const attempts: Record<string, string>[] = [{}, { 'x-api-key': 'wrong' }, { 'x-api-key': '' }, { authorization: 'Basic abc' }, { authorization: 'Bearer' }];

@@ -109,7 +109,7 @@ describe('the booking webhook', () => {
 });
 
 describe('the membership webhook', () => {
-  it('answers 400 for a timestamp the store cannot hold, and leaves out a custom field it cannot, where both answered 500', async () => {
+  it('answers 400 for a timestamp the store cannot hold, and leaves out a custom field it cannot (its number, or its key: constructor), where both answered 500', async () => {
     const account = await onboardedAccount();
     const t = token();
     const email = `big-${t}@example.org`;
@@ -117,7 +117,7 @@ describe('the membership webhook', () => {
     const refused = await deliver(account.urls.membership, bad);
     expect(refused.status).toBe(400);
     expect(await memberRecord(account.accountId, email)).toBeUndefined();
-    const fields = `{"event":"member.created","timestamp":${Date.now()},"payload":${JSON.stringify(member(`mem_${t}`, email)).replace('"customFields":{', '"customFields":{"huge":1e300,"tiny":1e-200,"seats":3,')}}`;
+    const fields = `{"event":"member.created","timestamp":${Date.now()},"payload":${JSON.stringify(member(`mem_${t}`, email)).replace('"customFields":{', '"customFields":{"huge":1e300,"tiny":1e-200,"constructor":"Acme","prototype":"x","seats":3,')}}`;
     expect((await deliver(account.urls.membership, fields)).body).toEqual({ received: true, outcome: 'applied' });
     expect((await memberRecord(account.accountId, email))?.membership.custom_fields).toEqual({ seats: 3, 'first-name': 'Mo', 'last-name': 'Ray' });
   });

@@ -5,6 +5,7 @@
 import type { AccountStore } from '../accounts/accounts.ts';
 import { InvalidInput } from '../errors.ts';
 import type { OnboardingWorkflow } from '../onboarding/workflow.ts';
+import { websiteOf } from '../website.ts';
 import { newJobId, openCrawlJob } from './crawl-job.ts';
 import type { CrawlRecords, GeoContext } from './records.ts';
 import { requireAccount } from './summary.ts';
@@ -24,9 +25,7 @@ export async function requestRefresh(deps: RefreshDeps, accountId: string, reque
   const account = await requireAccount(deps.accounts, accountId);
   const url = request.url !== undefined ? siteAddress(request.url) : account.company_url;
   if (!url) throw new InvalidInput('The refresh needs a website', [{ path: '/body/url', message: 'is required: the account has no website on record' }]);
-  const context: GeoContext = Object.fromEntries(
-    (['industry', 'city', 'region'] as const).flatMap((k) => (request[k]?.trim() ? [[k, request[k]!.trim().replace(/\s+/g, ' ')]] : [])),
-  );
+  const context = geoContextOf(request);
   const at = (deps.now ?? (() => new Date()))();
   const jobId = newJobId(at);
   await openCrawlJob(deps, { job_id: jobId, account_id: accountId, kind: 'refresh', url, context, requested_at: at.toISOString() });
@@ -41,17 +40,33 @@ export async function requestRefresh(deps: RefreshDeps, accountId: string, reque
   return { jobId, status: 'queued' as const, url, context };
 }
 
-/** "acme.com", "www.acme.com/shop" or "https://acme.com" → an http(s) URL; anything else is refused. */
+/**
+ * "acme.com", "www.acme.com/shop" or "https://acme.com" → an http(s) URL, without its fragment, by the rule
+ * onboarding takes a website by (lib/website.ts); anything else is refused.
+ */
 export function siteAddress(raw: string): string {
-  const text = raw.trim();
-  const refuse = () => new InvalidInput('The website address is not valid', [{ path: '/body/url', message: 'must be an http(s) website address, e.g. https://example.com' }]);
-  let url: URL;
-  try {
-    url = new URL(/^[a-z][a-z0-9+.-]*:/i.test(text) ? text : `https://${text}`);
-  } catch {
-    throw refuse();
-  }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname || url.username || url.password) throw refuse();
+  const url = websiteOf(raw.trim());
+  if (!url) throw new InvalidInput('The website address is not valid', [{ path: '/body/url', message: 'must be an http(s) website address, e.g. https://example.com' }]);
   url.hash = '';
   return url.href;
+}
+
+/**
+ * The most bytes a geo term may take (UTF-8, as normalised for its key): the three of them make one
+ * sort key, "geo#industry|city|region", which DynamoDB holds up to 1,024 bytes. 100 characters of
+ * four bytes each would not fit three times.
+ */
+const GEO_TERM_MAX_BYTES = 300;
+
+/** The geo context of a refresh, each term trimmed with its spaces folded; a term its key could not hold is refused. */
+function geoContextOf(request: RefreshRequest): GeoContext {
+  const terms = (['industry', 'city', 'region'] as const).flatMap((k) => (request[k]?.trim() ? [[k, request[k]!.trim().replace(/\s+/g, ' ')] as const] : []));
+  const tooLong = terms.filter(([, v]) => Buffer.byteLength(v.toLowerCase()) > GEO_TERM_MAX_BYTES);
+  if (tooLong.length) {
+    throw new InvalidInput(
+      'The geo context is too long',
+      tooLong.map(([k]) => ({ path: `/body/${k}`, message: `must be at most ${GEO_TERM_MAX_BYTES} bytes as UTF-8` })),
+    );
+  }
+  return Object.fromEntries(terms);
 }

@@ -229,5 +229,18 @@ describe('crawler intelligence', () => {
     expect(bad.body.error.details).toEqual([{ path: '/body/url', message: expect.any(String) }]);
     const noSite = await api(`/api/crawler/accounts/${accountId}/refresh`, { body: { city: 'Springfield' }, headers: ADMIN });
     expect(noSite.status).toBe(400);
+    // What the stats' keys could not hold: a host name past DNS's limits (a label of 1,100 characters: the job was
+    // queued, then failed writing "site#<origin>", over DynamoDB's 1,024-byte sort key, and stayed "running"), and
+    // geo terms of 100 emoji each (the "geo#industry|city|region" key of 1,206 bytes). Refused the way onboarding
+    // refuses a website, with nothing written.
+    for (const body of [{ url: `http://${'a'.repeat(1100)}.example/` }, { url: `https://${Array(60).fill('abcd').join('.')}.example/` }]) {
+      const res = await api(`/api/crawler/accounts/${accountId}/refresh`, { body, headers: ADMIN });
+      expect([res.status, res.body.error.details]).toEqual([400, [{ path: '/body/url', message: expect.any(String) }]]);
+    }
+    const emoji = '\u{1F950}'.repeat(100);
+    const geo = await api(`/api/crawler/accounts/${accountId}/refresh`, { body: { url: 'https://bakery.example/', industry: emoji, city: emoji, region: emoji }, headers: ADMIN });
+    expect(geo.status).toBe(400);
+    expect(geo.body.error.details.map((d: { path: string }) => d.path)).toEqual(['/body/industry', '/body/city', '/body/region']);
+    expect((await summaryOf(accountId)).body.summary.recentJobs).toEqual([]);
   });
 });

@@ -98,7 +98,9 @@ describe('requesting a refresh', () => {
     const bare = crypto.randomUUID();
     await accounts.store.saveAccountDetails(bare, { company_name: 'No site' });
     await expect(requestRefresh(deps, bare, {})).rejects.toMatchObject({ code: 'invalid_request', details: [{ path: '/body/url' }] });
-    expect(siteAddress('http://10.0.0.1:8080/x#frag')).toBe('http://10.0.0.1:8080/x');
+    expect(siteAddress('https://bakery.example:8443/x#frag')).toBe('https://bakery.example:8443/x');
+    // The websites onboarding takes (lib/website.ts): a public-looking host name, not an address or a single label.
+    for (const raw of ['http://10.0.0.1:8080/x', 'http://intranet/', `https://${'a'.repeat(64)}.example/`]) expect(() => siteAddress(raw), raw).toThrow();
   });
 
   it('marks the job failed when its workflow cannot be started', async () => {

@@ -90,7 +90,8 @@ export function toPaymentEvent(event: Json, prices: PlanPrices): PaymentEvent {
       // API 2025-03-31.basil moved the subscription under parent; older pinned versions still send it at the top.
       const subscriptionId = idOf(details?.subscription) ?? idOf(object.subscription);
       if (!subscriptionId) return ignored; // a one-off invoice: no subscription to keep current
-      const linePrices = ((object.lines?.data ?? []) as Json[]).map((line) => idOf(line.pricing?.price_details?.price) ?? idOf(line.price));
+      const lines: unknown[] = Array.isArray(object.lines?.data) ? object.lines.data : [];
+      const linePrices = lines.map((line) => (line && typeof line === 'object' ? (idOf((line as Json).pricing?.price_details?.price) ?? idOf((line as Json).price)) : undefined));
       const failedFirst = event.type === 'invoice.payment_failed' && object.billing_reason === 'subscription_create';
       return handled(event.type, {
         customerId: idOf(object.customer),

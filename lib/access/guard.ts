@@ -59,8 +59,9 @@ export function accessGuard(takes: KeyKind, makeDeps: () => GuardDeps, { readsRo
       const user = token ? await use().identity.userForAccessToken(token) : undefined;
       if (user) return { kind: 'user', user };
       if (access.who === 'member' && access.anonymous === 'pass') return ANONYMOUS;
-      // Open to anyone: only credentials that were sent and are wrong are refused.
-      if (recognising && !token) return ANONYMOUS;
+      // Open to anyone: only credentials that were sent and are wrong are refused, an Authorization
+      // header that holds no bearer token ("Basic ...", "Bearer" alone, an oversized one) among them.
+      if (recognising && !token && !headers.authorization?.trim()) return ANONYMOUS;
       if (token) throw new Unauthenticated('The bearer token is invalid, expired or revoked');
       throw new Unauthenticated(key ? `Send the ${key.name} (${key.header}) or a bearer token` : 'Send the access token as Authorization: Bearer <token>');
     },

@@ -107,6 +107,14 @@ describe('/status', () => {
     expect(errorCode(reply)).toBe('unauthenticated');
   });
 
+  // docs/api.md: "A key or token that is sent and wrong is 401"; a malformed Authorization was taken as none (200).
+  it('refuses an Authorization header that is sent but is no bearer token', async () => {
+    for (const authorization of ['Bearer', 'Bearer ', 'Basic YWRtaW46YWRtaW4=', 'bearer', `Bearer ${'a'.repeat(9000)}`, 'Bearer a b']) {
+      const reply = await api('/status', { headers: { authorization } });
+      expect([reply.status, errorCode(reply)], authorization.slice(0, 20)).toEqual([401, 'unauthenticated']);
+    }
+  });
+
   it('probes each vendor at most once for 20 calls', { timeout: 60_000 }, async () => {
     const since = Date.now();
     for (let i = 0; i < 20; i++) expect((await api('/status', { headers: i % 2 ? ADMIN_KEY : {} })).status).toBe(200);

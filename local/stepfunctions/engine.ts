@@ -283,13 +283,16 @@ export class StepFunctionsEngine {
     // siblings), and would call the task again at once; the handler waits for the abort to settle the
     // run first, then gives up.
     let ended = false;
+    // And its history is closed once its last event is recorded (or about to be): nothing of this run,
+    // a late timeout included, may land in the history of a redrive that follows.
+    let closed = false;
     const never = () => new Promise<never>(() => {});
 
     const handlers: Record<string, (input: Json) => Promise<Json>> = {};
     for (const [stateName, state] of collectStates(machine.definition, 'Task')) {
       const functionName = String(state.Resource);
       const timeoutMs = typeof state.TimeoutSeconds === 'number' ? state.TimeoutSeconds * 1000 : undefined;
-      handlers[stateName] = async (taskInput) => {
+      const runTask = async (taskInput: Json, deadline: Promise<'timed-out'>) => {
         if (replay.has(stateName)) return replay.get(stateName)!;
         await new Promise((resolve) => setImmediate(resolve));
         if (this.held) await this.held.until;
@@ -302,14 +305,13 @@ export class StepFunctionsEngine {
           lambdaFunctionScheduledEventDetails: { resource, input: JSON.stringify(taskInput) },
         });
         const started = this.record(execution, 'LambdaFunctionStarted', {}, scheduled);
-        const outcome = await withDeadline(this.invoke(functionName, taskInput), timeoutMs);
+        const outcome = await Promise.race([this.invoke(functionName, taskInput), deadline]);
         if (outcome === 'timed-out') {
-          // Past the state's TimeoutSeconds: recorded as AWS records it, and the Lambda's late answer is dropped.
-          const error = 'States.Timeout';
-          if (execution.status === 'RUNNING') {
-            history.append(stateName, 'LambdaFunctionTimedOut', { lambdaFunctionTimedOutEventDetails: { error, cause: `The task did not answer within ${state.TimeoutSeconds} s` } }, started);
-          }
-          throw Object.assign(new Error(`The task did not answer within ${state.TimeoutSeconds} s`), { name: error });
+          // Past the state's TimeoutSeconds: recorded as AWS records it, and the Lambda's late answer is
+          // dropped. The library's own timer, armed just after this one, fails the state with States.Timeout.
+          const cause = `The task did not answer within ${state.TimeoutSeconds} s`;
+          if (!closed) history.append(stateName, 'LambdaFunctionTimedOut', { lambdaFunctionTimedOutEventDetails: { error: 'States.Timeout', cause } }, started);
+          return never();
         }
         if (ended) return never();
         if (outcome.ok) {
@@ -323,6 +325,13 @@ export class StepFunctionsEngine {
         const error = new Error(cause);
         error.name = outcome.errorType;
         throw error;
+      };
+      // The deadline is armed as the handler is called, just before the library arms its own TimeoutSeconds
+      // timer: of two timers of one duration the first armed fires first, so the event is recorded before
+      // the library's timeout can end the run.
+      handlers[stateName] = (taskInput) => {
+        const deadline = deadlineAfter(timeoutMs);
+        return runTask(taskInput, deadline.timedOut).finally(deadline.clear);
       };
     }
 
@@ -355,6 +364,7 @@ export class StepFunctionsEngine {
       }
       // The last states' events are still queued when the result settles: record them first.
       await Promise.race([translate, new Promise((r) => setTimeout(r, 1000))]);
+      closed = true;
       if (execution.status !== 'RUNNING') return;
       if (outcome.ok) {
         execution.output = JSON.stringify(outcome.output);
@@ -382,6 +392,7 @@ export class StepFunctionsEngine {
     const settled = done.catch(() => undefined);
     const abort = () => {
       ended = true;
+      closed = true;
       run.abort();
     };
     this.runs.set(execution.executionArn, { abort, done: settled });
@@ -484,7 +495,7 @@ class CausalHistory {
   private readonly last = new Map<string, number>();
   private readonly inside = new Set<string>();
   private readonly failed = new Set<string>();
-  /** The last failure (LambdaFunctionFailed, ParallelStateFailed) of each thread: what fails a Parallel. */
+  /** The last failure (LambdaFunctionFailed or TimedOut, ParallelStateFailed) of each thread: what fails a Parallel. */
   private readonly failures = new Map<string, number>();
   private readonly record: Append;
 
@@ -517,7 +528,7 @@ class CausalHistory {
     const thread = this.thread(state);
     const id = this.record(type, details, previous ?? this.lastOf(thread));
     this.last.set(thread, id);
-    if (/Failed$/.test(type)) this.failures.set(thread, id);
+    if (/(Failed|TimedOut)$/.test(type)) this.failures.set(thread, id);
     return id;
   }
 
@@ -591,14 +602,10 @@ export function collectStates(definition: Record<string, unknown>, type: string 
   return found;
 }
 
-/** The task's answer, or 'timed-out' once `ms` have passed without one (no deadline without `ms`). */
-async function withDeadline<T>(answer: Promise<T>, ms: number | undefined): Promise<T | 'timed-out'> {
-  if (ms === undefined) return answer;
+/** 'timed-out' once `ms` have passed (never without `ms`), and a way to stop waiting. */
+function deadlineAfter(ms: number | undefined): { timedOut: Promise<'timed-out'>; clear: () => void } {
+  if (ms === undefined) return { timedOut: new Promise(() => {}), clear: () => {} };
   let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<'timed-out'>((resolve) => (timer = setTimeout(() => resolve('timed-out'), ms)));
-  try {
-    return await Promise.race([answer, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
+  const timedOut = new Promise<'timed-out'>((resolve) => (timer = setTimeout(() => resolve('timed-out'), ms)));
+  return { timedOut, clear: () => clearTimeout(timer) };
 }

@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { StepFunctionsEngine, type Invoke, type MachineDefinition } from '../../../local/stepfunctions/engine.ts';
+import { StepFunctionsEngine, type Invoke, type InvokeOutcome, type MachineDefinition } from '../../../local/stepfunctions/engine.ts';
 import { serveStepFunctions } from '../../../local/stepfunctions/server.ts';
 
 const ARN = 'arn:aws:states:eu-west-1:000000000000:stateMachine:svc-local-demo';
@@ -234,6 +234,24 @@ describe('the local Step Functions endpoint', () => {
         },
       },
     };
+    const slowInParallel: MachineDefinition = {
+      ...machine,
+      arn: `${ARN}-slow-parallel`,
+      name: 'svc-local-demo-slow-parallel',
+      definition: {
+        StartAt: 'Both',
+        States: {
+          Both: {
+            Type: 'Parallel',
+            End: true,
+            Branches: [
+              { StartAt: 'Quick', States: { Quick: { Type: 'Task', Resource: 'fn-quick', End: true } } },
+              { StartAt: 'Slow', States: { Slow: { Type: 'Task', Resource: 'fn-slow', TimeoutSeconds: 1, End: true } } },
+            ],
+          },
+        },
+      },
+    };
     const busy = () => {
       throw Object.assign(new Error('try later'), { name: 'Busy' });
     };
@@ -296,6 +314,52 @@ describe('the local Step Functions endpoint', () => {
       ]);
       expect(events.find((e) => e.type === 'LambdaFunctionTimedOut')!.lambdaFunctionTimedOutEventDetails).toMatchObject({ error: 'States.Timeout' });
       expect(types.at(-1)).toBe('ExecutionSucceeded');
+    });
+    it('records the timeout that ends the run before the run ends', async () => {
+      const { engine, client } = await serve(
+        async (name) => {
+          if (name === 'fn-slow') await new Promise((r) => setTimeout(r, 3000));
+          return { ok: true, payload: {} };
+        },
+        undefined,
+        [slowInParallel],
+      );
+      const { executionArn } = await client.send(new StartExecutionCommand({ stateMachineArn: slowInParallel.arn, name: 'timeout-ends-it' }));
+      await engine.idle();
+      const described = await client.send(new DescribeExecutionCommand({ executionArn }));
+      expect([described.status, described.error]).toEqual(['FAILED', 'States.Timeout']);
+      const types = (await historyOf(client, executionArn)).map((e) => e.type!);
+      expect(types.indexOf('LambdaFunctionTimedOut')).toBeGreaterThan(-1);
+      expect(types.indexOf('LambdaFunctionTimedOut')).toBeLessThan(types.indexOf('ExecutionFailed'));
+      expect(types.at(-1)).toBe('ExecutionFailed');
+    });
+
+    it("writes nothing of a finished run into the history of the redrive that follows it, a late timeout included", async () => {
+      let quickFails = true;
+      const { engine, client } = await serve(
+        async (name): Promise<InvokeOutcome> => {
+          // The redrive is still going (its Quick takes 1.5 s) when the first run's Slow passes its 1 s.
+          if (name === 'fn-quick' && quickFails) await new Promise((r) => setTimeout(r, 100));
+          if (name === 'fn-quick' && quickFails) return { ok: false, errorType: 'VendorRejected', errorMessage: 'no' };
+          if (name === 'fn-quick') await new Promise((r) => setTimeout(r, 1500));
+          if (name === 'fn-quick') return { ok: true, payload: {} };
+          if (!quickFails) return { ok: true, payload: {} };
+          await new Promise((r) => setTimeout(r, 3000));
+          return { ok: true, payload: { late: true } };
+        },
+        undefined,
+        [slowInParallel],
+      );
+      const { executionArn } = await client.send(new StartExecutionCommand({ stateMachineArn: slowInParallel.arn, name: 'then-redriven' }));
+      await engine.idle();
+      expect((await client.send(new DescribeExecutionCommand({ executionArn }))).status).toBe('FAILED');
+      const firstRun = (await historyOf(client, executionArn)).length;
+      quickFails = false;
+      await client.send(new RedriveExecutionCommand({ executionArn }));
+      await engine.idle();
+      const events = await historyOf(client, executionArn);
+      expect(events.slice(firstRun).map((e) => e.type)).not.toContain('LambdaFunctionTimedOut');
+      expect(events.at(-1)!.type).toBe('ExecutionSucceeded');
     });
   });
 });

@@ -138,8 +138,10 @@ export interface CrawlRecords {
 /** The site a URL belongs to, as stats group it. */
 export const siteOf = (url: string) => new URL(url).origin;
 
+/** A geo term as its key holds it: trimmed, its spaces folded, lower case. */
+export const geoTerm = (term: string | undefined) => (term ?? '').trim().replace(/\s+/g, ' ').toLowerCase();
+
 /** Geo targets are one per combination of terms, whatever their case or spacing. */
-export const geoKey = (context: GeoContext) =>
-  [context.industry, context.city, context.region].map((t) => (t ?? '').trim().replace(/\s+/g, ' ').toLowerCase()).join('|');
+export const geoKey = (context: GeoContext) => [context.industry, context.city, context.region].map(geoTerm).join('|');
 
 export const hasGeo = (context: GeoContext) => Boolean(context.industry || context.city || context.region);

@@ -42,7 +42,7 @@ describe('structured logs', () => {
     });
     const text = lines[0]!;
     for (const secret of ['a1', 'p1', 'j1', 'k1', 'k2', 'k3', 'x1', '"u"', 'l1']) expect(text).not.toContain(secret);
-    expect(JSON.parse(text)).toMatchObject({ idempotencyKey: 'visible', attempts: [{}, [{}], 'kept'] });
+    expect(JSON.parse(text)).toMatchObject({ idempotencyKey: 'visible', attempts: [{ accessToken: '[redacted]' }, [{ password: '[redacted]' }], 'kept'] });
   });
 
   it("names the function it was made in, and its derived loggers too, though the environment names another later (serverless-offline runs every function in one process)", () => {

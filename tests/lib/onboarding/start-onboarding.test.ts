@@ -8,12 +8,15 @@ import { fakeAccounts, fakeIntegrations, fakeRuns } from '../../support/fakes.ts
 /** A workflow that "runs" by calling back, so each test decides what a run does. */
 function fakeWorkflow(onStart: (runId: string, input: Record<string, unknown>) => void = () => {}) {
   const started: string[] = [];
+  const seenBefore: (boolean | undefined)[] = [];
   let status: ExecutionStatus = 'RUNNING';
-  const workflow: OnboardingWorkflow & { started: string[]; setStatus(s: ExecutionStatus): void } = {
+  const workflow: OnboardingWorkflow & { started: string[]; seenBefore: (boolean | undefined)[]; setStatus(s: ExecutionStatus): void } = {
     started,
+    seenBefore,
     setStatus: (s) => (status = s),
-    async startOrResume(runId, input) {
+    async startOrResume(runId, input, options) {
       started.push(runId);
+      seenBefore.push(options?.seenBefore);
       onStart(runId, input);
       return { executionArn: `arn:exec:${runId}`, attempt: 0 };
     },
@@ -59,6 +62,15 @@ describe('starting an onboarding', () => {
     expect(integrations.rows.has(started.accountId)).toBe(true);
     expect(workflow.started).toEqual([started.runId]);
     expect(runs.records.get(started.runId)).toMatchObject({ account_id: started.accountId, status: 'running' });
+  });
+
+  it('tells the workflow whether the submission was seen before (a run it joins may then be a redrive)', async () => {
+    const workflow = fakeWorkflow();
+    const deps = { accounts: accounts.store, runs, integrations, workflow };
+    await beginOnboarding(deps, ACCOUNT, intake);
+    await beginOnboarding(deps, ACCOUNT, intake);
+    await beginOnboarding(deps, ACCOUNT, normaliseIntake({ email: 'ann@acme.example', companyName: 'Acme Inc' }));
+    expect(workflow.seenBefore).toEqual([false, true, false]);
   });
 
   it('updates the account with the details of a later submission, as a new run', async () => {

@@ -39,15 +39,18 @@ describe('starting or resuming an onboarding run', () => {
     const workflow = sfnWorkflow(sfn, ARN);
     const input = { accountId: 'a-1', email: 'ann@acme.example', runId: 'run-1' };
 
-    const first = await workflow.startOrResume('run-1', input, { seenBefore: false });
-    expect(first.attempt).toBe(0);
-    await engine.idle();
-    expect((await sfn.send(new DescribeExecutionCommand({ executionArn: first.executionArn }))).status).toBe('FAILED');
-    // An operator redrives it; while it runs, the same form is sent again.
-    await sfn.send(new RedriveExecutionCommand({ executionArn: first.executionArn }));
-    const again = await workflow.startOrResume('run-1', input, { seenBefore: true });
-    expect(again).toEqual({ executionArn: first.executionArn, attempt: 1 });
-    release();
-    await engine.idle();
+    try {
+      const first = await workflow.startOrResume('run-1', input, { seenBefore: false });
+      expect(first.attempt).toBe(0);
+      await engine.idle();
+      expect((await sfn.send(new DescribeExecutionCommand({ executionArn: first.executionArn }))).status).toBe('FAILED');
+      // An operator redrives it; while it runs, the same form is sent again.
+      await sfn.send(new RedriveExecutionCommand({ executionArn: first.executionArn }));
+      const again = await workflow.startOrResume('run-1', input, { seenBefore: true });
+      expect(again).toEqual({ executionArn: first.executionArn, attempt: 1 });
+    } finally {
+      release();
+      await engine.idle();
+    }
   });
 });

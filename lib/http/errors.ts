@@ -100,6 +100,8 @@ interface AjvError {
   keyword: string;
   message?: string;
   params?: Record<string, unknown>;
+  /** Set on the failures inside a propertyNames schema: the key that failed it. */
+  propertyName?: string;
 }
 
 /** Turns ajv's errors into client-facing details: where, and what is wrong. */
@@ -110,6 +112,8 @@ export function validationDetails(data: unknown): ErrorDetail[] {
   for (const e of data as AjvError[]) {
     // "must match the then schema": the failure inside it is reported on its own.
     if (e.keyword === 'if') continue;
+    // A key refused by propertyNames: reported once, by the propertyNames failure that follows.
+    if (e.propertyName !== undefined) continue;
     let path = e.instancePath
       .replace(/^\/queryStringParameters/, '/query')
       .replace(/^\/pathParameters/, '/path');
@@ -120,6 +124,9 @@ export function validationDetails(data: unknown): ErrorDetail[] {
     } else if (e.keyword === 'additionalProperties' && typeof e.params?.additionalProperty === 'string') {
       path = `${path}/${e.params.additionalProperty}`;
       message = 'is not allowed';
+    } else if (e.keyword === 'propertyNames' && typeof e.params?.propertyName === 'string') {
+      path = `${path}/${e.params.propertyName}`;
+      message = 'is not an allowed key name';
     } else if (e.keyword === 'enum' && Array.isArray(e.params?.allowedValues)) {
       message = `must be one of: ${(e.params.allowedValues as unknown[]).join(', ')}`;
     }

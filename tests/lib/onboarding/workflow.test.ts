@@ -1,24 +1,12 @@
 // The onboarding workflow's start-or-resume, against the local Step Functions endpoint.
-import { DescribeExecutionCommand, RedriveExecutionCommand, SFNClient } from '@aws-sdk/client-sfn';
+import { DescribeExecutionCommand, RedriveExecutionCommand } from '@aws-sdk/client-sfn';
 import { afterEach, describe, expect, it } from 'vitest';
-import { StepFunctionsEngine, type MachineDefinition } from '../../../local/stepfunctions/engine.ts';
-import { serveStepFunctions } from '../../../local/stepfunctions/server.ts';
 import { sfnWorkflow } from '../../../lib/onboarding/workflow.ts';
+import { localMachine, serveLocalStepFunctions, stopLocalStepFunctions } from '../../support/local-sfn.ts';
 
-const ARN = 'arn:aws:states:eu-west-1:000000000000:stateMachine:svc-local-onboarding';
-const machine: MachineDefinition = {
-  arn: ARN,
-  name: 'svc-local-onboarding',
-  roleArn: 'arn:aws:iam::000000000000:role/r',
-  creationDate: Date.now(),
-  functionArns: {},
-  definition: { StartAt: 'Work', States: { Work: { Type: 'Task', Resource: 'fn-work', End: true } } },
-};
+const machine = localMachine('svc-local-onboarding', { StartAt: 'Work', States: { Work: { Type: 'Task', Resource: 'fn-work', End: true } } });
 
-const servers: { stop(): Promise<void> }[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.stop()));
-});
+afterEach(stopLocalStepFunctions);
 
 describe('starting or resuming an onboarding run', () => {
   // StartExecution with the name and input of a running execution succeeds and answers as for the
@@ -27,16 +15,13 @@ describe('starting or resuming an onboarding run', () => {
     let calls = 0;
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    const engine = new StepFunctionsEngine([machine], async () => {
+    const { engine, client: sfn } = await serveLocalStepFunctions([machine], async () => {
       calls += 1;
       if (calls === 1) return { ok: false, errorType: 'VendorRejected', errorMessage: 'no' };
       await gate;
       return { ok: true, payload: {} };
     });
-    const server = await serveStepFunctions(engine, 0);
-    servers.push(server);
-    const sfn = new SFNClient({ endpoint: server.endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'y' } });
-    const workflow = sfnWorkflow(sfn, ARN);
+    const workflow = sfnWorkflow(sfn, machine.arn);
     const input = { accountId: 'a-1', email: 'ann@acme.example', runId: 'run-1' };
 
     try {

@@ -5,43 +5,47 @@ import {
   GetExecutionHistoryCommand,
   ListExecutionsCommand,
   RedriveExecutionCommand,
-  SFNClient,
   StartExecutionCommand,
   StopExecutionCommand,
+  type SFNClient,
 } from '@aws-sdk/client-sfn';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { StepFunctionsEngine, type Invoke, type InvokeOutcome, type MachineDefinition } from '../../../local/stepfunctions/engine.ts';
-import { serveStepFunctions } from '../../../local/stepfunctions/server.ts';
-
-const ARN = 'arn:aws:states:eu-west-1:000000000000:stateMachine:svc-local-demo';
+import type { Invoke, InvokeOutcome, MachineDefinition } from '../../../local/stepfunctions/engine.ts';
+import { localMachine, serveLocalStepFunctions, stopLocalStepFunctions } from '../../support/local-sfn.ts';
 
 // Prepare → (A ‖ B) → Finish, shaped like the onboarding machine.
-const machine: MachineDefinition = {
-  arn: ARN,
-  name: 'svc-local-demo',
-  roleArn: 'arn:aws:iam::000000000000:role/r',
-  creationDate: Date.now(),
-  functionArns: {},
-  definition: {
-    StartAt: 'Prepare',
-    States: {
-      Prepare: { Type: 'Task', Resource: 'fn-prepare', ResultPath: '$.prepared', Next: 'Both' },
-      Both: {
-        Type: 'Parallel',
-        ResultPath: '$.branches',
-        Next: 'Finish',
-        Branches: [
-          { StartAt: 'A', States: { A: { Type: 'Task', Resource: 'fn-a', End: true } } },
-          { StartAt: 'B', States: { B: { Type: 'Task', Resource: 'fn-b', End: true } } },
-        ],
-      },
-      Finish: { Type: 'Task', Resource: 'fn-finish', End: true },
+const machine = localMachine('svc-local-demo', {
+  StartAt: 'Prepare',
+  States: {
+    Prepare: { Type: 'Task', Resource: 'fn-prepare', ResultPath: '$.prepared', Next: 'Both' },
+    Both: {
+      Type: 'Parallel',
+      ResultPath: '$.branches',
+      Next: 'Finish',
+      Branches: [
+        { StartAt: 'A', States: { A: { Type: 'Task', Resource: 'fn-a', End: true } } },
+        { StartAt: 'B', States: { B: { Type: 'Task', Resource: 'fn-b', End: true } } },
+      ],
+    },
+    Finish: { Type: 'Task', Resource: 'fn-finish', End: true },
+  },
+});
+const ARN = machine.arn;
+
+/** One Parallel state, Both, whose branches are each one task (its name, and what the task says beside Type and End). */
+const bothOf = (tasks: Record<string, Record<string, unknown>>) => ({
+  StartAt: 'Both',
+  States: {
+    Both: {
+      Type: 'Parallel',
+      End: true,
+      Branches: Object.entries(tasks).map(([name, task]) => ({ StartAt: name, States: { [name]: { Type: 'Task', ...task, End: true } } })),
     },
   },
-};
+});
 
 function fakeLambdas(behaviour: Record<string, () => unknown>) {
   const calls: Record<string, number> = {};
@@ -57,20 +61,13 @@ function fakeLambdas(behaviour: Record<string, () => unknown>) {
   return { invoke, calls };
 }
 
-const servers: { stop(): Promise<void> }[] = [];
 const dirs: string[] = [];
 afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.stop()));
+  await stopLocalStepFunctions();
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-async function serve(invoke: Invoke, dataDir?: string, machines: MachineDefinition[] = [machine]) {
-  const engine = new StepFunctionsEngine(machines, invoke, dataDir);
-  const server = await serveStepFunctions(engine, 0);
-  servers.push(server);
-  const client = new SFNClient({ endpoint: server.endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'y' } });
-  return { engine, client };
-}
+const serve = (invoke: Invoke, dataDir?: string, machines: MachineDefinition[] = [machine]) => serveLocalStepFunctions(machines, invoke, dataDir);
 
 describe('the local Step Functions endpoint', () => {
   it('runs an execution to completion and describes it as AWS does', async () => {
@@ -202,56 +199,20 @@ describe('the local Step Functions endpoint', () => {
   });
 
   describe('a run that has ended, or a task past its TimeoutSeconds', () => {
-    const retrying: MachineDefinition = {
-      ...machine,
-      arn: `${ARN}-retrying`,
-      name: 'svc-local-demo-retrying',
-      definition: {
-        StartAt: 'Both',
-        States: {
-          Both: {
-            Type: 'Parallel',
-            End: true,
-            Branches: [
-              { StartAt: 'Fails', States: { Fails: { Type: 'Task', Resource: 'fn-fails', End: true } } },
-              {
-                StartAt: 'Busy',
-                States: { Busy: { Type: 'Task', Resource: 'fn-busy', Retry: [{ ErrorEquals: ['Busy'], IntervalSeconds: 60, MaxAttempts: 5 }], End: true } },
-              },
-            ],
-          },
-        },
+    const retrying = localMachine(
+      'svc-local-demo-retrying',
+      bothOf({
+        Fails: { Resource: 'fn-fails' },
+        Busy: { Resource: 'fn-busy', Retry: [{ ErrorEquals: ['Busy'], IntervalSeconds: 60, MaxAttempts: 5 }] },
+      }),
+    );
+    const slow = localMachine('svc-local-demo-slow', {
+      StartAt: 'Slow',
+      States: {
+        Slow: { Type: 'Task', Resource: 'fn-slow', TimeoutSeconds: 1, Retry: [{ ErrorEquals: ['States.Timeout'], IntervalSeconds: 1, MaxAttempts: 1 }], End: true },
       },
-    };
-    const slow: MachineDefinition = {
-      ...machine,
-      arn: `${ARN}-slow`,
-      name: 'svc-local-demo-slow',
-      definition: {
-        StartAt: 'Slow',
-        States: {
-          Slow: { Type: 'Task', Resource: 'fn-slow', TimeoutSeconds: 1, Retry: [{ ErrorEquals: ['States.Timeout'], IntervalSeconds: 1, MaxAttempts: 1 }], End: true },
-        },
-      },
-    };
-    const slowInParallel: MachineDefinition = {
-      ...machine,
-      arn: `${ARN}-slow-parallel`,
-      name: 'svc-local-demo-slow-parallel',
-      definition: {
-        StartAt: 'Both',
-        States: {
-          Both: {
-            Type: 'Parallel',
-            End: true,
-            Branches: [
-              { StartAt: 'Quick', States: { Quick: { Type: 'Task', Resource: 'fn-quick', End: true } } },
-              { StartAt: 'Slow', States: { Slow: { Type: 'Task', Resource: 'fn-slow', TimeoutSeconds: 1, End: true } } },
-            ],
-          },
-        },
-      },
-    };
+    });
+    const slowInParallel = localMachine('svc-local-demo-slow-parallel', bothOf({ Quick: { Resource: 'fn-quick' }, Slow: { Resource: 'fn-slow', TimeoutSeconds: 1 } }));
     const busy = () => {
       throw Object.assign(new Error('try later'), { name: 'Busy' });
     };

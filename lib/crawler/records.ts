@@ -138,8 +138,11 @@ export interface CrawlRecords {
 /** The site a URL belongs to, as stats group it. */
 export const siteOf = (url: string) => new URL(url).origin;
 
-/** A geo term as its key holds it: trimmed, its spaces folded, lower case. */
-export const geoTerm = (term: string | undefined) => (term ?? '').trim().replace(/\s+/g, ' ').toLowerCase();
+/** A geo term as a job keeps it: trimmed, its spaces folded. */
+export const tidyTerm = (term: string | undefined) => (term ?? '').trim().replace(/\s+/g, ' ');
+
+/** A geo term as its key holds it: tidied, lower case. */
+export const geoTerm = (term: string | undefined) => tidyTerm(term).toLowerCase();
 
 /** Geo targets are one per combination of terms, whatever their case or spacing. */
 export const geoKey = (context: GeoContext) => [context.industry, context.city, context.region].map(geoTerm).join('|');

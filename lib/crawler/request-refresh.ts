@@ -7,7 +7,7 @@ import { InvalidInput } from '../errors.ts';
 import type { OnboardingWorkflow } from '../onboarding/workflow.ts';
 import { websiteOf } from '../website.ts';
 import { newJobId, openCrawlJob } from './crawl-job.ts';
-import { geoTerm, type CrawlRecords, type GeoContext } from './records.ts';
+import { geoTerm, tidyTerm, type CrawlRecords, type GeoContext } from './records.ts';
 import { requireAccount } from './summary.ts';
 
 export interface RefreshDeps extends Pick<CrawlRecords, 'jobs' | 'events' | 'stats'> {
@@ -60,7 +60,7 @@ const GEO_TERM_MAX_BYTES = 300;
 
 /** The geo context of a refresh, each term trimmed with its spaces folded; a term its key could not hold is refused. */
 function geoContextOf(request: RefreshRequest): GeoContext {
-  const terms = (['industry', 'city', 'region'] as const).flatMap((k) => (request[k]?.trim() ? [[k, request[k]!.trim().replace(/\s+/g, ' ')] as const] : []));
+  const terms = (['industry', 'city', 'region'] as const).flatMap((k) => (tidyTerm(request[k]) ? [[k, tidyTerm(request[k])] as const] : []));
   const tooLong = terms.filter(([, v]) => Buffer.byteLength(geoTerm(v)) > GEO_TERM_MAX_BYTES);
   if (tooLong.length) {
     throw new InvalidInput(

@@ -20,8 +20,9 @@ export interface VendorHttpConfig {
   /** The vendor's own error code, if its error body has one. */
   errorCode?: (body: unknown) => string | undefined;
   /**
-   * A refusal (4xx other than 429) the vendor says to retry later, e.g.
-   * Dropbox's write contention inside a 409: retried with backoff, and
+   * An answer other than a 429, whatever its status, in which the vendor says
+   * nothing was done and to ask again later: Dropbox's write contention inside
+   * a 409, Slack's rate_limited inside a 200. Retried with backoff, and
    * VendorThrottled when the attempts run out.
    */
   isThrottle?: (response: Response, body: unknown) => boolean;
@@ -97,10 +98,11 @@ export function vendorHttp(config: VendorHttpConfig): VendorHttp {
           if (error instanceof VendorError) throw error;
           throw new AttemptFailed({ transient: true, reason: networkReason(error), outcomeUnknown: unsafe && !failedBeforeSending(error) });
         }
-        if (response.ok || request.accept?.includes(response.status)) {
+        const vendorCode = safeVendorCode(config.errorCode?.(parsed));
+        const throttled = config.isThrottle?.(response, parsed) === true;
+        if (!throttled && (response.ok || request.accept?.includes(response.status))) {
           return { status: response.status, body: parsed as never, headers: response.headers };
         }
-        const vendorCode = safeVendorCode(config.errorCode?.(parsed));
         if (response.status === 429 || response.status >= 500) {
           throw new AttemptFailed({
             transient: true,
@@ -111,7 +113,7 @@ export function vendorHttp(config: VendorHttpConfig): VendorHttp {
             outcomeUnknown: unsafe && response.status !== 429,
           });
         }
-        if (config.isThrottle?.(response, parsed)) {
+        if (throttled) {
           throw new AttemptFailed({
             transient: true,
             throttled: true,

@@ -1,6 +1,8 @@
 // Slack as our chat adapter calls it (vendor-contracts §4): an incoming
 // webhook (plain-text "ok", plain-text errors) and chat.postMessage (HTTP 200
-// with ok:false on logical failure). Throttles carry Retry-After.
+// with ok:false on logical failure). Throttles carry Retry-After. Faults of its
+// own: posting-limit and internal-error, chat.postMessage's ok:false answers
+// for "not posted, later" and "may have been posted".
 import { Hono } from 'hono';
 import { declaredOnly } from './declared.ts';
 import type { VendorEmulator } from './host.ts';
@@ -82,6 +84,22 @@ export function slackEmulator(): VendorEmulator {
     records: { chat: () => [...messages].reverse() },
     failure: (c) => c.text('rollup_error', 500),
     throttle: (c, seconds) => c.text('rate_limited', 429, { 'retry-after': String(seconds) }),
+    faultModes: {
+      // chat.postMessage's own limit on posts answers HTTP 200 with ok:false rate_limited, and
+      // nothing is posted (docs.slack.dev/reference/methods/chat.postMessage, Errors). An
+      // incoming webhook has no such answer: the fault leaves it alone.
+      'posting-limit': async (c, next) => {
+        if (c.req.path.endsWith('/api/chat.postMessage')) return c.json({ ok: false, error: 'rate_limited' });
+        await next();
+        return c.res;
+      },
+      // An ok:false internal_error: the post may or may not have happened (same reference).
+      'internal-error': async (c, next) => {
+        if (c.req.path.endsWith('/api/chat.postMessage')) return c.json({ ok: false, error: 'internal_error' });
+        await next();
+        return c.res;
+      },
+    },
     reset: () => (messages = []),
     differences: SLACK_DIFFERENCES,
     dump: () => messages,

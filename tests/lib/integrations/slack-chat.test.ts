@@ -30,6 +30,28 @@ describe('the Slack chat', () => {
     expect(await emu.get('chat')).toHaveLength(1);
   });
 
+  it("retries chat.postMessage's ok:false rate_limited as a throttle (nothing was posted), posting once", async () => {
+    await emu.fault({ vendor: 'slack', mode: 'posting-limit', count: 1 });
+    const posted = await slackChat({ mode: 'web-api', botToken: SLACK_BOT_TOKEN, channel: SLACK_CHANNEL, apiBase: `${emu.url}/slack/api` }, quickPolicy).post({ text: 'once' });
+    expect(posted.ts).toBeTruthy();
+    expect(await emu.get('chat')).toHaveLength(1);
+    await emu.fault({ vendor: 'slack', mode: 'posting-limit', count: 20 });
+    const error = await slackChat({ mode: 'web-api', botToken: SLACK_BOT_TOKEN, channel: SLACK_CHANNEL, apiBase: `${emu.url}/slack/api` }, quickPolicy)
+      .post({ text: 'later' })
+      .catch((e) => e);
+    // Retried by the state machines' throttle schedule, where a refusal is not retried at all.
+    expect(error).toMatchObject({ name: 'VendorThrottled', context: { vendorCode: 'rate_limited' } });
+  });
+
+  it("does not repeat chat.postMessage's ok:false internal_error in-process (it may have been posted), but leaves it to the step's retry", async () => {
+    await emu.fault({ vendor: 'slack', mode: 'internal-error', count: 1 });
+    const error = await slackChat({ mode: 'web-api', botToken: SLACK_BOT_TOKEN, channel: SLACK_CHANNEL, apiBase: `${emu.url}/slack/api` }, quickPolicy)
+      .post({ text: 'once' })
+      .catch((e) => e);
+    expect(error).toMatchObject({ name: 'VendorUnavailable', context: { vendorCode: 'internal_error', outcomeUnknown: true } });
+    expect((await emu.get('requests')).filter((r: { vendor: string }) => r.vendor === 'slack')).toHaveLength(1);
+  });
+
   it('never repeats a post whose answer was a 5xx: it may have been posted (vendor-contracts §4)', async () => {
     await emu.fault({ vendor: 'slack', mode: 'fail', count: 1 });
     const error = await slackChat({ mode: 'incoming-webhook', webhookUrl: emu.env.SLACK_WEBHOOK_URL! }, quickPolicy)

@@ -70,7 +70,7 @@ export function clickupTaskTool(settings: Settings, policy: RetryPolicy & { time
     name: task.name,
     markdown_content: task.description,
     tags: task.tags,
-    due_date: task.dueDate,
+    ...dueAt(task.dueDate),
     priority: task.priority,
   });
 
@@ -114,10 +114,19 @@ export function clickupTaskTool(settings: Settings, policy: RetryPolicy & { time
           name: patch.name,
           markdown_content: patch.description,
           status: patch.status,
-          due_date: patch.dueDate,
+          ...dueAt(patch.dueDate),
         },
       });
       return toRef(res.body);
     },
   };
+}
+
+/**
+ * A due date here is an instant (a call's start), so it goes with due_date_time: true. Without it,
+ * ClickUp keeps only the day, at 4 am in the time zone of the token's user (developer.clickup.com,
+ * "Date formatting"). null clears the date.
+ */
+function dueAt(at: number | null | undefined) {
+  return typeof at === 'number' ? { due_date: at, due_date_time: true } : { due_date: at };
 }

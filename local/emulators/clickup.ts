@@ -93,12 +93,19 @@ const clickupApi = (refuse: Declaration['refuse']): Declaration => ({
   ],
 });
 
-type TaskBody = { name?: string; description?: string; markdown_content?: string; status?: string; priority?: number | null; due_date?: number | null };
+type TaskBody = { name?: string; description?: string; markdown_content?: string; status?: string; priority?: number | null; due_date?: number | null; due_date_time?: boolean };
 
 /** markdown_content, when sent, wins over description. */
 const describedBy = (body: TaskBody): Pick<Task, 'description' | 'markdown'> =>
   body.markdown_content !== undefined ? { description: body.markdown_content, markdown: body.markdown_content } : { description: body.description };
 
+
+/**
+ * A due date sent without due_date_time: true has no time of day: ClickUp sets it to 4 am in the
+ * time zone of the user who set it (developer.clickup.com, "Date formatting"). The emulator's
+ * token belongs to a user in UTC.
+ */
+const dueDateOf = (at: number, withTime: boolean | undefined) => String(withTime === true ? at : new Date(at).setUTCHours(4, 0, 0, 0));
 export function clickupEmulator(): VendorEmulator {
   let state = empty();
   const nextId = () => String(++state.seq);
@@ -207,7 +214,7 @@ export function clickupEmulator(): VendorEmulator {
       status: body.status ?? 'to do',
       tags: body.tags ?? [],
       priority: body.priority ?? null,
-      due_date: body.due_date != null ? String(body.due_date) : null,
+      due_date: body.due_date != null ? dueDateOf(body.due_date, body.due_date_time) : null,
       url: `https://app.clickup.com/t/${id}`,
       date_created: at,
       date_updated: at,
@@ -223,7 +230,7 @@ export function clickupEmulator(): VendorEmulator {
     if (body.name !== undefined) task.name = body.name;
     if (body.markdown_content !== undefined || body.description !== undefined) Object.assign(task, { markdown: undefined }, describedBy(body));
     if (body.status !== undefined) task.status = body.status;
-    if (body.due_date !== undefined) task.due_date = body.due_date === null ? null : String(body.due_date);
+    if (body.due_date !== undefined) task.due_date = body.due_date === null ? null : dueDateOf(body.due_date, body.due_date_time);
     task.date_updated = String(Date.now());
     return c.json(taskView(task));
   });

@@ -66,6 +66,20 @@ describe('the ClickUp task tool', () => {
     expect(stored).toMatchObject({ name: 'Call (cancelled)', description: '- Reason: **clash**' });
   });
 
+  // developer.clickup.com, "Date formatting": a due date without due_date_time: true keeps only its day, at 4 am.
+  it("keeps a due date's time of day (a booked call's start), when it is set and when it moves", async () => {
+    const t = tool();
+    const folder = await t.ensureFolder('Due');
+    const list = await t.ensureList(folder.id, 'L');
+    const task = await t.createTask(list.id, { name: 'Call', description: 'x', dueDate: Date.parse('2026-03-03T15:30:00Z') });
+    const stored = async () => (await emu.get('tasks'))[0].lists[0].tasks[0].due_date;
+    expect(await stored()).toBe(String(Date.parse('2026-03-03T15:30:00Z')));
+    await t.updateTask(task.id, { dueDate: Date.parse('2026-03-05T09:45:00Z') });
+    expect(await stored()).toBe(String(Date.parse('2026-03-05T09:45:00Z')));
+    await t.updateTask(task.id, { dueDate: null });
+    expect(await stored()).toBeNull();
+  });
+
   it('is refused, in ClickUp\'s error shape, a body field the API does not declare', async () => {
     const res = await fetch(`${emu.env.CLICKUP_API_BASE}/list/1/task`, {
       method: 'POST',

@@ -22,6 +22,8 @@ interface Settings {
 }
 
 type Tagged = { '.tag': string; [k: string]: unknown };
+/** A shared link's metadata, as much of it as the adapter reads (sharing.stone, SharedLinkMetadata). */
+type LinkMetadata = { url?: string; link_permissions?: { resolved_visibility?: Tagged; effective_audience?: Tagged } };
 type BatchResult = { '.tag': 'complete'; entries: Tagged[] } | { '.tag': 'async_job_id'; async_job_id: string } | { '.tag': 'in_progress' } | { '.tag': 'failed'; failed: Tagged };
 
 const REFRESH_MARGIN_MS = 5 * 60_000;
@@ -110,21 +112,35 @@ export function dropboxStorage(settings: Settings, policy: RetryPolicy & { timeo
   }
 
   async function sharedLink(path: string) {
-    const res = await http<Tagged & { url?: string; error?: Tagged }>('create a shared link', {
+    const res = await http<LinkMetadata & { error?: Tagged }>('create a shared link', {
       path: '/sharing/create_shared_link_with_settings',
       json: { path },
       accept: [409],
     });
-    if (res.status === 200 && res.body.url) return res.body.url;
+    if (res.status === 200 && res.body.url) return publicUrl(res.body);
     const error = res.body.error;
     if (error?.['.tag'] !== 'shared_link_already_exists') throw refuse('create a shared link', summaryCode(res.body) ?? 'conflict');
-    const existing = ((error.shared_link_already_exists as Tagged | undefined)?.metadata as { url?: string } | undefined)?.url;
-    if (existing) return existing;
+    const existing = (error.shared_link_already_exists as Tagged | undefined)?.metadata as LinkMetadata | undefined;
+    if (existing?.url) return publicUrl(existing);
     // The existing link is only included when settings match; list it instead.
-    const listed = await http<{ links: { url: string }[] }>('list shared links', { path: '/sharing/list_shared_links', json: { path, direct_only: true } });
-    const url = listed.body.links[0]?.url;
-    if (!url) throw refuse('find the existing shared link', 'shared_link_already_exists');
-    return url;
+    const listed = await http<{ links: LinkMetadata[] }>('list shared links', { path: '/sharing/list_shared_links', json: { path, direct_only: true } });
+    const link = listed.body.links[0];
+    if (!link?.url) throw refuse('find the existing shared link', 'shared_link_already_exists');
+    return publicUrl(link);
+  }
+
+  /**
+   * The link is for the client, outside the agency's Dropbox team, so it must open for anyone. A link
+   * asked for with no settings is public, but a team's policy can make it resolve otherwise
+   * (sharing.stone: LinkPermissions.resolved_visibility, or effective_audience for some links);
+   * such a link is refused, by its visibility, rather than stored and e-mailed to someone it
+   * will not open for.
+   */
+  function publicUrl(link: LinkMetadata): string {
+    const permissions = link.link_permissions;
+    const visibility = permissions?.resolved_visibility?.['.tag'] ?? permissions?.effective_audience?.['.tag'];
+    if (visibility !== undefined && visibility !== 'public') throw refuse('share the client folder', `link_not_public/${visibility}`);
+    return link.url!;
   }
 
   async function writeFile(path: string, content: string) {

@@ -13,6 +13,10 @@
 //                     any other call a 429 whose reason says so, with Retry-After.
 //   revoke-token      the access token the call presents is revoked first, as a user
 //                     unlinking the app does: the call gets 401 invalid_access_token.
+//   team-only-links   a shared link it creates resolves to team_only, as under a team's
+//                     policy that keeps links inside the team: create_shared_link_with_settings
+//                     with no settings asks for public, but "the resolved visibility may depend
+//                     on team and shared folder settings" (sharing.stone in dropbox-api-spec).
 import { Hono, type Context } from 'hono';
 import { randomBytes } from 'node:crypto';
 import { declaredOnly, type Fields } from './declared.ts';
@@ -41,6 +45,8 @@ interface Link {
   id: string;
   name: string;
   tag: 'folder' | 'file';
+  /** LinkPermissions.resolved_visibility; public unless a team's policy said otherwise. */
+  visibility?: 'public' | 'team_only';
 }
 interface State {
   entries: Record<string, Entry>;
@@ -99,6 +105,7 @@ export function dropboxEmulator(): VendorEmulator {
   };
   /** Calls under write contention (a fault): their writes meet too_many_write_operations. */
   const contended = new WeakSet<Request>();
+  const teamOnly = new WeakSet<Request>();
   const contention = { '.tag': 'too_many_write_operations' };
 
   /** Creates a folder and its missing parents, as create_folder_v2 does. */
@@ -219,6 +226,7 @@ export function dropboxEmulator(): VendorEmulator {
       id: entry.id,
       name: entry.name,
       tag: entry.tag,
+      ...(teamOnly.has(c.req.raw) ? { visibility: 'team_only' as const } : {}),
     };
     state.links[entry.path_lower] = link;
     return c.json(linkView(link));
@@ -308,6 +316,11 @@ export function dropboxEmulator(): VendorEmulator {
         const seconds = fault.retryAfterSeconds;
         return c.json({ error_summary: 'too_many_write_operations/..', error: { reason: contention, retry_after: seconds } }, 429, { 'retry-after': String(seconds) });
       },
+      'team-only-links': async (c, next) => {
+        teamOnly.add(c.req.raw);
+        await next();
+        return c.res;
+      },
       'revoke-token': async (c, next) => {
         const token = presentedToken(c);
         if (token) delete state.tokens[token];
@@ -328,7 +341,7 @@ function linkView(l: Link) {
     name: l.name,
     id: l.id,
     path_lower: l.path_lower,
-    link_permissions: { can_revoke: true, resolved_visibility: { '.tag': 'public' } },
+    link_permissions: { can_revoke: true, resolved_visibility: { '.tag': l.visibility ?? 'public' } },
   };
 }
 

@@ -76,3 +76,18 @@ describe('a revoked dropbox token', () => {
     await expectProvisionedOnce(c.name, c.slug, c.email);
   });
 });
+
+describe("a Dropbox team whose policy keeps shared links inside the team", () => {
+  it("fails the storage step by the link's visibility, the folders made, and e-mails the client no link it could not open", async () => {
+    const c = company('team-only');
+    await setFault({ vendor: 'dropbox', mode: 'team-only-links', count: 100, match: c.slug });
+    const reply = await onboard({ email: c.email, companyName: c.name });
+    expect(reply.status).toBe(500);
+    expect(reply.body.integrations).toMatchObject({ dropbox: 'failed', resend: 'success' });
+    expect(reply.body.errors).toEqual([expect.objectContaining({ integration: 'dropbox', context: expect.objectContaining({ transient: false, vendorCode: 'link_not_public/team_only' }) })]);
+    expect(await folderCount(c.slug)).toBe(10);
+    const emails = (await recorded<{ to: string[]; subject: string }[]>('emails')).filter((e) => e.to.includes(c.email));
+    expect(emails.map((e) => e.subject)).toContain(`Welcome aboard, ${c.name}`);
+    expect(emails.map((e) => e.subject)).not.toContain(`Your shared workspace for ${c.name} is ready`);
+  });
+});

@@ -38,6 +38,16 @@ describe('the Dropbox storage', () => {
     expect(second).toBe(first);
   });
 
+  it("refuses a link a team's policy keeps inside the team, when it is made and when it is found again", async () => {
+    const s = storage();
+    await s.ensureFolders(['/Clients/initech']);
+    await emu.fault({ vendor: 'dropbox', mode: 'team-only-links', count: 1 });
+    for (let i = 0; i < 2; i++) {
+      const error = await s.sharedLink('/Clients/initech').catch((e) => e);
+      expect(error).toMatchObject({ name: 'VendorRejected', context: { vendorCode: 'link_not_public/team_only' } });
+    }
+  });
+
   it('writes a file with a non-ASCII name, replacing earlier versions', async () => {
     const s = storage();
     await s.writeFile('/Clients/café/pages.csv', 'a,b\n1,2\n');

@@ -1,7 +1,8 @@
 // The guard against in-memory ports: who is calling, and what they may do to
 // the account the request names.
 import { describe, expect, it } from 'vitest';
-import { accessGuard } from '../../../lib/access/guard.ts';
+import { accessGuard, mayAct } from '../../../lib/access/guard.ts';
+import type { Membership } from '../../../lib/accounts/memberships.ts';
 import type { Caller, Guard, Naming } from '../../../lib/http/guard.ts';
 import { keyKindOf, type Access, type KeyKind } from '../../../lib/http/route.ts';
 import { fakeMemberships, user } from '../../support/account-fakes.ts';
@@ -166,5 +167,28 @@ describe('the access guard', () => {
     const checkout: Access = { who: 'member', permission: 'billing', account: { named: 'query' }, anonymous: 'pass' };
     expect(await decide(s.guard, checkout, {}, { pathParams: {}, query: {}, body: undefined })).toEqual({ caller: { kind: 'anonymous' } });
     expect(await decide(s.guard, checkout, { authorization: 'Bearer expired' }, { pathParams: {}, query: {}, body: undefined })).toEqual({ caller: { kind: 'anonymous' } });
+  });
+});
+
+describe('mayAct: the guard\'s rule for a membership, asked again where what a user started takes effect later', () => {
+  const membership = (role: Membership['role'], status: Membership['status'] = 'active'): Membership => ({
+    account_id: 'acct-1',
+    user_id: 'user-1',
+    email: 'user-1@example.com',
+    role,
+    status,
+    joined_via: 'invitation',
+    joined_at: 'then',
+    updated_at: 'then',
+  });
+
+  it('grants billing to active owners and admins only, never to a removed member or no membership', () => {
+    expect(mayAct(membership('owner'), 'billing')).toBe(true);
+    expect(mayAct(membership('admin'), 'billing')).toBe(true);
+    expect(mayAct(membership('member'), 'billing')).toBe(false);
+    expect(mayAct(membership('owner', 'removed'), 'billing')).toBe(false);
+    expect(mayAct(membership('admin', 'removed'), 'billing')).toBe(false);
+    expect(mayAct(undefined, 'billing')).toBe(false);
+    expect(mayAct(membership('admin'), 'manage')).toBe(false);
   });
 });

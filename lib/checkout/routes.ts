@@ -1,4 +1,5 @@
 import { idParam, route } from '../http/route.ts';
+import { CHECKOUT_PERMISSION } from '../payments/payments.ts';
 import { PAID_PLANS, PLANS } from '../payments/plans.ts';
 
 export const checkoutRoutes = {
@@ -8,7 +9,7 @@ export const checkoutRoutes = {
     operationId: 'checkoutRedirect',
     summary: "Send a browser to the hosted checkout page of the plan, or to the dashboard's signup first",
     tag: 'checkout',
-    access: { who: 'member', permission: 'billing', account: { named: 'query' }, anonymous: 'pass' },
+    access: { who: 'member', permission: CHECKOUT_PERMISSION, account: { named: 'query' }, anonymous: 'pass' },
     // Deliberately loose: a missing or unknown plan is refused only once the caller is known
     // (an anonymous caller is sent to sign up whatever the plan).
     query: {

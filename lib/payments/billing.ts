@@ -37,7 +37,23 @@ export interface BillingStore {
 
 export type BillingOutcome = 'applied' | 'duplicate' | 'stale' | 'other-subscription' | 'conflict';
 
-export type BillingChange = { outcome: 'applied'; next: Billing } | { outcome: Exclude<BillingOutcome, 'applied'> };
+/** Why a completed checkout was not linked to the account it names or matches. */
+export type ConflictReason =
+  /** Linked by e-mail alone, while the account's subscription is live. */
+  | 'public-checkout'
+  /** Started by a signed-in user who may no longer manage the account's billing (removed, or their role changed). */
+  | 'starter-not-allowed';
+
+export type BillingChange =
+  | { outcome: 'applied'; next: Billing }
+  | { outcome: 'conflict'; reason: ConflictReason }
+  | { outcome: Exclude<BillingOutcome, 'applied' | 'conflict'> };
+
+/** What the step found out, as it applied an event, about the signed-in user who started the event's checkout. */
+export interface Starter {
+  /** Whether they may still manage the account's billing; undefined for a public checkout, or a subscription we did not start. */
+  mayManageBilling?: boolean;
+}
 
 /**
  * What an event does to an account's billing.
@@ -53,17 +69,27 @@ export type BillingChange = { outcome: 'applied'; next: Billing } | { outcome: E
  *   subscription of the account, nor with it the account's customer
  *   (`conflict`, for an operator to sort out). An account with nothing live
  *   takes it up.
+ * - A signed-in checkout is paid on the provider's page, out of our sight, and
+ *   may be paid long after its starter was removed or lost billing: whoever
+ *   may no longer manage the account's billing never links a subscription to
+ *   it, live or not, nor changes its plan (their completed checkout is a
+ *   `conflict`, for an operator; the subscription's other events are
+ *   `other-subscription`). The account's own subscription is kept current
+ *   whoever started it.
  * - Each event states the status it puts the subscription in; the plan
  *   changes only when the event names one.
  */
-export function applyBillingEvent(current: Billing, event: BillingEvent): BillingChange {
+export function applyBillingEvent(current: Billing, event: BillingEvent, starter: Starter = {}): BillingChange {
   if (current.recentEvents.includes(event.id)) return { outcome: 'duplicate' };
   if (current.eventAt !== undefined && event.created < current.eventAt) return { outcome: 'stale' };
+  if (starter.mayManageBilling === false && (!event.subscriptionId || event.subscriptionId !== current.subscriptionId)) {
+    return event.type === 'checkout.session.completed' ? { outcome: 'conflict', reason: 'starter-not-allowed' } : { outcome: 'other-subscription' };
+  }
   // The event is about a subscription other than the one the account pays for now.
   const anotherWhileLive = Boolean(
     event.subscriptionId && current.subscriptionId && event.subscriptionId !== current.subscriptionId && isLiveSubscription(current.status),
   );
-  if (anotherWhileLive && event.type === 'checkout.session.completed' && !event.reference?.accountId) return { outcome: 'conflict' };
+  if (anotherWhileLive && event.type === 'checkout.session.completed' && !event.reference?.accountId) return { outcome: 'conflict', reason: 'public-checkout' };
   if (anotherWhileLive && event.type !== 'checkout.session.completed') {
     return { outcome: 'other-subscription' };
   }

@@ -2,7 +2,15 @@
 // production, the local Stripe emulator in the local stack; the same adapters
 // talk to both (stripe-payments.ts on the stripe SDK, stripe-events.ts for
 // webhook events).
+import type { Permission } from '../permissions.ts';
 import type { PaidPlan, Plan } from './plans.ts';
+
+/**
+ * What a signed-in user needs in an account to start a checkout for it (the checkout route's access rule), and
+ * still needs when the payment is applied: a checkout is paid on the provider's page, out of our sight, possibly
+ * long after it was started (receive-payment-event.ts).
+ */
+export const CHECKOUT_PERMISSION = 'billing' satisfies Permission;
 
 /** Who a checkout is for, as written into the session and the subscription it starts. */
 export interface CheckoutReference {

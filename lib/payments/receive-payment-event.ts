@@ -1,3 +1,4 @@
+import { mayAct } from '../access/guard.ts';
 import { normaliseEmail, type AccountStore } from '../accounts/accounts.ts';
 import { ownerships, type MembershipStore } from '../accounts/memberships.ts';
 import { derivedAccountId } from '../accounts/open-account.ts';
@@ -5,9 +6,9 @@ import { issue, openInvitation, type TeamDeps } from '../accounts/team.ts';
 import { takeEffectOnce, type OnceDeps } from '../deliveries/deliveries.ts';
 import type { Logger } from '../log.ts';
 import type { FollowUps } from '../provisioning/follow-ups.ts';
-import { applyBillingEvent, updateBilling, type Billing, type BillingOutcome, type BillingStore } from './billing.ts';
+import { applyBillingEvent, updateBilling, type Billing, type BillingOutcome, type BillingStore, type ConflictReason, type Starter } from './billing.ts';
 import { paymentEventKey, paymentJobName, type PaymentQueue } from './payment-queue.ts';
-import type { BillingEvent, Payments } from './payments.ts';
+import { CHECKOUT_PERMISSION, type BillingEvent, type Payments } from './payments.ts';
 
 /** What the payment webhook itself needs: it verifies, then queues. */
 export interface PaymentWebhookDeps {
@@ -20,11 +21,14 @@ export interface PaymentWebhookDeps {
 export interface ApplyPaymentDeps extends OnceDeps {
   billing: BillingStore;
   accounts: Pick<AccountStore, 'getAccount' | 'saveAccountDetails'>;
-  /** Who owns which account: a public purchase links by e-mail only to an account that address owns. */
-  memberships: Pick<MembershipStore, 'ofEmail'>;
+  /**
+   * Who owns which account: a public purchase links by e-mail only to an account that address owns. And who may
+   * still manage an account's billing: a signed-in checkout links only while its starter may.
+   */
+  memberships: Pick<MembershipStore, 'ofEmail' | 'get'>;
   /** How the buyer of a purchase that makes a new account is invited to own it. */
   team: TeamDeps;
-  /** Where a purchase the webhook would not link alone waits for an operator. */
+  /** Where a purchase the webhook would not link waits for an operator. */
   followUps: Pick<FollowUps, 'open'>;
   log: Logger;
 }
@@ -86,6 +90,14 @@ export async function receivePaymentEvent(deps: PaymentWebhookDeps, delivery: Pa
  *    logged and opened as a billing follow-up on that account, because
  *    whoever types an e-mail address into the public form must not be able
  *    to move someone else's account to their own subscription and customer.
+ * 5. A signed-in checkout is paid on the provider's page, out of our sight, at
+ *    any time after it was started: its starter (the user id in the metadata)
+ *    is asked again, as the event is applied, whether they may still manage
+ *    the account's billing, by the checkout route's own rule (an active
+ *    membership whose role has CHECKOUT_PERMISSION, lib/access). One who may
+ *    not (removed, left, or demoted since) links nothing: their completed
+ *    checkout is a `conflict`, recorded as in 4, and the account keeps its
+ *    plan and subscription.
  */
 export async function applyPaymentEventOnce(deps: ApplyPaymentDeps, event: BillingEvent): Promise<DeliveryOutcome> {
   const log = deps.log.with({ eventId: event.id, eventType: event.type });
@@ -105,16 +117,17 @@ async function applyPaymentEvent(deps: ApplyPaymentDeps, event: BillingEvent, lo
     return { outcome: 'unmatched' };
   }
 
+  const starter = await starterOf(deps, event, accountId);
   let decidedOn: Billing | undefined;
   const change = await updateBilling(deps.billing, accountId, (current) => {
     decidedOn = current;
-    return applyBillingEvent(current, event);
+    return applyBillingEvent(current, event, starter);
   });
   // The account was found a moment ago; only a deletion in between leaves nothing to update.
   const outcome: DeliveryOutcome = change?.outcome ?? 'unmatched';
-  if (outcome === 'conflict') {
-    await recordUnlinkedCheckout(deps, event, accountId, decidedOn, log);
-    return { outcome, accountId };
+  if (change?.outcome === 'conflict') {
+    await recordUnlinkedCheckout(deps, event, accountId, change.reason, decidedOn, log);
+    return { outcome: change.outcome, accountId };
   }
   log.info('payment event processed', { outcome, accountId, status: event.status, plan: event.plan });
   return { outcome, accountId };
@@ -132,6 +145,17 @@ async function accountFor(deps: ApplyPaymentDeps, event: BillingEvent): Promise<
   const owned = new Set(ownerships(await deps.memberships.ofEmail(email)).map((m) => m.account_id));
   if (owned.size === 1) return [...owned][0];
   return accountOfPurchase(deps, email, event);
+}
+
+/**
+ * Whether the user who started the event's checkout for this account may still manage its billing: the rule the
+ * checkout route applied when they started it, asked again now. Not asked of a public checkout (it names no user),
+ * nor of an event whose metadata names an account other than the one it was applied to.
+ */
+async function starterOf(deps: ApplyPaymentDeps, event: BillingEvent, accountId: string): Promise<Starter> {
+  const { reference } = event;
+  if (!reference?.userId || reference.accountId !== accountId) return {};
+  return { mayManageBilling: mayAct(await deps.memberships.get(accountId, reference.userId), CHECKOUT_PERMISSION) };
 }
 
 /** The account a public purchase makes: its id derived from the subscription, so its events converge on one. */
@@ -152,20 +176,37 @@ async function accountOfPurchase(deps: ApplyPaymentDeps, email: string, event: B
 }
 
 /** `current`: the account's billing the conflict was decided on. */
-async function recordUnlinkedCheckout(deps: ApplyPaymentDeps, event: BillingEvent, accountId: string, current: Billing | undefined, log: Logger): Promise<void> {
+async function recordUnlinkedCheckout(
+  deps: ApplyPaymentDeps,
+  event: BillingEvent,
+  accountId: string,
+  reason: ConflictReason,
+  current: Billing | undefined,
+  log: Logger,
+): Promise<void> {
   const context = {
     eventId: event.id,
+    reason,
     customerId: event.customerId,
     subscriptionId: event.subscriptionId,
     plan: event.plan,
+    ...(reason === 'starter-not-allowed' ? { startedBy: event.reference?.userId } : {}),
     accountCustomerId: current?.customerId,
     accountSubscriptionId: current?.subscriptionId,
   };
-  log.warn('a public checkout matches an account that pays for another subscription; not linked', { accountId, ...context });
+  const subscription = event.subscriptionId ?? '?';
+  const pays = current?.subscriptionId ? `the account keeps ${current.subscriptionId}` : 'the account keeps no subscription';
+  const [warning, message] =
+    reason === 'public-checkout'
+      ? [
+          'a public checkout matches an account that pays for another subscription; not linked',
+          `A public checkout with this account's e-mail started subscription ${subscription} while the account pays for ${current?.subscriptionId ?? '?'}; it was not linked`,
+        ]
+      : [
+          "a checkout was paid after its starter was no longer allowed to manage the account's billing; not linked",
+          `A checkout started by user ${event.reference?.userId ?? '?'} was paid (subscription ${subscription}, plan ${event.plan ?? '?'}) when they were no longer allowed to manage this account's billing (removed, left, or their role changed); it was not linked, and ${pays}`,
+        ];
+  log.warn(warning, { accountId, ...context });
   // The buyer has paid for a subscription no account has: refund, cancel or link it at the provider by hand.
-  await deps.followUps.open(accountId, paymentEventKey(event.id), {
-    integration: 'billing',
-    message: `A public checkout with this account's e-mail started subscription ${event.subscriptionId ?? '?'} while the account pays for ${current?.subscriptionId ?? '?'}; it was not linked`,
-    context,
-  });
+  await deps.followUps.open(accountId, paymentEventKey(event.id), { integration: 'billing', message, context });
 }

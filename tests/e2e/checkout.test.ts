@@ -6,7 +6,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { paymentJobName } from '../../lib/payments/payment-queue.ts';
 import { api, errorCode, injectFault, recorded, stack } from '../support/http.ts';
-import { memberRecordOf, stackDb, table } from '../support/stack-db.ts';
+import { memberRecordOf, row, stackDb, table } from '../support/stack-db.ts';
 import {
   accountRow,
   clearOfCheckoutBucketEdge,
@@ -18,7 +18,7 @@ import {
   purchase,
   signStripe as sign,
 } from '../support/payments.ts';
-import { bearer, newEmail, signedInUser } from '../support/users.ts';
+import { bearer, client, logIn, newEmail, signedInUser, verifiedUser } from '../support/users.ts';
 import { copyAnswer, stackSfn } from '../support/webhooks.ts';
 
 const dashboard = () => stack().env.DASHBOARD_URL!;
@@ -239,5 +239,78 @@ describe('POST /webhooks/payments', () => {
     const res = await deliver(other, sign(other));
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ received: true });
+  });
+});
+
+describe('a checkout an admin started (GET /api/checkout), paid later', () => {
+  /** An owner whose account pays for a plan through their own checkout. */
+  async function payingOwner(plan: string) {
+    const owner = await signedInUser({ companyName: `Team ${crypto.randomUUID().slice(0, 6)}` });
+    const auth = bearer(owner.accessToken);
+    const accountId = (await owner.client.get('/api/auth/me', auth)).body.accounts[0].accountId as string;
+    await clearOfCheckoutBucketEdge();
+    expect((await payOnHostedPage((await owner.client.get(`/api/checkout?plan=${plan}`, auth)).headers.get('location')!)).status).toBe(303);
+    const paying = await accountRow(accountId);
+    expect(paying).toMatchObject({ plan, subscription_status: 'active' });
+    return { ...owner, auth, accountId, paying };
+  }
+
+  /** Someone the owner invites as an admin (billing), who accepts; answers them with their user id. */
+  async function admin(owner: Awaited<ReturnType<typeof payingOwner>>) {
+    const c = client();
+    const email = newEmail();
+    await verifiedUser(c, undefined, email);
+    const login = await logIn(c, email);
+    const auth = bearer(login.body.session.access_token as string);
+    const invited = await owner.client.post(`/api/accounts/${owner.accountId}/invitations`, { email, role: 'admin' }, owner.auth);
+    expect(invited.status).toBe(201);
+    expect((await c.post(`/api/invitations/${invited.body.invitationId}/accept`, undefined, auth)).status).toBe(200);
+    return { client: c, auth, userId: login.body.user.id as string };
+  }
+
+  const completedEventOf = async (hostedPage: string) =>
+    (await recorded<any[]>('payments')).find((s) => s.url === hostedPage).deliveries.find((d: any) => d.event.type === 'checkout.session.completed').event.id as string;
+
+  // Found by an attack helper: the removed admin's page moved the account to starter on a new subscription of the
+  // owner's customer, and the enterprise subscription (still billing) was no longer tracked.
+  it('does not let an admin who was removed meanwhile move the paying account to her plan and subscription: the event is a billing conflict', { timeout: 120_000 }, async () => {
+    const owner = await payingOwner('enterprise');
+    const mallory = await admin(owner);
+    const started = await mallory.client.get(`/api/checkout?plan=starter&accountId=${owner.accountId}`, mallory.auth);
+    expect(started.status).toBe(303);
+    const page = started.headers.get('location')!;
+
+    // The owner removes her; her API access ends. Afterwards she pays the page she kept.
+    expect((await owner.client.delete(`/api/accounts/${owner.accountId}/members/${mallory.userId}`, owner.auth)).status).toBe(204);
+    expect((await mallory.client.get(`/api/checkout?plan=starter&accountId=${owner.accountId}`, mallory.auth)).status).toBe(404);
+    expect((await payOnHostedPage(page)).status).toBe(303);
+
+    expect(await accountRow(owner.accountId)).toMatchObject({
+      plan: 'enterprise',
+      subscription_status: 'active',
+      subscription_id: owner.paying.subscription_id,
+      stripe_customer_id: owner.paying.stripe_customer_id,
+    });
+    const eventId = await completedEventOf(page);
+    expect(await eventRow(eventId)).toMatchObject({ value: 'conflict', account_id: owner.accountId });
+    expect(await row('follow_ups', { account_id: owner.accountId, integration: 'billing' })).toMatchObject({
+      state: 'open',
+      run_id: `stripe#${eventId}`,
+      message: expect.stringContaining('no longer allowed to manage'),
+      context: expect.objectContaining({ startedBy: mallory.userId, accountSubscriptionId: owner.paying.subscription_id }),
+    });
+  });
+
+  it('applies the checkout of an admin who is still one as before: the account moves to the plan and subscription she paid for', { timeout: 120_000 }, async () => {
+    const owner = await payingOwner('enterprise');
+    const bo = await admin(owner);
+    const page = (await bo.client.get(`/api/checkout?plan=starter&accountId=${owner.accountId}`, bo.auth)).headers.get('location')!;
+    expect((await payOnHostedPage(page)).status).toBe(303);
+
+    const after = await accountRow(owner.accountId);
+    expect(after).toMatchObject({ plan: 'starter', subscription_status: 'active', stripe_customer_id: owner.paying.stripe_customer_id });
+    expect(after.subscription_id).not.toBe(owner.paying.subscription_id);
+    expect(await eventRow(await completedEventOf(page))).toMatchObject({ value: 'applied', account_id: owner.accountId });
+    expect(await row('follow_ups', { account_id: owner.accountId, integration: 'billing' })).toBeUndefined();
   });
 });

@@ -125,11 +125,34 @@ describe('a purchase applied in every order its events can come in, duplicates i
       fc.asyncProperty(deliveries, async (d) => {
         const w = webhook();
         w.accounts.set('acct-1', { id: 'acct-1', status: 'active', created_at: 'then', updated_at: 'then' });
+        await w.memberships.join({ accountId: 'acct-1', userId: 'user-1', email: 'ann@example.com', role: 'admin', via: 'invitation' });
         const purchase = { customer: 'cus_1', subscription: 'sub_1', metadata: { account_id: 'acct-1', user_id: 'user-1', email: 'ann@example.com', plan: 'pro' } };
         await w.run(purchaseEvents(purchase, d.offsets), sequenceOf(d), d.overlap);
         expect(w.accounts.get('acct-1')).toMatchObject(paidPro(purchase));
         expect(w.accounts.size).toBe(1);
         expect(w.followUps.items.size).toBe(0);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it("a signed-in checkout paid after its starter was removed: the account's billing does not move, live subscription or none, one follow-up", async () => {
+    await fc.assert(
+      fc.asyncProperty(deliveries, fc.boolean(), async (d, paying) => {
+        const w = webhook();
+        const live = paying ? { plan: 'enterprise', stripe_customer_id: 'cus_1', subscription_id: 'sub_old', subscription_status: 'active', billing_events: [], billing_version: 1 } : {};
+        w.accounts.set('acct-1', { id: 'acct-1', status: 'active', created_at: 'then', updated_at: 'then', ...live });
+        await w.memberships.join({ accountId: 'acct-1', userId: 'user-0', email: 'owner@example.com', role: 'owner', via: 'created' });
+        await w.memberships.join({ accountId: 'acct-1', userId: 'user-1', email: 'mallory@example.com', role: 'admin', via: 'invitation' });
+        expect(await w.memberships.remove('acct-1', 'user-1', 'admin')).toBe('changed');
+        const before = structuredClone(w.accounts.get('acct-1'));
+        const purchase = { customer: 'cus_1', subscription: 'sub_4', metadata: { account_id: 'acct-1', user_id: 'user-1', email: 'mallory@example.com', plan: 'starter' } };
+        await w.run(purchaseEvents(purchase, d.offsets), sequenceOf(d), d.overlap);
+        expect(w.accounts.get('acct-1')).toEqual(before);
+        expect(w.accounts.size).toBe(1);
+        expect([...w.followUps.items.values()]).toEqual([
+          expect.objectContaining({ account_id: 'acct-1', integration: 'billing', state: 'open', context: expect.objectContaining({ reason: 'starter-not-allowed', startedBy: 'user-1' }) }),
+        ]);
       }),
       { numRuns: 150 },
     );

@@ -33,8 +33,19 @@ function setup() {
     followUps,
     log,
   };
+  /** An account, with `user-1` (who starts the signed-in checkouts of `ev`) one of its admins: a billing manager. */
   const account = (id = 'acct-1', extra: Partial<Account> = {}) => {
     accounts.set(id, { id, status: 'provisioning', created_at: 'then', updated_at: 'then', ...extra });
+    memberships.rows.set(`${id}/user-1`, {
+      account_id: id,
+      user_id: 'user-1',
+      email: 'user-1@example.com',
+      role: 'admin',
+      status: 'active',
+      joined_via: 'invitation',
+      joined_at: 'then',
+      updated_at: 'then',
+    });
     return id;
   };
   const later = (ms: number) => (now = new Date(now.getTime() + ms));
@@ -324,6 +335,81 @@ describe('the payment webhook and its step', () => {
     expect(accounts.get('acct-1')).toMatchObject({ plan: 'pro', subscription_id: 'sub_new', subscription_status: 'active' });
   });
 
+  it("never lets a checkout paid after its starter was removed move the account off its live subscription: it is recorded for an operator", async () => {
+    const { receive, account, accounts, deliveries, followUps, log, memberships } = setup();
+    account('acct-1', { plan: 'enterprise', stripe_customer_id: 'cus_1', subscription_id: 'sub_owner', subscription_status: 'active', billing_event_at: 100 });
+    expect(await memberships.remove('acct-1', 'user-1', 'admin')).toBe('changed');
+    const before = { ...accounts.get('acct-1') };
+
+    // Her checkout reused the account's customer; its events name the account and her.
+    const paid = ev({ type: 'invoice.paid', subscriptionId: 'sub_hers', plan: 'starter', created: 200 });
+    const completed = ev({ type: 'checkout.session.completed', subscriptionId: 'sub_hers', plan: 'starter', created: 200 });
+    expect(await receive(paid)).toBe('other-subscription');
+    expect(await receive(completed)).toBe('conflict');
+    expect(await receive(completed)).toBe('already-processed');
+
+    expect(accounts.get('acct-1')).toEqual(before);
+    expect(deliveries.rows.get(`stripe#${completed.id}`)).toMatchObject({ value: 'conflict', about: { source: 'stripe', account_id: 'acct-1' } });
+    expect(log.entries).toContainEqual(
+      expect.objectContaining({
+        level: 'warn',
+        message: "a checkout was paid after its starter was no longer allowed to manage the account's billing; not linked",
+        fields: expect.objectContaining({ accountId: 'acct-1', startedBy: 'user-1', reason: 'starter-not-allowed' }),
+      }),
+    );
+    expect(await followUps.listOpen()).toEqual([
+      expect.objectContaining({
+        account_id: 'acct-1',
+        integration: 'billing',
+        run_id: `stripe#${completed.id}`,
+        message: expect.stringContaining("no longer allowed to manage this account's billing"),
+        context: expect.objectContaining({ reason: 'starter-not-allowed', startedBy: 'user-1', subscriptionId: 'sub_hers', accountSubscriptionId: 'sub_owner' }),
+      }),
+    ]);
+  });
+
+  it('links nothing an ex-billing manager paid for, also to an account with no live subscription, and whether they were removed, left or demoted', async () => {
+    const demoted = setup();
+    demoted.account('acct-1', { plan: 'free', stripe_customer_id: 'cus_1', subscription_id: 'sub_old', subscription_status: 'canceled', billing_event_at: 100 });
+    expect(await demoted.memberships.setRole('acct-1', 'user-1', 'admin', 'member')).toBe('changed');
+    const never = setup();
+    never.account('acct-1');
+    never.memberships.rows.delete('acct-1/user-1');
+    for (const { receive, accounts, followUps } of [demoted, never]) {
+      const before = { ...accounts.get('acct-1') };
+      // Every event of her purchase, the first one applied included: none links her subscription.
+      expect(await receive(ev({ type: 'customer.subscription.updated', subscriptionId: 'sub_hers', created: 200 }))).toBe('other-subscription');
+      expect(await receive(ev({ type: 'invoice.paid', subscriptionId: 'sub_hers', created: 200 }))).toBe('other-subscription');
+      expect(await receive(ev({ type: 'checkout.session.completed', subscriptionId: 'sub_hers', created: 200 }))).toBe('conflict');
+      expect(accounts.get('acct-1')).toEqual(before);
+      expect(await followUps.listOpen()).toEqual([expect.objectContaining({ integration: 'billing', context: expect.objectContaining({ reason: 'starter-not-allowed' }) })]);
+    }
+  });
+
+  it("keeps the account's own subscription current after the billing manager who bought it was removed", async () => {
+    const { receive, account, accounts, memberships, followUps } = setup();
+    account();
+    expect(await receive(ev({ type: 'checkout.session.completed', created: 100 }))).toBe('applied');
+    expect(await memberships.remove('acct-1', 'user-1', 'admin')).toBe('changed');
+    // Renewals and changes of that subscription still carry her id in its metadata.
+    expect(await receive(ev({ type: 'invoice.payment_failed', status: 'past_due', created: 200 }))).toBe('applied');
+    expect(await receive(ev({ type: 'invoice.paid', created: 300 }))).toBe('applied');
+    expect(await receive(ev({ type: 'customer.subscription.updated', plan: 'enterprise', created: 400 }))).toBe('applied');
+    expect(accounts.get('acct-1')).toMatchObject({ plan: 'enterprise', subscription_id: 'sub_1', subscription_status: 'active' });
+    expect(await followUps.listOpen()).toEqual([]);
+  });
+
+  it('applies the checkout of a starter who is still a billing manager, owner or admin, as before', async () => {
+    for (const role of ['owner', 'admin'] as const) {
+      const { receive, account, accounts, memberships, followUps } = setup();
+      account('acct-1', { plan: 'enterprise', stripe_customer_id: 'cus_1', subscription_id: 'sub_owner', subscription_status: 'active', billing_event_at: 100 });
+      if (role === 'owner') expect(await memberships.setRole('acct-1', 'user-1', 'admin', 'owner')).toBe('changed');
+      expect(await receive(ev({ type: 'checkout.session.completed', subscriptionId: 'sub_new', plan: 'starter', created: 200 })), role).toBe('applied');
+      expect(accounts.get('acct-1'), role).toMatchObject({ plan: 'starter', subscription_id: 'sub_new', subscription_status: 'active' });
+      expect(await followUps.listOpen()).toEqual([]);
+    }
+  });
+
   it('leaves alone events of subscriptions it cannot place, and event types it does not act on', async () => {
     const { receive, accounts, members, deliveries, log } = setup();
     const stranger = ev({ reference: undefined, customerId: 'cus_stranger' });
@@ -413,6 +499,30 @@ describe('billing rules', () => {
     if (first.outcome !== 'applied') throw new Error(first.outcome);
     const second = applyBillingEvent(first.next, ev({ status: 'active', created: 50 }));
     expect(second).toMatchObject({ outcome: 'applied', next: { status: 'active', eventAt: 50 } });
+  });
+
+  it("refuses what a starter no longer allowed to manage billing paid for, except the account's own subscription", () => {
+    const paying: Billing = { ...empty, plan: 'enterprise', customerId: 'cus_1', subscriptionId: 'sub_1', status: 'active', eventAt: 100 };
+    const lapsed: Billing = { ...paying, plan: 'free', status: 'canceled' };
+    const notAllowed = { mayManageBilling: false };
+    for (const current of [paying, lapsed, empty]) {
+      const hers = { subscriptionId: 'sub_2', plan: 'starter' as const, created: 200 };
+      expect(applyBillingEvent(current, ev({ type: 'checkout.session.completed', ...hers }), notAllowed)).toEqual({ outcome: 'conflict', reason: 'starter-not-allowed' });
+      for (const type of ['invoice.paid', 'invoice.payment_failed', 'customer.subscription.updated', 'customer.subscription.deleted'] as const) {
+        expect(applyBillingEvent(current, ev({ type, ...hers }), notAllowed)).toEqual({ outcome: 'other-subscription' });
+      }
+      // A checkout event without a subscription of its own would still set the plan: refused as well.
+      expect(applyBillingEvent(current, ev({ type: 'checkout.session.completed', subscriptionId: undefined, created: 200 }), notAllowed).outcome).toBe('conflict');
+      // Allowed, or not asked (a public checkout, a subscription we did not start): the rules as before.
+      expect(applyBillingEvent(current, ev({ type: 'checkout.session.completed', ...hers }), { mayManageBilling: true }).outcome).toBe('applied');
+    }
+    expect(applyBillingEvent(paying, ev({ type: 'checkout.session.completed', subscriptionId: 'sub_2', reference: { email: 'a@example.com' }, created: 200 }))).toEqual({
+      outcome: 'conflict',
+      reason: 'public-checkout',
+    });
+    // The account's own subscription, whoever started it; duplicates and stale events first, as always.
+    expect(applyBillingEvent(paying, ev({ type: 'invoice.paid', subscriptionId: 'sub_1', created: 200 }), notAllowed).outcome).toBe('applied');
+    expect(applyBillingEvent(paying, ev({ type: 'checkout.session.completed', subscriptionId: 'sub_2', created: 50 }), notAllowed).outcome).toBe('stale');
   });
 
   it('records the free plan unless a paid subscription is live', () => {

@@ -158,7 +158,8 @@ const REMEDIES: Record<string, string> = {
   scrape: "The client's website could not be crawled: check that it answers (or FIRECRAWL_API_KEY, if set); a site that refuses us needs the client.",
   upload: 'The crawl could not be uploaded to Dropbox: check the Dropbox token and DROPBOX_ROOT_PATH.',
   billing:
-    "A public checkout started a second subscription for an account that already pays: refund, cancel or link it in Stripe (ids below); nothing to redrive.",
+    'A paid checkout was not linked to the account (reason below: public-checkout, bought with its e-mail while it pays; starter-not-allowed, paid by someone ' +
+    'no longer allowed to manage its billing): refund, cancel or link it in Stripe (ids below); nothing to redrive.',
 };
 
 const when = (iso?: string) => (iso ? iso.replace('T', ' ').slice(0, 19) : '-');

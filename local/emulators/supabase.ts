@@ -13,6 +13,11 @@
 //   - POST /admin/users creates a user without sending anything, and answers
 //     422 email_exists for any address already taken (admin.go, adminUserCreate);
 //     it takes the caller's own id for the user when given one (same place);
+//   - GET /admin/users lists users newest first, page by page, and takes a
+//     filter: e-mail LIKE '%filter%' or full_name ILIKE it (admin.go,
+//     adminUsers; models/user.go, FindUsersInAudience);
+//   - a recovery link confirms an address not confirmed yet (verify.go,
+//     recoverVerify);
 //   - an address outside `authorizedAddresses` (Supabase's default SMTP only
 //     mails the project's team) is refused with 400 email_address_not_authorized
 //     whenever an e-mail would go to it, and nothing is created (mail.go, sendEmail);
@@ -325,6 +330,19 @@ function globRegExp(pattern: string): RegExp {
   return new RegExp(`^${source}$`);
 }
 
+/** A Postgres LIKE (or, caseless, ILIKE) pattern: % any run of characters, _ one, \ makes the next one literal. */
+function sqlLike(pattern: string, caseless: boolean): RegExp {
+  let source = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i]!;
+    if (ch === '\\' && i + 1 < pattern.length) source += pattern[++i]!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    else if (ch === '%') source += '[\\s\\S]*';
+    else if (ch === '_') source += '[\\s\\S]';
+    else source += ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${source}$`, caseless ? 'i' : '');
+}
+
 async function jsonBody(c: Context): Promise<Record<string, any>> {
   const body = await c.req.json().catch(() => null);
   return body && typeof body === 'object' && !Array.isArray(body) ? body : {};
@@ -370,8 +388,9 @@ const GOTRUE_OPERATIONS = [
     body: any('type', 'email', 'new_email', 'password', 'data', 'redirect_to', 'redirectTo'),
   },
   { method: 'POST', path: '/admin/users', body: ADMIN_USER_FIELDS },
-  // GET /admin/users in ../shared/vendor-apis/supabase-auth.json: paged by page and per_page.
-  { method: 'GET', path: '/admin/users', query: ['page', 'per_page'] },
+  // GET /admin/users in ../shared/vendor-apis/supabase-auth.json: paged by page and per_page; the server also
+  // reads filter (adminUsers, internal/api/admin.go), which the published spec leaves out.
+  { method: 'GET', path: '/admin/users', query: ['page', 'per_page', 'filter'] },
   { method: 'GET', path: '/admin/users/:id' },
   { method: 'PUT', path: '/admin/users/:id', body: ADMIN_USER_FIELDS },
   { method: 'DELETE', path: '/admin/users/:id', body: any('should_soft_delete') },
@@ -808,12 +827,20 @@ export function supabaseEmulator(options: SupabaseEmulatorOptions): VendorEmulat
 
   // Listed newest first (created_at descending, adminUsers' default sort in internal/api/admin.go), page
   // by page, with its X-Total-Count header; supabase-js's admin.listUsers reads {users} and that header.
+  // A filter keeps the users whose e-mail is LIKE '%' || filter || '%', or whose user_metadata.full_name is
+  // ILIKE it (FindUsersInAudience, internal/models/user.go): % and _ are wildcards there, \ escapes them.
   auth.get('/admin/users', (c) => {
     const denied = requireAdmin(c);
     if (denied) return denied;
     const page = Math.max(1, Number(c.req.query('page') ?? 1) || 1);
     const perPage = Math.min(1000, Math.max(1, Number(c.req.query('per_page') ?? 50) || 50));
-    const all = [...state.users].sort((a, b) => String(b.created_at).localeCompare(String(a.created_at)));
+    const filter = c.req.query('filter') ?? '';
+    const matches = (u: StoredUser) => {
+      if (!filter) return true;
+      const fullName = u.user_metadata.full_name;
+      return sqlLike(`%${filter}%`, false).test(u.email) || (typeof fullName === 'string' && sqlLike(`%${filter}%`, true).test(fullName));
+    };
+    const all = state.users.filter(matches).sort((a, b) => String(b.created_at).localeCompare(String(a.created_at)));
     c.header('x-total-count', String(all.length));
     return c.json({ users: all.slice((page - 1) * perPage, page * perPage).map(userJson), aud: 'authenticated' });
   });

@@ -267,6 +267,31 @@ describe('the GoTrue emulator', () => {
     expect(order).toEqual([...ours].reverse());
   });
 
+  it("filters the user list as FindUsersInAudience does: e-mail LIKE '%filter%' (_ and % wildcards, \\ escapes them) or full_name ILIKE it (models/user.go)", async () => {
+    const t = crypto.randomUUID().slice(0, 8);
+    const [plain, longer, wild] = [`ab${t}@example.com`, `xab${t}@example.com`, `a_${t}@example.com`];
+    for (const address of [plain, longer, wild]) await call('POST', '/admin/users', { body: { email: address, password: 'Secret123' }, ...asAdmin });
+    await call('POST', '/admin/users', { body: { email: email(), password: 'Secret123', user_metadata: { full_name: `AB${t}@EXAMPLE.COM` } }, ...asAdmin });
+    const listed = async (filter: string) =>
+      ((await call('GET', `/admin/users?page=1&per_page=50&filter=${encodeURIComponent(filter)}`, asAdmin)).body.users as { email: string; user_metadata: { full_name?: string } }[])
+        .map((u) => u.user_metadata.full_name ?? u.email)
+        .sort();
+    expect(await listed(plain)).toEqual([`AB${t}@EXAMPLE.COM`, plain, longer].sort());
+    expect(await listed(`a_${t}@`)).toEqual([`AB${t}@EXAMPLE.COM`, plain, longer, wild].sort());
+    expect(await listed(`a\\_${t}@`)).toEqual([wild]);
+  });
+
+  it('confirms an unconfirmed address through a recovery link, as recoverVerify does (verify.go), and keeps a confirmed one as it was', async () => {
+    const address = email();
+    await call('POST', '/admin/users', { body: { email: address, password: 'Secret123' }, ...asAdmin });
+    const link = await call('POST', '/admin/generate_link', { body: { type: 'recovery', email: address }, ...asAdmin });
+    expect(link.body.email_confirmed_at).toBeUndefined();
+    const landing = new URL((await fetch(link.body.action_link, { redirect: 'manual' })).headers.get('location')!);
+    expect(new URLSearchParams(landing.hash.slice(1)).get('type')).toBe('recovery');
+    const user = (await records('auth-users')).find((u) => u.email === address);
+    expect(user.email_confirmed_at).toEqual(expect.any(String));
+  });
+
   it('honours redirect_to only for the Site URL or the allow list, and lands anything else silently on the Site URL', async () => {
     const user = await confirmedUser();
     const landingOf = async (redirectTo: string) => {

@@ -91,6 +91,12 @@ export interface IdentityProvider {
    */
   deleteUser(userId: string): Promise<boolean>;
 
+  /**
+   * The user holding this e-mail address (admin interface), confirmed or not;
+   * undefined when no user has it.
+   */
+  userByEmail(email: string): Promise<IdentityUser | undefined>;
+
   /** Marks the user's e-mail address confirmed (admin interface); undefined when there is no such user. */
   confirmEmail(userId: string): Promise<IdentityUser | undefined>;
 

@@ -41,6 +41,8 @@ const PER_ADDRESS_WAIT = /only request this after \d+ seconds/;
 /** How far apart a user's creation and its first confirmation e-mail can be within one signup request. */
 const SAME_REQUEST_MS = 5000;
 const DEFAULT_THROTTLE_SECONDS = 60;
+/** A page of the admin user list, when looking a user up by e-mail: more than a page holds only addresses that contain it. */
+const USERS_PER_PAGE = 100;
 
 // setSession insists on a refresh token, which it uses only to renew an
 // expired access token; expired tokens never get that far (see below).
@@ -48,7 +50,7 @@ const NO_REFRESH_TOKEN = 'not-used';
 
 export function supabaseIdentity(settings: SupabaseSettings, policy: Policy): IdentityProvider {
   const authUrl = new URL('auth/v1', settings.url.endsWith('/') ? settings.url : `${settings.url}/`).href;
-  const authClient = (key: string) =>
+  const authClient = (key: string, query: Record<string, string> = {}) =>
     new GoTrueClient({
       url: authUrl,
       headers: { Authorization: `Bearer ${key}`, apikey: key },
@@ -56,7 +58,7 @@ export function supabaseIdentity(settings: SupabaseSettings, policy: Policy): Id
       autoRefreshToken: false,
       detectSessionInUrl: false,
       // supabase-js sets no timeout of its own; a hung provider must not hang the request.
-      fetch: (input, init) => fetch(input, { ...init, signal: init?.signal ?? AbortSignal.timeout(policy.timeoutMs) }),
+      fetch: (input, init) => fetch(withQuery(input, query), { ...init, signal: init?.signal ?? AbortSignal.timeout(policy.timeoutMs) }),
     });
   const anon = authClient(settings.anonKey);
   const admin = settings.serviceRoleKey ? authClient(settings.serviceRoleKey) : undefined;
@@ -164,6 +166,23 @@ export function supabaseIdentity(settings: SupabaseSettings, policy: Policy): Id
       throw refusal('delete a user', answer);
     },
 
+    async userByEmail(email) {
+      adminClient('look users up by e-mail');
+      // GoTrue's user list takes a filter (adminUsers in internal/api/admin.go: email LIKE '%' || filter || '%',
+      // or user_metadata.full_name ILIKE the same, in FindUsersInAudience, models/user.go), which supabase-js's
+      // admin.listUsers does not send: a client of its own adds it to the query. The address's LIKE wildcards
+      // are escaped, so the filter matches only addresses that contain it; the one that equals it is the user.
+      const wanted = email.toLowerCase();
+      const client = authClient(settings.serviceRoleKey!, { filter: wanted.replace(/[\\%_]/g, (ch) => `\\${ch}`) });
+      for (let page = 1; ; page++) {
+        const answer = await ask('look a user up by e-mail', () => client.admin.listUsers({ page, perPage: USERS_PER_PAGE }));
+        if (!answer.ok) throw refusal('look a user up by e-mail', answer);
+        const user = answer.data.users.find((u) => u.email?.toLowerCase() === wanted);
+        if (user) return toIdentityUser(user);
+        if (answer.data.users.length < USERS_PER_PAGE) return undefined;
+      }
+    },
+
     async confirmEmail(userId) {
       const client = adminClient('confirm e-mail addresses');
       const answer = await ask('confirm an e-mail address', () => client.admin.updateUserById(userId, { email_confirm: true }));
@@ -226,6 +245,14 @@ export function supabaseIdentity(settings: SupabaseSettings, policy: Policy): Id
       throw refusal('set a password as admin', answer);
     },
   };
+}
+
+/** The request's URL with these query parameters added (supabase-js always calls fetch with a URL string). */
+function withQuery(input: string | URL | Request, query: Record<string, string>): string | URL | Request {
+  if (Object.keys(query).length === 0 || input instanceof Request) return input;
+  const url = new URL(input);
+  for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
+  return url.href;
 }
 
 function registered(user: User | null, operation: string): Registration {

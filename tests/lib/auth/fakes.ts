@@ -143,6 +143,13 @@ export class FakeIdentity implements IdentityProvider {
     return true;
   }
 
+  async userByEmail(email: string) {
+    if (!this.canCreateRecoveryLinks) throw new ConfigError('SUPABASE_SERVICE_ROLE_KEY is not set: cannot look users up by e-mail');
+    this.guard('list users');
+    const user = this.users.find((u) => u.email === email);
+    return user && this.view(user);
+  }
+
   async confirmEmail(userId: string) {
     this.guard('confirm');
     const user = this.users.find((u) => u.id === userId);
@@ -238,6 +245,16 @@ export class MemoryTokens implements VerificationTokenStore {
   async restore(consumed: ConsumedVerification) {
     const row = this.rows.get(consumed.tokenHash);
     if (row?.usedAt === consumed.usedAt) delete row.usedAt;
+  }
+  /** Per user: links created at or before this time (ISO) are void. */
+  voidBefore = new Map<string, string>();
+  async voidLinksOf(userId: string, at: Date) {
+    const current = this.voidBefore.get(userId);
+    if (!current || current < at.toISOString()) this.voidBefore.set(userId, at.toISOString());
+  }
+  async isVoided({ userId, createdAt }: { userId: string; createdAt: string }) {
+    const before = this.voidBefore.get(userId);
+    return before !== undefined && createdAt <= before;
   }
 }
 

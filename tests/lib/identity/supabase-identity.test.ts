@@ -175,6 +175,21 @@ describe('the Supabase identity adapter', () => {
     expect(await identity().signIn(email, 'NewSecret456')).toMatchObject({ outcome: 'signed-in' });
   });
 
+  it('looks a user up by e-mail through the admin interface, confirmed or not, and only that address: not one that contains it', async () => {
+    const { email, user } = await registered();
+    // Addresses the provider's filter also matches (it is a substring; _ would be a wildcard): never the answer.
+    const [local, domain] = email.split('@');
+    const lookalike = `x${email}`;
+    await identity().register({ email: lookalike, password: 'Secret123', metadata: {} });
+    await identity().register({ email: `${local}xa@${domain}`, password: 'Secret123', metadata: {} });
+    expect(await identity().userByEmail(email.toUpperCase())).toMatchObject({ id: user.id, email, emailConfirmed: false });
+    await identity().confirmEmail(user.id);
+    expect(await identity().userByEmail(email)).toMatchObject({ id: user.id, emailConfirmed: true });
+    expect(await identity().userByEmail(`${local}_a@${domain}`)).toBeUndefined();
+    expect(await identity().userByEmail(newEmail())).toBeUndefined();
+    await expect(withoutAdmin().userByEmail(email)).rejects.toBeInstanceOf(ConfigError);
+  });
+
   it('creates no recovery link for an unknown address', async () => {
     expect(await identity().createRecoveryLink(newEmail(), REDIRECT)).toBeUndefined();
   });

@@ -1,7 +1,11 @@
 // Verification tokens in the verification_tokens table, keyed by token_hash.
 // expires_at (epoch seconds) is checked in the consuming write itself;
 // DynamoDB's TTL on it only clears old rows away.
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+// A user's links are voided by a row of its own in the same table, keyed
+// links-void#<user id> (no SHA-256 hex, so never a token's key) with purpose
+// 'void-links': "links issued up to void_before are void". consume takes only
+// rows whose purpose is 'verify-email', so that row can never be spent as a token.
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { applied, isConditionFailure, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
 import type { ConsumedVerification, VerificationTokenStore } from './verification-tokens.ts';
 
@@ -16,6 +20,17 @@ interface Row {
   expires_at: number;
   used_at?: string;
 }
+
+interface VoidRow {
+  token_hash: string;
+  purpose: 'void-links';
+  user_id: string;
+  /** Links of the user created at or before this time (ISO) are void. */
+  void_before: string;
+  expires_at: number;
+}
+
+const voidKey = (userId: string) => `links-void#${userId}`;
 
 export function dynamodbVerificationTokens({ db, tables }: { db: DynamoDBDocumentClient; tables: Pick<Tables, 'verification_tokens'> }): VerificationTokenStore {
   const TableName = tables.verification_tokens;
@@ -67,6 +82,28 @@ export function dynamodbVerificationTokens({ db, tables }: { db: DynamoDBDocumen
           }),
         ),
       );
+    },
+
+    async voidLinksOf(userId, at, until) {
+      // Only forward: a voiding whose write arrives late must not revive links a later one voided
+      // (when the condition fails, that later one is there and voids at least as much).
+      await applied(
+        db.send(
+          new UpdateCommand({
+            TableName,
+            Key: { token_hash: voidKey(userId) },
+            UpdateExpression: 'SET purpose = :purpose, user_id = :userId, void_before = :at, expires_at = :until',
+            ConditionExpression: 'attribute_not_exists(token_hash) OR (purpose = :purpose AND void_before < :at)',
+            ExpressionAttributeValues: { ':purpose': 'void-links', ':userId': userId, ':at': at.toISOString(), ':until': until },
+          }),
+        ),
+      );
+    },
+
+    async isVoided({ userId, createdAt }) {
+      const { Item } = await db.send(new GetCommand({ TableName, Key: { token_hash: voidKey(userId) }, ConsistentRead: true }));
+      const row = Item as VoidRow | undefined;
+      return row?.purpose === 'void-links' && createdAt <= row.void_before;
     },
   };
 }

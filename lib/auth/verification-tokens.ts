@@ -30,6 +30,15 @@ export interface VerificationTokenStore {
   consume(tokenHash: string, now: Date): Promise<ConsumedVerification | undefined>;
   /** Makes a consumed token usable again, when what it was consumed for failed. */
   restore(consumed: ConsumedVerification): Promise<void>;
+  /**
+   * Voids every link issued to this user up to `at`: a later signup contested
+   * the unconfirmed registration (sign-up.ts). Kept until `until` (epoch
+   * seconds), by when those links have expired anyway. A later time replaces
+   * an earlier one, never the other way round.
+   */
+  voidLinksOf(userId: string, at: Date, until: number): Promise<void>;
+  /** Whether the link was issued no later than the last voiding of its user's links. */
+  isVoided(record: Pick<VerificationRecord, 'userId' | 'createdAt'>): Promise<boolean>;
 }
 
 /** 24 random bytes: 192 bits, 32 URL-safe characters. */

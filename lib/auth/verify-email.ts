@@ -31,7 +31,9 @@ const invalidToken = () =>
 
 /**
  * 1. Consumes the token in one conditional write: a wrong, used or expired
- *    token is 400 and changes nothing.
+ *    token is 400 and changes nothing. A token issued before a later signup
+ *    contested its unconfirmed registration (sign-up.ts) is 400 too, and
+ *    stays used: whoever signed up first is not who the mailbox vouched for.
  * 2. Confirms the address through the provider's admin interface.
  * 3. Finds where the user goes next: the portal page of an account they are
  *    a member of (they created it, or accepted an invitation to it; nobody
@@ -44,6 +46,8 @@ export async function verifyEmail(deps: VerifyEmailDeps, token: string): Promise
   const consumed = await deps.tokens.consume(hashToken(token), deps.now?.() ?? new Date());
   if (!consumed) throw invalidToken();
   try {
+    // Voided links never succeed, so, like an unknown user's, they stay used.
+    if (await deps.tokens.isVoided(consumed)) throw invalidToken();
     const user = await deps.identity.confirmEmail(consumed.userId);
     // The user is gone at the provider: the token can never succeed, so it stays used.
     if (!user) throw invalidToken();

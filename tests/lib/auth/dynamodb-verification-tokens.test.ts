@@ -73,4 +73,23 @@ describe('verification tokens in DynamoDB', () => {
     await store.restore(first); // stale: the token is now second's
     expect(await store.consume(record.tokenHash, NOW)).toBeUndefined();
   });
+
+  it("voids a user's links issued up to a time, only forward, with a row no consume can ever take", async () => {
+    const store = dynamodbVerificationTokens(d);
+    const { record } = await saved();
+    const other = await saved();
+    const later = new Date(NOW.getTime() + 60_000);
+    expect(await store.isVoided(record)).toBe(false);
+    await store.voidLinksOf(record.userId, later, nowSeconds + 24 * 3600);
+    expect(await store.isVoided(record)).toBe(true);
+    expect(await store.isVoided({ userId: record.userId, createdAt: new Date(later.getTime() + 1).toISOString() })).toBe(false);
+    expect(await store.isVoided(other.record)).toBe(false);
+    // An earlier voiding arriving late moves nothing back.
+    await store.voidLinksOf(record.userId, NOW, nowSeconds + 3600);
+    expect(await store.isVoided({ userId: record.userId, createdAt: new Date(NOW.getTime() + 1000).toISOString() })).toBe(true);
+
+    const { Item } = await d.db.send(new GetCommand({ TableName: d.tables.verification_tokens, Key: { token_hash: `links-void#${record.userId}` } }));
+    expect(Item).toMatchObject({ purpose: 'void-links', user_id: record.userId, void_before: later.toISOString(), expires_at: nowSeconds + 24 * 3600 });
+    expect(await store.consume(`links-void#${record.userId}`, NOW)).toBeUndefined();
+  });
 });

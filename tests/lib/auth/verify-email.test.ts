@@ -143,3 +143,39 @@ describe('verifying an e-mail address', () => {
     expect([...deps.tokens.rows.values()][0]!.usedAt).toBeDefined();
   });
 });
+
+describe('verifying with a link issued before a later signup contested the registration', () => {
+  it('400 invalid_token, confirming nobody and opening no account; the token stays used', async () => {
+    const { deps, stores } = setup();
+    const { token, user } = await pendingSignup(deps, 'victim@example.com', 'Mallory Ltd');
+    await deps.tokens.voidLinksOf(user.id, new Date(NOW.getTime() + 1000), nowSeconds + 24 * 3600);
+    await expect(verifyEmail(deps, token)).rejects.toMatchObject({ code: 'invalid_token' });
+    expect(user.confirmed).toBe(false);
+    expect(stores.accounts.size).toBe(0);
+    expect([...deps.tokens.rows.values()][0]!.usedAt).toBeDefined();
+    await expect(verifyEmail(deps, token)).rejects.toMatchObject({ code: 'invalid_token' });
+  });
+
+  it('voids a link issued at the very time of the contest too, and none of another user', async () => {
+    const { deps } = setup();
+    const { token, user } = await pendingSignup(deps, 'victim@example.com');
+    const other = await pendingSignup(deps, 'other@example.com');
+    await deps.tokens.voidLinksOf(user.id, NOW, nowSeconds + 24 * 3600);
+    await expect(verifyEmail(deps, token)).rejects.toMatchObject({ code: 'invalid_token' });
+    expect(await verifyEmail(deps, other.token)).toMatchObject({ success: true, email: 'other@example.com' });
+  });
+
+  it('gives the token back when whether it was voided cannot be read, so the same link can be retried', async () => {
+    const { deps } = setup();
+    const { token, user } = await pendingSignup(deps, 'ada@example.com');
+    const isVoided = deps.tokens.isVoided.bind(deps.tokens);
+    deps.tokens.isVoided = async () => {
+      throw new Error('DynamoDB unavailable');
+    };
+    await expect(verifyEmail(deps, token)).rejects.toThrow('DynamoDB unavailable');
+    expect([...deps.tokens.rows.values()][0]!.usedAt).toBeUndefined();
+    deps.tokens.isVoided = isVoided;
+    expect(await verifyEmail(deps, token)).toMatchObject({ success: true });
+    expect(user.confirmed).toBe(true);
+  });
+});

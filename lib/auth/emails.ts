@@ -43,6 +43,26 @@ export function passwordResetEmail(link: string, validMinutes: number): EmailCon
 }
 
 /**
+ * What an address whose registration is unfinished gets when someone signs
+ * up with it again: the earlier confirmation links no longer work, and the
+ * password is chosen anew through a recovery link, by whoever reads this
+ * mailbox (not whoever signed up first).
+ */
+export function unfinishedSignupEmail(link: string, validMinutes: number): EmailContent {
+  const lines = [
+    'Hello,',
+    'Someone tried to sign up with this e-mail address, which already has a registration that was never finished. The confirmation links sent before no longer work.',
+    `To finish it, choose your password with this link. It works once and for ${validMinutes} minutes.`,
+  ];
+  const closing = 'If it was not you, ignore this e-mail: nobody can sign in with this address until a password is chosen here.';
+  return {
+    subject: 'Finish signing up',
+    text: `${lines.join('\n\n')}\n\n${link}\n\n${closing}\n`,
+    html: layout([...lines, closing].map(escapeHtml), link, 'Choose my password'),
+  };
+}
+
+/**
  * What an address with no account gets when someone asks to reset its
  * password: the same send as a reset e-mail (so the request's timing tells
  * nothing), and useful to whoever owns the address.

@@ -70,7 +70,9 @@ export const authRoutes = {
       400: error(
         "Invalid input (invalid_request), a password that breaks the rule (weak_password), or an address the identity provider's mailer may not write to (email_address_not_authorized)",
       ),
-      409: error('The e-mail address is already registered, verified or not (email_already_registered); nothing about it changes'),
+      409: error(
+        'The e-mail address is already registered, verified or not (email_already_registered). A verified one does not change; an unverified one is contested: its earlier verification links stop working, and the address is e-mailed a link to finish the signup by choosing the password',
+      ),
       429: rateLimited,
     },
   }),
@@ -206,7 +208,7 @@ export const authRoutes = {
           },
         },
       },
-      400: error('The token is wrong, already used or expired (invalid_token); nothing changed'),
+      400: error('The token is wrong, already used or expired, or was issued before a later signup contested the registration (invalid_token); nothing changed'),
     },
   }),
 };

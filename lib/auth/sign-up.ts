@@ -1,17 +1,18 @@
+import { randomBytes, randomUUID } from 'node:crypto';
 import { normaliseEmail } from '../accounts/accounts.ts';
-import { Conflict, InvalidInput } from '../errors.ts';
+import { Conflict, InvalidInput, VendorError } from '../errors.ts';
 import type { IdentityProvider } from '../identity/identity.ts';
 import type { Mailer } from '../integrations/mailer.ts';
 import type { Logger } from '../log.ts';
 import { enforceRateLimits, type RateLimiter } from '../rate-limit/rate-limiter.ts';
 import { rule, toPublicUser, type AuthSettings, type PublicUser } from './auth.ts';
-import { verificationEmail } from './emails.ts';
+import { unfinishedSignupEmail, verificationEmail } from './emails.ts';
 import { assertPasswordAcceptable, passwordRefusedByProvider } from './password-policy.ts';
 import { hashToken, newVerificationToken, type VerificationTokenStore } from './verification-tokens.ts';
 
 export interface SignUpDeps {
-  identity: Pick<IdentityProvider, 'register' | 'deleteUser'>;
-  tokens: Pick<VerificationTokenStore, 'save'>;
+  identity: Pick<IdentityProvider, 'register' | 'deleteUser' | 'canCreateRecoveryLinks' | 'userByEmail' | 'setPasswordAsAdmin' | 'createRecoveryLink'>;
+  tokens: Pick<VerificationTokenStore, 'save' | 'voidLinksOf'>;
   mailer: Mailer;
   limiter: RateLimiter;
   settings: AuthSettings;
@@ -32,7 +33,8 @@ export interface SignUpRequest {
  * 2. Counts the attempt per client IP and per e-mail address (429 past either limit).
  * 3. Registers the user with the identity provider; a taken address is 409,
  *    confirmed or not, however the provider says it (a stand-in user, the
- *    real one, a 429 for its e-mail interval), and nothing else happens.
+ *    real one, a 429 for its e-mail interval). For a confirmed address
+ *    nothing else happens; an unconfirmed one is contested first (below).
  * 4. Stores a new verification token (its hash) with an expiry, and e-mails
  *    the link {portal}/verify?token=<token>.
  * 5. If 4 fails, the registration is undone (the user deleted at the
@@ -55,6 +57,7 @@ export async function signUp(deps: SignUpDeps, request: SignUpRequest): Promise<
   const metadata = definedStrings({ name: request.metadata?.name?.trim(), companyName: request.metadata?.companyName?.trim() });
   const registration = await deps.identity.register({ email, password: request.password, metadata });
   if (registration.outcome === 'already-registered') {
+    await contestUnfinished(deps, email);
     throw new Conflict('An account with this e-mail address already exists', 'email_already_registered');
   }
   if (registration.outcome === 'weak-password') throw passwordRefusedByProvider();
@@ -98,6 +101,57 @@ export async function signUp(deps: SignUpDeps, request: SignUpRequest): Promise<
 
   return { user: toPublicUser(registration.user), session: null };
 }
+
+/**
+ * A signup that meets an unconfirmed registration of its address contests it:
+ * whoever registered first may not be who reads the mailbox, and the first
+ * verification link confirms the address with the first password. Found by an
+ * attack helper: Mallory signs up with the victim's address, the victim's own
+ * signup is 409, the victim follows the only link in their mailbox (hers), and
+ * she logs in with her password. So:
+ * 1. every verification link issued for that user so far is void (verify-email
+ *    refuses them);
+ * 2. its password is replaced by one nobody knows, so no password chosen
+ *    before the mailbox vouched for it ever signs in (confirming the address
+ *    alone would let the first one in);
+ * 3. the mailbox gets a recovery link, as forgot-password makes one, to choose
+ *    the password: opening it confirms the address (recoverVerify in
+ *    supabase/auth's internal/api/verify.go), and the reset page sets the
+ *    password, both by whoever holds the mailbox.
+ * The answer stays 409, counted like any signup. A confirmed address, or no
+ * user (deleted meanwhile), is left alone. Only with the admin interface:
+ * without it the provider re-sends its own confirmation and keeps the first
+ * password (signup.go), and the user cannot be looked up (docs/deploying.md).
+ */
+async function contestUnfinished(deps: SignUpDeps, email: string): Promise<void> {
+  if (!deps.identity.canCreateRecoveryLinks) return;
+  const holder = await deps.identity.userByEmail(email);
+  if (!holder || holder.emailConfirmed) return;
+
+  const now = deps.now?.() ?? new Date();
+  // Kept until every link issued so far has expired anyway.
+  await deps.tokens.voidLinksOf(holder.id, now, Math.floor(now.getTime() / 1000) + deps.settings.verificationTtlHours * 3600);
+  // Before the recovery link: a new password spends the provider's links still out (UpdatePassword, models/user.go).
+  const replaced = await deps.identity.setPasswordAsAdmin(holder.id, unknowablePassword());
+  if (replaced !== 'changed') {
+    throw new VendorError('supabase', `supabase: the password of an unfinished registration could not be replaced (${replaced})`, {
+      transient: true,
+      operation: 'replace the password of an unfinished registration',
+    });
+  }
+  const link = await deps.identity.createRecoveryLink(email, deps.settings.passwordResetRedirect);
+  if (!link) return;
+  deps.log.info('a signup contested an unfinished registration: its links are void, its mailbox is asked to choose the password', { userId: holder.id });
+  await deps.mailer.send({
+    to: email,
+    ...unfinishedSignupEmail(link, Math.round(deps.settings.recoveryTtlSeconds / 60)),
+    idempotencyKey: `finish-signup/${randomUUID()}`,
+    kind: 'finish-signup',
+  });
+}
+
+/** 32 random bytes, with a character of each class a provider's password rule may ask for. */
+const unknowablePassword = () => `${randomBytes(32).toString('base64url')}aA1!`;
 
 async function undoRegistration(deps: Pick<SignUpDeps, 'identity' | 'log'>, userId: string): Promise<void> {
   try {

@@ -1,12 +1,13 @@
-// The attack of the accounts issue, over HTTP, as it was tried: Mallory makes
+// Attacks on who holds an account, over HTTP, as they were tried. Mallory makes
 // her membership sync name a stranger's address, and waits for the stranger
-// to sign up, pay and onboard. Nothing of that may land in Mallory's account,
-// and nothing of Mallory's may reach the stranger.
+// to sign up, pay and onboard: nothing of that may land in Mallory's account,
+// and nothing of Mallory's may reach the stranger. Mallory signs up first with
+// a stranger's address: the address goes to whoever reads its mailbox.
 import { describe, expect, it, vi } from 'vitest';
-import { recorded } from '../support/http.ts';
+import { errorCode, recorded, stack } from '../support/http.ts';
 import { followRun, uniqueToken } from '../support/onboarding.ts';
 import { accountRow, payOnHostedPage } from '../support/payments.ts';
-import { bearer, client, logIn, signedInUser, verifiedUser } from '../support/users.ts';
+import { bearer, client, followResetLink, logIn, mailTo, PASSWORD, signedInUser, verificationToken, verifiedUser } from '../support/users.ts';
 import { deliverWebhook, membershipMember } from '../support/webhooks.ts';
 
 const sessionOf = async (hostedPage: string) => (await recorded<{ id: string; url: string; client_reference_id?: string; customer?: string }[]>('payments')).find((s) => s.url === hostedPage)!;
@@ -64,5 +65,52 @@ describe('a membership sync that names a stranger', () => {
     const again = await mallory.client.get('/api/checkout?plan=pro', bearer(mallory.accessToken));
     expect(again.status).toBe(303);
     expect((await sessionOf(again.headers.get('location')!)).customer ?? null).not.toBe(strangerCustomer);
+  });
+});
+
+// Found by an attack helper: Mallory signed up with the victim's address and her own password; the
+// victim's own signup was 409 and nothing more, so they followed the only confirmation link in their
+// mailbox (hers), and she logged in as them and took an invitation meant for them.
+describe('signup of an address somebody else registered first', () => {
+  it("gives the address to whoever reads its mailbox: the victim's signup voids the first registrant's link, and the victim chooses the password", async () => {
+    const victimEmail = `${crypto.randomUUID()}@victim.example`;
+    const mallory = client();
+    expect((await mallory.post('/api/auth/signup', { email: victimEmail, password: 'Mallory123' })).status).toBe(201);
+    const mallorysLink = await verificationToken(victimEmail);
+
+    // The victim signs up: 409, as the contract says for a taken address...
+    const victim = client();
+    const signup = await victim.post('/api/auth/signup', { email: victimEmail, password: PASSWORD });
+    expect([signup.status, errorCode(signup)]).toEqual([409, 'email_already_registered']);
+    // ...and the confirmation link Mallory's signup sent no longer works, now or later.
+    const followed = await victim.post('/api/verify-email', { token: mallorysLink });
+    expect([followed.status, errorCode(followed)]).toEqual([400, 'invalid_token']);
+    expect((await victim.post('/api/verify-email', { token: mallorysLink })).status).toBe(400);
+
+    // The mailbox is asked to finish the signup by choosing a password, through a recovery link.
+    const finish = (await mailTo(victimEmail)).filter((m) => m.subject === 'Finish signing up');
+    expect(finish).toHaveLength(1);
+    expect(finish[0]!.text).toContain('Someone tried to sign up with this e-mail address');
+    const link = await followResetLink(victimEmail, 'Finish signing up');
+    expect(link).toMatchObject({ landing: `${stack().env.PORTAL_URL}/reset-password`, type: 'recovery' });
+    expect((await victim.post('/api/auth/reset-password', { token: link.token, password: 'Victim456' })).status).toBe(200);
+
+    // The victim's password logs in; Mallory's never does.
+    const login = await logIn(victim, victimEmail, 'Victim456');
+    expect(login.status).toBe(200);
+    expect(login.body.user.email_confirmed).toBe(true);
+    expect((await logIn(mallory, victimEmail, 'Mallory123')).status).toBe(401);
+  });
+
+  it('leaves a confirmed address alone: a repeat signup is 409, sends nothing, and changes no password', async () => {
+    const owner = client();
+    const { email } = await verifiedUser(owner);
+    const mailsBefore = (await mailTo(email)).length;
+    const mallory = client();
+    const again = await mallory.post('/api/auth/signup', { email, password: 'Mallory123' });
+    expect([again.status, errorCode(again)]).toEqual([409, 'email_already_registered']);
+    expect(await mailTo(email)).toHaveLength(mailsBefore);
+    expect((await logIn(owner, email)).status).toBe(200);
+    expect((await logIn(mallory, email, 'Mallory123')).status).toBe(401);
   });
 });

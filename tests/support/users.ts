@@ -32,10 +32,10 @@ export async function mailTo(email: string): Promise<MailboxEmail[]> {
   return (await recorded<MailboxEmail[]>('emails')).filter((m) => m.to.includes(email));
 }
 
-/** The reset link of the newest reset e-mail to this address, followed as a browser would. */
-export async function followResetLink(email: string) {
-  const [mail] = (await mailTo(email)).filter((m) => m.subject === 'Reset your password');
-  if (!mail) throw new Error(`no reset e-mail to ${email}`);
+/** The reset link of the newest reset e-mail (or other e-mail with a recovery link) to this address, followed as a browser would. */
+export async function followResetLink(email: string, subject = 'Reset your password') {
+  const [mail] = (await mailTo(email)).filter((m) => m.subject === subject);
+  if (!mail) throw new Error(`no e-mail '${subject}' to ${email}`);
   const link = /https?:\/\/\S+\/auth\/v1\/verify\?\S+/.exec(mail.text)![0];
   expect(mail.html).toContain(link.replaceAll('&', '&amp;'));
   const res = await fetch(link, { redirect: 'manual' });

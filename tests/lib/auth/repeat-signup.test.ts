@@ -3,14 +3,14 @@
 // answers as supabase/auth's signup.go does: within 60 s of the last
 // confirmation e-mail a 429, past it the REAL user (and the old password
 // kept), for a confirmed address an obfuscated user. Whatever the provider
-// answers, the signup must say 409 and change nothing: no token, no e-mail,
-// no password, and above all no deletion of the user who already exists.
-// With and without the service-role key: the adapter tells the cases apart
-// differently in each.
+// answers, the signup says 409 and deletes nobody. Without the service-role
+// key it changes nothing (no token, no e-mail, no password); with it, an
+// unconfirmed registration is contested (sign-up.ts): its links are void, its
+// password is replaced, and the mailbox gets a recovery link to choose one.
 import { describe, expect, it } from 'vitest';
 import { signUp } from '../../../lib/auth/sign-up.ts';
 import { verifyEmail } from '../../../lib/auth/verify-email.ts';
-import { Conflict } from '../../../lib/errors.ts';
+import { Conflict, InvalidInput, VendorError } from '../../../lib/errors.ts';
 import type { IdentityProvider } from '../../../lib/identity/identity.ts';
 import { supabaseIdentity } from '../../../lib/identity/supabase-identity.ts';
 import { supabaseVendor } from '../../../local/emulators/supabase.ts';
@@ -37,10 +37,8 @@ const backdate = (email: string, seconds: number) =>
   fetch(`${emu.url}/_local/supabase/backdate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, seconds }) });
 const tokenIn = (text: string) => /verify\?token=([A-Za-z0-9_-]+)/.exec(text)![1]!;
 
-describe.each([
-  ['with the service-role key', withKey],
-  ['without the service-role key', withoutKey],
-])('a repeated signup %s', (_, provider) => {
+describe('a repeated signup without the service-role key', () => {
+  const provider = withoutKey;
   it('answers 409 within the 60 s resend interval (where the provider says 429)', async () => {
     const { deps, signUpAs } = service(provider());
     const email = `${crypto.randomUUID()}@example.com`;
@@ -93,5 +91,67 @@ describe.each([
     expect(repeated).toBeInstanceOf(Conflict);
     await withKey().confirmEmail(user!.id);
     expect(await withKey().signIn(email, FIRST)).toMatchObject({ outcome: 'signed-in' });
+  });
+});
+
+describe('a repeated signup with the service-role key', () => {
+  const verifyDeps = (tokens: MemoryTokens) => {
+    const accounts = new MemoryAccounts();
+    return { identity: withKey(), tokens, accounts, slugs: accounts, memberships: fakeMemberships(), settings };
+  };
+  /** The recovery link of the finish-signup e-mail, opened as a browser would: the token of its session. */
+  const recoveryTokenIn = async (text: string) => {
+    const link = /https?:\/\/\S+\/auth\/v1\/verify\?\S+/.exec(text)![0];
+    const landing = new URL((await fetch(link, { redirect: 'manual' })).headers.get('location')!);
+    return new URLSearchParams(landing.hash.slice(1)).get('access_token')!;
+  };
+
+  it('contests an unconfirmed registration, inside the resend interval or past it: 409, the first link void, the first password gone, one e-mail to choose a password', async () => {
+    const { deps, signUpAs } = service(withKey());
+    const email = `${crypto.randomUUID()}@example.com`;
+    await signUpAs(email, FIRST);
+    const [user] = await providerUsers(email);
+    const firstToken = tokenIn(deps.mailer.sent[0]!.text);
+
+    const repeated = await signUpAs(email, SECOND).catch((e) => e);
+    expect(repeated).toBeInstanceOf(Conflict);
+    expect(repeated.code).toBe('email_already_registered');
+    expect(deps.mailer.sent.map((m) => [m.kind, m.subject])).toEqual([
+      ['verify-email', 'Confirm your e-mail address'],
+      ['finish-signup', 'Finish signing up'],
+    ]);
+    expect(deps.tokens.rows.size).toBe(1);
+    expect(await providerUsers(email)).toEqual([expect.objectContaining({ id: user!.id, email_confirmed_at: null })]);
+
+    const refused = await verifyEmail(verifyDeps(deps.tokens), firstToken).catch((e) => e);
+    expect(refused).toBeInstanceOf(InvalidInput);
+    expect(refused.code).toBe('invalid_token');
+    expect(await withKey().signIn(email, FIRST)).toEqual({ outcome: 'invalid-credentials' });
+    expect(await withKey().signIn(email, SECOND)).toEqual({ outcome: 'invalid-credentials' });
+
+    // Opening the link confirms the address (recoverVerify); the password is whatever the mailbox chooses there.
+    const session = await withKey().openRecoverySession(await recoveryTokenIn(deps.mailer.sent[1]!.text));
+    expect(session?.user).toMatchObject({ id: user!.id, emailConfirmed: true });
+    expect(await session!.updatePassword('Mailbox789')).toBe('changed');
+    expect(await withKey().signIn(email, 'Mailbox789')).toMatchObject({ outcome: 'signed-in', user: { id: user!.id } });
+
+    // Confirmed now: a repeat is still 409, and changes nothing.
+    expect(await signUpAs(email, SECOND).catch((e) => e)).toBeInstanceOf(Conflict);
+    expect(deps.mailer.sent).toHaveLength(2);
+    expect(await withKey().signIn(email, 'Mailbox789')).toMatchObject({ outcome: 'signed-in' });
+  });
+
+  it('deletes nobody when the e-mail of a contest fails: the failure is the answer, and the next signup sends it', async () => {
+    const { deps, signUpAs } = service(withKey());
+    const email = `${crypto.randomUUID()}@example.com`;
+    await signUpAs(email, FIRST);
+    const [user] = await providerUsers(email);
+
+    deps.mailer.failing = true;
+    expect(await signUpAs(email, SECOND).catch((e) => e)).toBeInstanceOf(VendorError);
+    expect(await providerUsers(email)).toEqual([expect.objectContaining({ id: user!.id })]);
+    deps.mailer.failing = false;
+    expect(await signUpAs(email, SECOND).catch((e) => e)).toBeInstanceOf(Conflict);
+    expect(deps.mailer.sent.map((m) => m.kind)).toEqual(['verify-email', 'finish-signup']);
   });
 });

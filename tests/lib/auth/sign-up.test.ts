@@ -151,3 +151,62 @@ describe('signing up', () => {
     await expect(signUp(setup(), request({ password: '' }))).rejects.toBeInstanceOf(InvalidInput);
   });
 });
+
+describe('signing up with an address whose registration is unfinished', () => {
+  it('contests it: 409, the earlier links void, the password replaced, and one e-mail with a recovery link to the reset page', async () => {
+    const deps = setup();
+    const mallory = deps.identity.addUser('victim@example.com', 'Mallory123', false);
+    const repeated = await signUp(deps, request({ email: 'Victim@Example.com' })).catch((e) => e);
+    expect(repeated).toBeInstanceOf(Conflict);
+    expect(repeated.code).toBe('email_already_registered');
+    expect(await deps.tokens.isVoided({ userId: mallory.id, createdAt: NOW.toISOString() })).toBe(true);
+    expect(mallory.password).not.toBe('Mallory123');
+    expect(mallory.password).not.toBe('Secret123');
+    expect(mallory.confirmed).toBe(false);
+    const [mail] = deps.mailer.sent;
+    expect(deps.mailer.sent).toHaveLength(1);
+    expect(mail).toMatchObject({ to: 'victim@example.com', kind: 'finish-signup', subject: 'Finish signing up' });
+    expect(mail!.text).toContain(`redirect_to=${encodeURIComponent(settings.passwordResetRedirect)}`);
+    expect(mail!.text).toContain('works once and for 60 minutes');
+    expect(deps.tokens.rows.size).toBe(0);
+    expect(deps.identity.deletedUsers).toEqual([]);
+  });
+
+  it('counts the contest under the signup limits, before anything is looked up', async () => {
+    const deps = setup({ settings: withLimits({ perEmail: { limit: 1, windowSeconds: 900 } }) });
+    deps.identity.addUser('victim@example.com', 'Mallory123', false);
+    await expect(signUp(deps, request({ email: 'victim@example.com' }))).rejects.toBeInstanceOf(Conflict);
+    await expect(signUp(deps, request({ email: 'victim@example.com' }))).rejects.toBeInstanceOf(RateLimited);
+    expect(deps.mailer.sent).toHaveLength(1);
+  });
+
+  it('leaves a confirmed address alone: 409, nothing sent, nothing voided, the password kept', async () => {
+    const deps = setup();
+    const owner = deps.identity.addUser('owner@example.com', 'Owner1234', true);
+    await expect(signUp(deps, request({ email: 'owner@example.com' }))).rejects.toBeInstanceOf(Conflict);
+    expect(deps.mailer.sent).toEqual([]);
+    expect(deps.identity.adminPasswordSets).toEqual([]);
+    expect(deps.identity.recoveryLinksMade).toBe(0);
+    expect(await deps.tokens.isVoided({ userId: owner.id, createdAt: NOW.toISOString() })).toBe(false);
+    expect(owner.password).toBe('Owner1234');
+  });
+
+  it('without the admin interface changes nothing: the provider re-sends its own confirmation (signup.go)', async () => {
+    const deps = setup();
+    deps.identity.canCreateRecoveryLinks = false;
+    const first = deps.identity.addUser('victim@example.com', 'Mallory123', false);
+    await expect(signUp(deps, request({ email: 'victim@example.com' }))).rejects.toBeInstanceOf(Conflict);
+    expect(deps.mailer.sent).toEqual([]);
+    expect(first.password).toBe('Mallory123');
+    expect(await deps.tokens.isVoided({ userId: first.id, createdAt: NOW.toISOString() })).toBe(false);
+  });
+
+  it('answers the failure when the e-mail cannot be sent, having voided the links all the same, and deletes nobody', async () => {
+    const deps = setup();
+    const mallory = deps.identity.addUser('victim@example.com', 'Mallory123', false);
+    deps.mailer.failing = true;
+    await expect(signUp(deps, request({ email: 'victim@example.com' }))).rejects.toBeInstanceOf(VendorError);
+    expect(await deps.tokens.isVoided({ userId: mallory.id, createdAt: NOW.toISOString() })).toBe(true);
+    expect(deps.identity.users).toHaveLength(1);
+  });
+});

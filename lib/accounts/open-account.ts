@@ -27,9 +27,12 @@ export const firstAccountIdOf = (userId: string) => derivedAccountId(`first-acco
 /**
  * Opens an account for the user, with them as its owner and its contact (the
  * member record an onboarding by the portal's backend finds it by), and
- * answers it. The first is at firstAccountIdOf(user) (a half-done opening
- * there is finished); a user who has left that one gets a fresh id, so
- * leaving an account is never undone by opening another.
+ * answers it. It never touches an account the user has a membership of: the
+ * first is at firstAccountIdOf(user) only while they have none there (a fresh
+ * opening, or a half-done one: the account saved, the owner not yet joined,
+ * which is finished); once they joined it, in any role, or left or were
+ * removed, every opening gets a fresh id. So opening an account never
+ * rewrites one they were demoted in, and leaving one is never undone.
  */
 export async function openAccountFor(
   deps: OpenAccountDeps,
@@ -39,10 +42,32 @@ export async function openAccountFor(
 ): Promise<Account> {
   const email = normaliseEmail(user.email);
   const first = firstAccountIdOf(user.id);
-  const left = (await deps.memberships.get(first, user.id))?.status === 'removed';
-  const id = left ? (deps.newId ?? randomUUID)() : first;
+  const joined = (await deps.memberships.get(first, user.id)) !== undefined;
+  const id = joined ? (deps.newId ?? randomUUID)() : first;
   const account = await deps.accounts.saveAccountDetails(id, { contact_email: email, ...details, created_by: user.id });
   await deps.memberships.join({ accountId: id, userId: user.id, email, role: 'owner', via: 'created' });
   await deps.accounts.claimMember({ email, account_id: id, role: 'owner', user_id: user.id, ...(name ? { name } : {}) });
   return account;
+}
+
+/**
+ * The account a user in no account opens without asking for one (verifying a
+ * signup that named a company, their first checkout or onboarding). Such
+ * openings of one user at once converge on their first account: one that
+ * finds it already opened by its twin (an active owner who created it) is
+ * answered that account, unchanged; anything else opens as openAccountFor.
+ */
+export async function openFirstAccountFor(
+  deps: OpenAccountDeps & { accounts: Pick<AccountStore, 'getAccount'> },
+  user: Pick<IdentityUser, 'id' | 'email'>,
+  details: AccountDetails = {},
+  name?: string,
+): Promise<Account> {
+  const first = firstAccountIdOf(user.id);
+  const there = await deps.memberships.get(first, user.id);
+  if (there?.status === 'active' && there.role === 'owner' && there.joined_via === 'created') {
+    const opened = await deps.accounts.getAccount(first);
+    if (opened) return opened;
+  }
+  return openAccountFor(deps, user, details, name);
 }

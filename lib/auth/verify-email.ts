@@ -1,7 +1,7 @@
 import type { AccountStore, SlugRegistry } from '../accounts/accounts.ts';
 import { assignPortalSlug } from '../accounts/assign-portal-slug.ts';
 import { activeOnly, type MembershipStore } from '../accounts/memberships.ts';
-import { openAccountFor } from '../accounts/open-account.ts';
+import { openFirstAccountFor } from '../accounts/open-account.ts';
 import { InvalidInput } from '../errors.ts';
 import type { IdentityProvider } from '../identity/identity.ts';
 import type { AuthSettings } from './auth.ts';
@@ -73,6 +73,6 @@ async function portalSlugFor(deps: VerifyEmailDeps, verification: ConsumedVerifi
   const first = accounts[0];
   if (first) return first.company_name ? (await assignPortalSlug(deps, first.id, first.company_name)).portalSlug : undefined;
   if (!companyName) return undefined;
-  const account = await openAccountFor(deps, { id: userId, email }, { company_name: companyName }, name);
+  const account = await openFirstAccountFor(deps, { id: userId, email }, { company_name: companyName }, name);
   return (await assignPortalSlug(deps, account.id, companyName)).portalSlug;
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { normaliseEmail, type AccountStore } from '../accounts/accounts.ts';
 import type { MembershipStore } from '../accounts/memberships.ts';
-import { openAccountFor } from '../accounts/open-account.ts';
+import { openFirstAccountFor } from '../accounts/open-account.ts';
 import { ConfigError, type RateLimit } from '../config.ts';
 import { Forbidden, InvalidInput, NotFound } from '../errors.ts';
 import type { Grant } from '../http/guard.ts';
@@ -64,7 +64,7 @@ export async function checkoutRedirect(deps: CheckoutDeps, request: CheckoutRedi
   if (!plan) throw invalidPlan('/query/plan', PLANS);
   const email = normaliseEmail(user.email);
   const granted = request.grant.account;
-  const account = granted ? await deps.accounts.getAccount(granted.id) : await openAccountFor(deps, user);
+  const account = granted ? await deps.accounts.getAccount(granted.id) : await openFirstAccountFor(deps, user);
   if (!account) throw new NotFound('No such account, or not one you belong to');
 
   if (plan === 'free') {

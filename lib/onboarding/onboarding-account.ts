@@ -13,7 +13,7 @@
 // An e-mail address alone never makes anyone a member of anything.
 import { heldForCopy, normaliseEmail, type AccountStore } from '../accounts/accounts.ts';
 import { ownerships, type MembershipStore } from '../accounts/memberships.ts';
-import { derivedAccountId, openAccountFor } from '../accounts/open-account.ts';
+import { derivedAccountId, openFirstAccountFor } from '../accounts/open-account.ts';
 import { issue, type TeamDeps } from '../accounts/team.ts';
 import { Forbidden, NotFound } from '../errors.ts';
 import type { Grant } from '../http/guard.ts';
@@ -36,7 +36,7 @@ export async function onboardingAccount(deps: OnboardingAccountDeps, grant: Gran
     if (normaliseEmail(caller.user.email) !== intake.email) {
       throw new Forbidden('The onboarding form must carry your own e-mail address', 'not_your_email');
     }
-    return grant.account?.id ?? (await openAccountFor(deps, caller.user)).id;
+    return grant.account?.id ?? (await openFirstAccountFor(deps, caller.user)).id;
   }
   if (grant.account) {
     if (!(await deps.accounts.getAccount(grant.account.id))) throw new NotFound('No such account');

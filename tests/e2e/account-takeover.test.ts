@@ -2,7 +2,9 @@
 // her membership sync name a stranger's address, and waits for the stranger
 // to sign up, pay and onboard: nothing of that may land in Mallory's account,
 // and nothing of Mallory's may reach the stranger. Mallory signs up first with
-// a stranger's address: the address goes to whoever reads its mailbox.
+// a stranger's address: the address goes to whoever reads its mailbox. The
+// others were found by an attack helper: opening an account rewrote one the
+// caller did not own, and invitations outlived their inviter's say.
 import { describe, expect, it, vi } from 'vitest';
 import { errorCode, recorded, stack } from '../support/http.ts';
 import { followRun, uniqueToken } from '../support/onboarding.ts';
@@ -112,5 +114,60 @@ describe('signup of an address somebody else registered first', () => {
     expect(await mailTo(email)).toHaveLength(mailsBefore);
     expect((await logIn(owner, email)).status).toBe(200);
     expect((await logIn(mallory, email, 'Mallory123')).status).toBe(401);
+  });
+});
+
+async function owner(companyName = `Team ${crypto.randomUUID().slice(0, 6)}`) {
+  const person = await signedInUser({ companyName });
+  const me = await person.client.get('/api/auth/me', bearer(person.accessToken));
+  expect(me.body.accounts).toEqual([expect.objectContaining({ role: 'owner' })]);
+  return { ...person, auth: bearer(person.accessToken), accountId: me.body.accounts[0].accountId as string, companyName };
+}
+
+/** Someone who signs up with this address (no company) and logs in. */
+async function person(email = `${crypto.randomUUID()}@example.com`) {
+  const c = client();
+  await verifiedUser(c, undefined, email);
+  const token = (await logIn(c, email)).body.session.access_token as string;
+  return { email, client: c, auth: bearer(token) };
+}
+
+type Who = { client: ReturnType<typeof client>; auth: Record<string, string>; email: string };
+
+async function join(inviter: Who, accountId: string, invitee: Who, role: 'owner' | 'admin' | 'member') {
+  const invited = await inviter.client.post(`/api/accounts/${accountId}/invitations`, { email: invitee.email, role }, inviter.auth);
+  expect(invited.status).toBe(201);
+  expect((await invitee.client.post(`/api/invitations/${invited.body.invitationId}/accept`, undefined, invitee.auth)).status).toBe(200);
+}
+
+const userIdOf = async (viewer: Who, accountId: string, email: string) =>
+  (await viewer.client.get(`/api/accounts/${accountId}/members`, viewer.auth)).body.members.find((m: { email: string }) => m.email === email).userId as string;
+
+describe('POST /api/accounts by someone who is only a member of their first account', () => {
+  it('opens a new account they own, and leaves the one they were demoted in as it was', async () => {
+    // The attack: a creator demoted to member asked to open an account and was answered with her first
+    // account, its company name, contact and creator overwritten, and her role reported as owner.
+    const alice = await owner();
+    const bob = await person();
+    await join(alice, alice.accountId, bob, 'owner');
+    const aliceId = await userIdOf(bob, alice.accountId, alice.email);
+    expect((await bob.client.patch(`/api/accounts/${alice.accountId}/members/${aliceId}`, { role: 'member' }, bob.auth)).status).toBe(200);
+    // As a member she may not change the account's details through onboarding.
+    expect((await alice.client.post('/api/onboarding-v2', { email: alice.email, companyName: 'Hijacked Ltd', accountId: alice.accountId }, alice.auth)).status).toBe(403);
+    const before = await accountRow(alice.accountId);
+
+    const opened = await alice.client.post('/api/accounts', { companyName: 'Hijacked Ltd' }, alice.auth);
+    expect(opened.status).toBe(201);
+    expect(opened.body).toMatchObject({ role: 'owner', companyName: 'Hijacked Ltd' });
+    expect(opened.body.accountId).not.toBe(alice.accountId);
+
+    const after = await accountRow(alice.accountId);
+    expect({ company_name: after.company_name, contact_email: after.contact_email, created_by: after.created_by }).toEqual({
+      company_name: before.company_name,
+      contact_email: before.contact_email,
+      created_by: before.created_by,
+    });
+    expect((await bob.client.get(`/api/accounts/${alice.accountId}`, bob.auth)).body.companyName).toBe(alice.companyName);
+    expect((await alice.client.get(`/api/accounts/${alice.accountId}`, alice.auth)).body.role).toBe('member');
   });
 });

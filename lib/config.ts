@@ -360,9 +360,18 @@ export function rateLimitSettings(env: Env = process.env) {
 }
 export type RateLimits = ReturnType<typeof rateLimitSettings>;
 
-/** Invitation e-mails per account (every kind: a person's, a sync's, the service's). */
+/** Invitation e-mails per account (every kind: a person's, a sync's, the service's), and per inviting person. */
 export function invitationLimit(env: Env = process.env): RateLimit {
   return section(env, (r) => r.limit('RATE_LIMIT_INVITATIONS', '50/3600'));
+}
+
+/**
+ * Accounts a signed-in user opens with POST /api/accounts (the first, opened
+ * at verification, checkout or onboarding, is not counted): each account is a
+ * new invitation budget and a new company name.
+ */
+export function accountOpeningLimit(env: Env = process.env): RateLimit {
+  return section(env, (r) => r.limit('RATE_LIMIT_ACCOUNTS', '10/86400'));
 }
 
 /**

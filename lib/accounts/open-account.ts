@@ -1,13 +1,21 @@
 // A person creates an account, and is its owner: the one way, besides
 // accepting an invitation, to become a member of one.
 import { createHash, randomUUID } from 'node:crypto';
+import type { RateLimit } from '../config.ts';
 import type { IdentityUser } from '../identity/identity.ts';
+import { enforceRateLimits, type RateLimiter } from '../rate-limit/rate-limiter.ts';
 import { normaliseEmail, type Account, type AccountDetails, type AccountStore } from './accounts.ts';
 import type { MembershipStore } from './memberships.ts';
 
 export interface OpenAccountDeps {
   accounts: Pick<AccountStore, 'saveAccountDetails' | 'claimMember'>;
   memberships: Pick<MembershipStore, 'join' | 'get'>;
+  /**
+   * How many accounts a person may open per window, for openings they ask
+   * for (POST /api/accounts): each is a fresh invitation budget and a fresh
+   * company name in the agency's e-mails.
+   */
+  openingLimit?: { limiter: RateLimiter; limit: RateLimit };
   newId?: () => string;
 }
 
@@ -32,7 +40,8 @@ export const firstAccountIdOf = (userId: string) => derivedAccountId(`first-acco
  * opening, or a half-done one: the account saved, the owner not yet joined,
  * which is finished); once they joined it, in any role, or left or were
  * removed, every opening gets a fresh id. So opening an account never
- * rewrites one they were demoted in, and leaving one is never undone.
+ * rewrites one they were demoted in, and leaving one is never undone. Past
+ * the opening limit (when the deps hold one): 429, nothing written.
  */
 export async function openAccountFor(
   deps: OpenAccountDeps,
@@ -40,6 +49,9 @@ export async function openAccountFor(
   details: AccountDetails = {},
   name?: string,
 ): Promise<Account> {
+  if (deps.openingLimit) {
+    await enforceRateLimits(deps.openingLimit.limiter, [{ rule: { name: 'accounts-user', ...deps.openingLimit.limit }, subject: user.id }]);
+  }
   const email = normaliseEmail(user.email);
   const first = firstAccountIdOf(user.id);
   const joined = (await deps.memberships.get(first, user.id)) !== undefined;

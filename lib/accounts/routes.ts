@@ -101,7 +101,12 @@ export const accountRoutes = {
     tag: 'accounts',
     access: { who: 'user' },
     body: { type: 'object', additionalProperties: false, required: ['companyName'], properties: { companyName: { type: 'string', minLength: 1, maxLength: 200 } } },
-    responses: { 201: { description: 'The new account', schema: accountView }, 400: refused[400], 401: refused[401] },
+    responses: {
+      201: { description: 'The new account', schema: accountView },
+      400: refused[400],
+      401: refused[401],
+      429: { description: 'You have opened RATE_LIMIT_ACCOUNTS accounts in the window; Retry-After says when to try again; nothing was made' },
+    },
   }),
   getAccount: route({
     method: 'GET',
@@ -187,7 +192,7 @@ export const accountRoutes = {
       201: { description: 'Invited; the e-mail is on its way', schema: invitation },
       ...refused,
       409: { description: 'Already a member (already_member), or an open invitation exists (invitation_pending)' },
-      429: { description: 'The account has sent RATE_LIMIT_INVITATIONS invitation e-mails in the window; Retry-After says when to try again; nothing was kept' },
+      429: { description: 'The account, or you in all your accounts, sent RATE_LIMIT_INVITATIONS invitation e-mails in the window; Retry-After says when to try again; nothing was kept' },
       500: { description: 'The invitation e-mail could not be sent; nothing was kept' },
     },
   }),

@@ -27,9 +27,11 @@ export interface TeamDeps {
   /** Invitation links go to {portalUrl}/invitations/<id>. */
   portalUrl: string;
   /**
-   * How many invitation e-mails an account may send per window: without a
-   * limit, anyone could sign up with a company name of their choosing and
-   * have the agency's domain mail it to any address.
+   * How many invitation e-mails an account may send per window, and a person
+   * inviting, in all their accounts: without a limit, anyone could sign up
+   * with a company name of their choosing and have the agency's domain mail
+   * it to any address (and with a limit per account only, open account after
+   * account).
    */
   invitationLimit?: { limiter: RateLimiter; limit: RateLimit };
   now?: () => Date;
@@ -125,7 +127,9 @@ export async function openInvitation(deps: Pick<TeamDeps, 'invitations' | 'now'>
  * and is the answer (a person inviting someone learns it did not go out).
  * Without e-mail settings at all, nothing is e-mailed. Past the account's
  * invitation limit, the same: kept unsent (and logged) with `keepIfUnsent`,
- * else refused with 429 before anything is written.
+ * else refused with 429 before anything is written. A person's invitations
+ * are also counted per person, by the same limit, so that opening another
+ * account does not open another budget.
  */
 export async function issue(
   deps: TeamDeps,
@@ -143,11 +147,11 @@ export async function issue(
     created_at: at.toISOString(),
     expires_at: Math.floor(at.getTime() / 1000) + INVITATION_TTL_DAYS * 86_400,
   };
-  const allowed = deps.mailer ? await withinInvitationLimit(deps, request.accountId) : { allowed: true, retryAfterSeconds: 0 };
-  if (!allowed.allowed && !options.keepIfUnsent) throw new RateLimited('This account has sent too many invitations; try again later', allowed.retryAfterSeconds);
+  const limited = deps.mailer ? await pastInvitationLimit(deps, request) : undefined;
+  if (limited && !options.keepIfUnsent) throw limited;
   await deps.invitations.create(invitation);
   if (!deps.mailer) return invitation;
-  if (!allowed.allowed) {
+  if (limited) {
     options.keepIfUnsent!.warn('an invitation was not e-mailed: the account is past its invitation limit; it waits for the invitee to sign in', {
       invitationId: invitation.id,
       accountId: invitation.account_id,
@@ -178,8 +182,23 @@ export async function issue(
   return invitation;
 }
 
-const withinInvitationLimit = (deps: TeamDeps, accountId: string) =>
-  deps.invitationLimit ? deps.invitationLimit.limiter.hit({ name: 'invitations-account', ...deps.invitationLimit.limit }, accountId) : { allowed: true, retryAfterSeconds: 0 };
+/**
+ * Counts one invitation e-mail against the limits, and answers the refusal
+ * past one: the inviting person's first (so one person's refused invitations
+ * do not use up their account's budget for its other members), then the
+ * account's. The internal service, syncs, purchases and the migration count
+ * per account only.
+ */
+async function pastInvitationLimit(deps: TeamDeps, request: { accountId: string; invitedBy: Inviter }): Promise<RateLimited | undefined> {
+  if (!deps.invitationLimit) return undefined;
+  const { limiter, limit } = deps.invitationLimit;
+  if (request.invitedBy.kind === 'user') {
+    const mine = await limiter.hit({ name: 'invitations-user', ...limit }, request.invitedBy.userId);
+    if (!mine.allowed) return new RateLimited('You have sent too many invitations; try again later', mine.retryAfterSeconds);
+  }
+  const account = await limiter.hit({ name: 'invitations-account', ...limit }, request.accountId);
+  return account.allowed ? undefined : new RateLimited('This account has sent too many invitations; try again later', account.retryAfterSeconds);
+}
 
 /**
  * The signed-in user accepts an invitation sent to their verified address,

@@ -1,12 +1,13 @@
 // The account functions' stores and settings, built once per Lambda instance;
 // the mailer comes from ../adapters.ts.
 import { mailer } from '../adapters.ts';
-import { invitationLimit, portalUrls } from '../config.ts';
+import { accountOpeningLimit, invitationLimit, portalUrls } from '../config.ts';
 import { dynamodbRateLimiter } from '../rate-limit/dynamodb-rate-limiter.ts';
 import { db, tables } from '../store/dynamodb.ts';
 import { dynamodbAccounts } from './dynamodb-accounts.ts';
 import { dynamodbInvitations } from './dynamodb-invitations.ts';
 import { dynamodbMemberships } from './dynamodb-memberships.ts';
+import type { OpenAccountDeps } from './open-account.ts';
 import type { TeamDeps } from './team.ts';
 
 export const accountStore = dynamodbAccounts({ db, tables });
@@ -24,3 +25,11 @@ const makeTeamDeps = (): TeamDeps => ({
   invitationLimit: { limiter: dynamodbRateLimiter({ db, tables }), limit: invitationLimit() },
 });
 export const teamDeps = /* @__PURE__ */ makeTeamDeps();
+
+/** What opening an account on request needs: the store, and the limit of openings per person. */
+const makeOpenAccountDeps = (): OpenAccountDeps => ({
+  accounts: accountStore,
+  memberships,
+  openingLimit: { limiter: dynamodbRateLimiter({ db, tables }), limit: accountOpeningLimit() },
+});
+export const openAccountDeps = /* @__PURE__ */ makeOpenAccountDeps();

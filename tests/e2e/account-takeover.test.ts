@@ -4,7 +4,8 @@
 // and nothing of Mallory's may reach the stranger. Mallory signs up first with
 // a stranger's address: the address goes to whoever reads its mailbox. The
 // others were found by an attack helper: opening an account rewrote one the
-// caller did not own, and invitations outlived their inviter's say.
+// caller did not own, opening account after account escaped the invitation
+// limit, and invitations outlived their inviter's say.
 import { describe, expect, it, vi } from 'vitest';
 import { errorCode, recorded, stack } from '../support/http.ts';
 import { followRun, uniqueToken } from '../support/onboarding.ts';
@@ -169,5 +170,42 @@ describe('POST /api/accounts by someone who is only a member of their first acco
     });
     expect((await bob.client.get(`/api/accounts/${alice.accountId}`, bob.auth)).body.companyName).toBe(alice.companyName);
     expect((await alice.client.get(`/api/accounts/${alice.accountId}`, alice.auth)).body.role).toBe('member');
+  });
+});
+
+describe('the per-account invitation limit', () => {
+  it('cannot be escaped by opening account after account: one person gets at most RATE_LIMIT_INVITATIONS e-mails out per window, and opens at most RATE_LIMIT_ACCOUNTS accounts', { timeout: 240_000 }, async () => {
+    // The attack: leave the first account (a co-owner stays), then every POST /api/accounts was a fresh
+    // account with a fresh invitation budget; invitation #51 went out with a spam company name.
+    const limit = Number((stack().env.RATE_LIMIT_INVITATIONS || '50/3600').split('/')[0]);
+    const opening = Number((stack().env.RATE_LIMIT_ACCOUNTS || '10/86400').split('/')[0]);
+    const spammer = await owner('Acme Prize Draw');
+    await join(spammer, spammer.accountId, await person(), 'owner');
+    expect((await spammer.client.post(`/api/accounts/${spammer.accountId}/leave`, undefined, spammer.auth)).status).toBe(204);
+
+    const spam = { companyName: 'You won a prize - claim it at prize.example' };
+    const a2 = await spammer.client.post('/api/accounts', spam, spammer.auth);
+    const a3 = await spammer.client.post('/api/accounts', spam, spammer.auth);
+    expect([a2.status, a3.status]).toEqual([201, 201]);
+    expect(a3.body.accountId).not.toBe(a2.body.accountId);
+
+    const target = (i: number) => `victim-${i}-${crypto.randomUUID().slice(0, 8)}@target.example`;
+    // Her invitation of the co-owner counted: one person, one budget.
+    for (let i = 1; i < limit; i++) expect((await spammer.client.post(`/api/accounts/${a2.body.accountId}/invitations`, { email: target(i) }, spammer.auth)).status, `${i}`).toBe(201);
+    expect((await spammer.client.post(`/api/accounts/${a2.body.accountId}/invitations`, { email: target(limit) }, spammer.auth)).status).toBe(429);
+
+    // The same person, in the same window, in the next account: refused, and nothing e-mailed.
+    const next = target(limit + 1);
+    const more = await spammer.client.post(`/api/accounts/${a3.body.accountId}/invitations`, { email: next }, spammer.auth);
+    expect([more.status, errorCode(more)]).toEqual([429, 'rate_limited']);
+    expect(Number(more.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await mailTo(next)).toEqual([]);
+    expect((await spammer.client.get(`/api/accounts/${a3.body.accountId}/invitations`, spammer.auth)).body.invitations).toEqual([]);
+
+    // Openings are counted per person too (the first, at verification, is not one of them).
+    for (let i = 2; i < opening; i++) expect((await spammer.client.post('/api/accounts', spam, spammer.auth)).status, `${i}`).toBe(201);
+    const refused = await spammer.client.post('/api/accounts', spam, spammer.auth);
+    expect([refused.status, errorCode(refused)]).toEqual([429, 'rate_limited']);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 });

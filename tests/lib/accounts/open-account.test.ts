@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { firstAccountIdOf, openAccountFor, openFirstAccountFor } from '../../../lib/accounts/open-account.ts';
 import { fakeMemberships, user } from '../../support/account-fakes.ts';
+import { MemoryRateLimiter } from '../auth/fakes.ts';
 import { fakeAccounts } from '../../support/fakes.ts';
 
 function setup() {
@@ -47,6 +48,17 @@ describe('opening an account', () => {
       expect(opened).toMatchObject({ created_by: ann.id, contact_email: ann.email });
       expect(await s.memberships.get(opened.id, ann.id)).toMatchObject({ role: 'owner', status: 'active' });
     }
+  });
+
+  it('on request, at most the opening limit per person and window: past it 429, nothing made', async () => {
+    const s = setup();
+    const ann = user();
+    const deps = { ...s.deps, openingLimit: { limiter: new MemoryRateLimiter(), limit: { limit: 2, windowSeconds: 86_400 } } };
+    await openAccountFor(deps, ann, { company_name: 'One' });
+    await openAccountFor(deps, ann, { company_name: 'Two' });
+    await expect(openAccountFor(deps, ann, { company_name: 'Three' })).rejects.toMatchObject({ code: 'rate_limited', retryAfterSeconds: 86_400 });
+    expect(s.accounts.accounts.size).toBe(2);
+    expect((await openAccountFor(deps, user(), { company_name: 'Someone else' })).company_name).toBe('Someone else');
   });
 
   it('without asking (verification, checkout, onboarding): openings of one user at once make one account, also when one finishes before the next starts', async () => {

@@ -31,6 +31,23 @@ describe('invitations', () => {
     expect(log.entries.map((e) => e.level)).toEqual(['warn']);
   });
 
+  it('are counted per inviting person too, across their accounts: a new account is no new budget; the service counts per account only', async () => {
+    const s = await setup();
+    await s.accounts.store.saveAccountDetails('acct-2', { company_name: 'Second' });
+    await s.memberships.join({ accountId: 'acct-2', userId: s.owner.id, email: s.owner.email, role: 'owner', via: 'created' });
+    const deps = { ...s.deps, invitationLimit: { limiter: new MemoryRateLimiter(), limit: { limit: 2, windowSeconds: 3600 } } };
+    const byOwner = (accountId: string, email: string) => invite(deps, { accountId, email, role: 'member', invitedBy: s.byOwner, inviterRole: 'owner' });
+    await byOwner(ACCOUNT, 'a@x.example');
+    await byOwner(ACCOUNT, 'b@x.example');
+    await expect(byOwner('acct-2', 'c@x.example')).rejects.toMatchObject({ code: 'rate_limited', retryAfterSeconds: 3600 });
+    expect(await s.invitations.ofAccount('acct-2')).toEqual([]);
+    // The internal API key's invitations count against the account only.
+    await invite(deps, { accountId: 'acct-2', email: 'd@x.example', role: 'member', invitedBy: { kind: 'service' } });
+    await invite(deps, { accountId: 'acct-2', email: 'e@x.example', role: 'member', invitedBy: { kind: 'service' } });
+    await expect(invite(deps, { accountId: 'acct-2', email: 'f@x.example', role: 'member', invitedBy: { kind: 'service' } })).rejects.toMatchObject({ code: 'rate_limited' });
+    expect(s.mailer.sent.map((m) => m.to)).toEqual(['a@x.example', 'b@x.example', 'd@x.example', 'e@x.example']);
+  });
+
   it('e-mail the invitee a portal link, and let them in only signed in with that verified address', async () => {
     const s = await setup();
     const invitation = await invite(s.deps, { accountId: ACCOUNT, email: 'Bo@Example.com', role: 'admin', invitedBy: s.byOwner, inviterRole: 'owner' });

@@ -4,7 +4,9 @@
 // - one joins only by accepting an invitation sent to an address they have
 //   verified, signed in as themselves;
 // - an invitation works once, lapses after INVITATION_TTL_DAYS, and can be revoked;
-// - an admin may invite members and admins, only an owner makes owners;
+// - an admin may invite members and admins, only an owner makes owners, and
+//   a person's invitation stands only while they could still send it: one
+//   removed, or demoted below what they invited to, has it revoked;
 // - an account never loses its last owner (the membership store guarantees it).
 import { randomUUID } from 'node:crypto';
 import type { RateLimit } from '../config.ts';
@@ -12,7 +14,7 @@ import { Conflict, Forbidden, Gone, NotFound, RateLimited, type DomainError } fr
 import type { IdentityUser } from '../identity/identity.ts';
 import type { Mailer } from '../integrations/mailer.ts';
 import type { Logger } from '../log.ts';
-import { mayGrant, type Role } from '../permissions.ts';
+import { allows, mayGrant, type Role } from '../permissions.ts';
 import type { RateLimiter } from '../rate-limit/rate-limiter.ts';
 import { normaliseEmail, type AccountStore } from './accounts.ts';
 import { invitationEmail } from './emails.ts';
@@ -82,14 +84,33 @@ export function invitationView(i: Invitation, now: Date): InvitationView {
   };
 }
 
+const revoked = () => new Gone('This invitation was revoked', 'invitation_revoked');
+
 const refusal = (i: Invitation, now: Date): DomainError | undefined => {
   if (i.status === 'accepted') return new Conflict('This invitation has already been used', 'invitation_already_used');
-  if (i.status === 'revoked') return new Gone('This invitation was revoked', 'invitation_revoked');
+  if (i.status === 'revoked') return revoked();
   if (!isOpen(i, now)) return new Gone(`This invitation has expired (they last ${INVITATION_TTL_DAYS} days): ask for a new one`, 'invitation_expired');
   return undefined;
 };
 
 const noSuchInvitation = () => new NotFound('No such invitation');
+
+/** Whether a member of this role (none: not an active member) may send an invitation to `granted`. */
+const mayInviteAs = (role: Role | undefined, granted: Role) => role !== undefined && allows('invite', role) && mayGrant(role, granted);
+
+/** Who revoked an invitation its inviter could no longer send (Invitation.revoked_by). */
+const INVITER_LOST_ROLE = 'inviter-lost-role';
+
+/**
+ * Whether a person's invitation still stands: its inviter is an active
+ * member who may still invite to its role. Others' (the internal service, a
+ * sync, a purchase, the migration) always do.
+ */
+async function inviterStillGrants(deps: Pick<TeamDeps, 'memberships'>, invitation: Invitation): Promise<boolean> {
+  if (invitation.invited_by.kind !== 'user') return true;
+  const inviter = await deps.memberships.get(invitation.account_id, invitation.invited_by.userId);
+  return mayInviteAs(inviter?.status === 'active' ? inviter.role : undefined, invitation.role);
+}
 
 /**
  * Invites an address to the account, and e-mails them the link. Refused when
@@ -203,7 +224,10 @@ async function pastInvitationLimit(deps: TeamDeps, request: { accountId: string;
 /**
  * The signed-in user accepts an invitation sent to their verified address,
  * and is a member from their next request. Accepting twice at once (a double
- * click) is one acceptance; a used, revoked or lapsed invitation is refused.
+ * click) is one acceptance; a used, revoked or lapsed invitation is refused,
+ * and so is one whose inviter has since been removed, or lowered to a role
+ * that may not send it (it is marked revoked): an admin who is removed does
+ * not come back in through an invitation they sent to an address of theirs.
  */
 export async function acceptInvitation(deps: Pick<TeamDeps, 'memberships' | 'invitations' | 'now'>, user: IdentityUser, invitationId: string): Promise<{ accountId: string; role: Role }> {
   const at = now(deps);
@@ -211,6 +235,10 @@ export async function acceptInvitation(deps: Pick<TeamDeps, 'memberships' | 'inv
   if (!invitation) throw noSuchInvitation();
   const refused = refusal(invitation, at);
   if (refused) throw refused;
+  if (!(await inviterStillGrants(deps, invitation))) {
+    await deps.invitations.revoke(invitation.id, INVITER_LOST_ROLE, at);
+    throw revoked();
+  }
   if (!user.emailConfirmed) throw new Forbidden('Verify your e-mail address before accepting an invitation', 'email_not_confirmed');
   if (normaliseEmail(user.email) !== invitation.email) {
     throw new Forbidden('This invitation was sent to another e-mail address: sign in with that one', 'invitation_not_for_you');
@@ -277,15 +305,31 @@ async function activeMember(deps: Pick<TeamDeps, 'memberships'>, accountId: stri
   return member;
 }
 
-export async function changeRole(deps: Pick<TeamDeps, 'memberships'>, accountId: string, userId: string, role: Role): Promise<MemberView> {
+/**
+ * Revokes the member's pending invitations to the account that their role now
+ * (none: they are gone) may not send, so that the account's list tells the
+ * truth; acceptance checks the inviter again, for one sent meanwhile.
+ */
+async function revokeWhatTheyMayNoLongerGrant(deps: Pick<TeamDeps, 'invitations' | 'now'>, accountId: string, userId: string, role: Role | undefined): Promise<void> {
+  const theirs = (await deps.invitations.ofAccount(accountId)).filter(
+    (i) => i.status === 'pending' && i.invited_by.kind === 'user' && i.invited_by.userId === userId && !mayInviteAs(role, i.role),
+  );
+  await Promise.all(theirs.map((i) => deps.invitations.revoke(i.id, INVITER_LOST_ROLE, now(deps))));
+}
+
+/** Changes a member's role; lowered, their invitations to roles they may no longer grant are revoked. */
+export async function changeRole(deps: Pick<TeamDeps, 'memberships' | 'invitations' | 'now'>, accountId: string, userId: string, role: Role): Promise<MemberView> {
   const member = await activeMember(deps, accountId, userId);
   settle(await deps.memberships.setRole(accountId, userId, member.role, role));
+  await revokeWhatTheyMayNoLongerGrant(deps, accountId, userId, role);
   return memberView({ ...member, role });
 }
 
-export async function removeMember(deps: Pick<TeamDeps, 'memberships'>, accountId: string, userId: string): Promise<void> {
+/** Removes a member (or they leave), and revokes the invitations they sent that are still pending. */
+export async function removeMember(deps: Pick<TeamDeps, 'memberships' | 'invitations' | 'now'>, accountId: string, userId: string): Promise<void> {
   const member = await activeMember(deps, accountId, userId);
   settle(await deps.memberships.remove(accountId, userId, member.role));
+  await revokeWhatTheyMayNoLongerGrant(deps, accountId, userId, undefined);
 }
 
 const now = (deps: Pick<TeamDeps, 'now'>) => deps.now?.() ?? new Date();

@@ -209,3 +209,46 @@ describe('the per-account invitation limit', () => {
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 });
+
+describe('an admin who is removed', () => {
+  it('cannot come back through an invitation they sent before removal: it is revoked with the removal', async () => {
+    const o = await owner();
+    const mallory = await person();
+    await join(o, o.accountId, mallory, 'admin');
+    // Mallory, an admin, quietly invites a second address of hers as admin.
+    const alt = await person();
+    const planted = await mallory.client.post(`/api/accounts/${o.accountId}/invitations`, { email: alt.email, role: 'admin' }, mallory.auth);
+    expect(planted.status).toBe(201);
+
+    const malloryId = await userIdOf(o, o.accountId, mallory.email);
+    expect((await o.client.delete(`/api/accounts/${o.accountId}/members/${malloryId}`, o.auth)).status).toBe(204);
+    expect((await mallory.client.get(`/api/accounts/${o.accountId}`, mallory.auth)).status).toBe(404);
+    // The owner's list says so at once.
+    const listed = (await o.client.get(`/api/accounts/${o.accountId}/invitations`, o.auth)).body.invitations as { invitationId: string; status: string }[];
+    expect(listed.find((i) => i.invitationId === planted.body.invitationId)?.status).toBe('revoked');
+
+    const back = await alt.client.post(`/api/invitations/${planted.body.invitationId}/accept`, undefined, alt.auth);
+    expect([back.status, errorCode(back)]).toEqual([410, 'invitation_revoked']);
+    expect((await alt.client.get(`/api/accounts/${o.accountId}`, alt.auth)).status).toBe(404);
+  });
+
+  it('nor one demoted: their invitations to roles they may no longer grant are revoked, the rest stand', async () => {
+    const o = await owner();
+    const co = await person();
+    await join(o, o.accountId, co, 'owner');
+    const [asOwner, asMember] = [await person(), await person()];
+    const ownerInvitation = await co.client.post(`/api/accounts/${o.accountId}/invitations`, { email: asOwner.email, role: 'owner' }, co.auth);
+    const memberInvitation = await co.client.post(`/api/accounts/${o.accountId}/invitations`, { email: asMember.email, role: 'member' }, co.auth);
+    expect([ownerInvitation.status, memberInvitation.status]).toEqual([201, 201]);
+
+    // Demoted to admin: an admin may not make owners.
+    const coId = await userIdOf(o, o.accountId, co.email);
+    expect((await o.client.patch(`/api/accounts/${o.accountId}/members/${coId}`, { role: 'admin' }, o.auth)).status).toBe(200);
+    const listed = (await o.client.get(`/api/accounts/${o.accountId}/invitations`, o.auth)).body.invitations as { invitationId: string; status: string }[];
+    const statusOf = (id: string) => listed.find((i) => i.invitationId === id)?.status;
+    expect([statusOf(ownerInvitation.body.invitationId), statusOf(memberInvitation.body.invitationId)]).toEqual(['revoked', 'pending']);
+    const refused = await asOwner.client.post(`/api/invitations/${ownerInvitation.body.invitationId}/accept`, undefined, asOwner.auth);
+    expect([refused.status, errorCode(refused)]).toEqual([410, 'invitation_revoked']);
+    expect((await asMember.client.post(`/api/invitations/${memberInvitation.body.invitationId}/accept`, undefined, asMember.auth)).body).toEqual({ accountId: o.accountId, role: 'member' });
+  });
+});

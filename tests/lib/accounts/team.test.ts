@@ -1,6 +1,7 @@
 // Invitations, roles and leaving, against in-memory ports.
 import { describe, expect, it } from 'vitest';
 import { acceptInvitation, changeRole, invite, issue, listInvitations, listMembers, removeMember, revokeInvitation } from '../../../lib/accounts/team.ts';
+import { Gone } from '../../../lib/errors.ts';
 import { recordingLogger, MemoryRateLimiter } from '../auth/fakes.ts';
 import { fakeTeam, user } from '../../support/account-fakes.ts';
 
@@ -108,6 +109,47 @@ describe('invitations', () => {
     await expect(invite(s.deps, { accountId: ACCOUNT, email: 'cy@example.com', role: 'owner', invitedBy: s.byOwner, inviterRole: 'admin' })).rejects.toMatchObject({
       code: 'forbidden',
     });
+  });
+
+  it('stand only while their inviter could still send them: refused as revoked (and marked so) once the inviter is removed or lowered', async () => {
+    const s = await setup();
+    const adm = user();
+    await s.memberships.join({ accountId: ACCOUNT, userId: adm.id, email: adm.email, role: 'admin', via: 'invitation' });
+    const byAdmin = { kind: 'user' as const, userId: adm.id, email: adm.email };
+    const planted = await invite(s.deps, { accountId: ACCOUNT, email: 'alt@example.com', role: 'admin', invitedBy: byAdmin, inviterRole: 'admin' });
+    const asMember = await invite(s.deps, { accountId: ACCOUNT, email: 'mo@example.com', role: 'member', invitedBy: byAdmin, inviterRole: 'admin' });
+    const byService = await invite(s.deps, { accountId: ACCOUNT, email: 'svc@example.com', role: 'admin', invitedBy: { kind: 'service' } });
+    // Lowered behind the team's back (no sweep ran, as for an invitation sent in the very moment): acceptance checks again.
+    expect(await s.memberships.setRole(ACCOUNT, adm.id, 'admin', 'member')).toBe('changed');
+    for (const [invitation, email] of [[planted, 'alt@example.com'], [asMember, 'mo@example.com']] as const) {
+      await expect(acceptInvitation(s.deps, user({ email }), invitation.invitationId)).rejects.toBeInstanceOf(Gone);
+      await expect(acceptInvitation(s.deps, user({ email }), invitation.invitationId)).rejects.toMatchObject({ code: 'invitation_revoked' });
+      expect(await s.invitations.get(invitation.invitationId)).toMatchObject({ status: 'revoked', revoked_by: 'inviter-lost-role' });
+    }
+    expect((await listMembers(s.deps, ACCOUNT)).map((m) => m.email)).not.toContain('alt@example.com');
+    // The internal API key's invitation does not depend on anyone's role.
+    expect(await acceptInvitation(s.deps, user({ email: 'svc@example.com' }), byService.invitationId)).toMatchObject({ role: 'admin' });
+  });
+
+  it('are revoked when their inviter is removed, leaves, or is lowered below them; the rest stand', async () => {
+    const s = await setup();
+    const [co, adm, leaver] = [user(), user(), user()];
+    for (const [who, role] of [[co, 'owner'], [adm, 'admin'], [leaver, 'admin']] as const) {
+      await s.memberships.join({ accountId: ACCOUNT, userId: who.id, email: who.email, role, via: 'invitation' });
+    }
+    const by = (who: typeof co, role: 'owner' | 'admin', email: string, as: 'owner' | 'admin' | 'member') =>
+      invite(s.deps, { accountId: ACCOUNT, email, role: as, invitedBy: { kind: 'user', userId: who.id, email: who.email }, inviterRole: role });
+    const coOwner = await by(co, 'owner', 'o@example.com', 'owner');
+    const coAdmin = await by(co, 'owner', 'a@example.com', 'admin');
+    const admMember = await by(adm, 'admin', 'm@example.com', 'member');
+    const leaverMember = await by(leaver, 'admin', 'l@example.com', 'member');
+    const owners = await by(s.owner, 'owner', 'x@example.com', 'member');
+
+    await changeRole(s.deps, ACCOUNT, co.id, 'admin');
+    await removeMember(s.deps, ACCOUNT, adm.id);
+    await removeMember(s.deps, ACCOUNT, leaver.id);
+    const status = new Map((await listInvitations(s.deps, ACCOUNT)).map((i) => [i.invitationId, i.status]));
+    expect([coOwner, coAdmin, admMember, leaverMember, owners].map((i) => status.get(i.invitationId))).toEqual(['revoked', 'pending', 'revoked', 'revoked', 'pending']);
   });
 
   it('leave nothing behind when the e-mail cannot be sent', async () => {

@@ -24,7 +24,9 @@ ${body}
 export function verificationEmail(link: string, validHours: number, name?: string): EmailContent {
   const who = emailField(name);
   const rest = ['Please confirm your e-mail address to finish creating your account.', `The link works once and for ${validHours} hours.`];
-  const closing = 'If you did not sign up, ignore this e-mail.';
+  // Whoever signed up chose the password: a reader who did not must not confirm it for them, and can take the
+  // address back by signing up themselves (a signup contests an unconfirmed registration, sign-up.ts).
+  const closing = 'If you did not sign up, do not follow this link: whoever did chose the password. Ignore this e-mail, or sign up yourself to take the address back.';
   return {
     subject: 'Confirm your e-mail address',
     text: `${[who.line ? `Hello ${who.text},` : 'Hello,', ...rest].join('\n\n')}\n\n${link}\n\n${closing}\n`,

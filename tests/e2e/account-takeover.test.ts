@@ -80,6 +80,10 @@ describe('signup of an address somebody else registered first', () => {
     const mallory = client();
     expect((await mallory.post('/api/auth/signup', { email: victimEmail, password: 'Mallory123' })).status).toBe(201);
     const mallorysLink = await verificationToken(victimEmail);
+    // The e-mail her signup sent tells a reader who did not sign up not to follow it, and how to take the address back.
+    const confirmation = (await mailTo(victimEmail)).find((m) => m.subject === 'Confirm your e-mail address')!;
+    expect(confirmation.text).toContain('If you did not sign up, do not follow this link');
+    expect(confirmation.text).toContain('sign up yourself to take the address back');
 
     // The victim signs up: 409, as the contract says for a taken address...
     const victim = client();

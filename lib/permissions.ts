@@ -25,3 +25,14 @@ export const allows = (permission: Permission, role: Role): boolean => (PERMISSI
 
 /** Whether `role` may hand out `granted` (an admin may not make owners). */
 export const mayGrant = (role: Role, granted: Role): boolean => ROLES.indexOf(role) <= ROLES.indexOf(granted);
+
+/**
+ * Whether a membership (of the account a request names) grants the permission: the rule the guard applies to a
+ * signed-in user. Also asked again later of someone a request was granted to, where what they started takes
+ * effect afterwards (a checkout paid after its starter was removed: lib/payments/receive-payment-event.ts).
+ */
+export const mayAct = (membership: { status: string; role: Role } | undefined, permission: Permission): boolean =>
+  membership?.status === 'active' && allows(permission, membership.role);
+
+/** Whether a member of this role may send an invitation to `granted`: the invite permission, and a role they may hand out. */
+export const mayInvite = (role: Role, granted: Role): boolean => allows('invite', role) && mayGrant(role, granted);

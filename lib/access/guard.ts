@@ -9,13 +9,13 @@
 //     request does not say which.
 // A key that is sent but wrong is refused outright, never tried as a user; a
 // key the route does not take is not a credential there at all.
-import { activeOnly, type Membership, type MembershipStore } from '../accounts/memberships.ts';
+import { activeOnly, type MembershipStore } from '../accounts/memberships.ts';
 import { Forbidden, InvalidInput, NotFound, Unauthenticated } from '../errors.ts';
 import { bearerToken, secretsEqual } from '../http/credentials.ts';
 import { ANONYMOUS, type Caller, type Grant, type Guard, type Naming } from '../http/guard.ts';
 import { idParam, recognisesAdmin, type Access, type AccountFrom, type KeyKind } from '../http/route.ts';
 import type { IdentityProvider, IdentityUser } from '../identity/identity.ts';
-import { allows, PERMISSIONS, type Permission, type Role } from '../permissions.ts';
+import { allows, mayAct, PERMISSIONS, type Permission, type Role } from '../permissions.ts';
 
 export interface GuardDeps {
   identity: Pick<IdentityProvider, 'userForAccessToken'>;
@@ -102,14 +102,6 @@ export function accessGuard(takes: KeyKind, makeDeps: () => GuardDeps, { readsRo
     },
   };
 }
-
-/**
- * Whether this membership (of the account a request names) grants the permission: the rule the guard applies to
- * a signed-in user. Also asked again later of someone a request was granted to, where what they started takes
- * effect afterwards (a checkout paid after its starter was removed: lib/payments/receive-payment-event.ts).
- */
-export const mayAct = (membership: Membership | undefined, permission: Permission): boolean =>
-  membership?.status === 'active' && allows(permission, membership.role);
 
 const missingStore = (): never => {
   throw new Error('This guard holds no membership store: the HTTP stack gives it no route that reads roles');

@@ -14,7 +14,7 @@ import { Conflict, Forbidden, Gone, NotFound, RateLimited, type DomainError } fr
 import type { IdentityUser } from '../identity/identity.ts';
 import type { Mailer } from '../integrations/mailer.ts';
 import type { Logger } from '../log.ts';
-import { allows, mayGrant, type Role } from '../permissions.ts';
+import { mayGrant, mayInvite, type Role } from '../permissions.ts';
 import type { RateLimiter } from '../rate-limit/rate-limiter.ts';
 import { normaliseEmail, type AccountStore } from './accounts.ts';
 import { invitationEmail } from './emails.ts';
@@ -95,9 +95,6 @@ const refusal = (i: Invitation, now: Date): DomainError | undefined => {
 
 const noSuchInvitation = () => new NotFound('No such invitation');
 
-/** Whether a member of this role (none: not an active member) may send an invitation to `granted`. */
-const mayInviteAs = (role: Role | undefined, granted: Role) => role !== undefined && allows('invite', role) && mayGrant(role, granted);
-
 /** Who revoked an invitation its inviter could no longer send (Invitation.revoked_by). */
 const INVITER_LOST_ROLE = 'inviter-lost-role';
 
@@ -109,7 +106,7 @@ const INVITER_LOST_ROLE = 'inviter-lost-role';
 async function inviterStillGrants(deps: Pick<TeamDeps, 'memberships'>, invitation: Invitation): Promise<boolean> {
   if (invitation.invited_by.kind !== 'user') return true;
   const inviter = await deps.memberships.get(invitation.account_id, invitation.invited_by.userId);
-  return mayInviteAs(inviter?.status === 'active' ? inviter.role : undefined, invitation.role);
+  return inviter?.status === 'active' && mayInvite(inviter.role, invitation.role);
 }
 
 /**
@@ -312,7 +309,7 @@ async function activeMember(deps: Pick<TeamDeps, 'memberships'>, accountId: stri
  */
 async function revokeWhatTheyMayNoLongerGrant(deps: Pick<TeamDeps, 'invitations' | 'now'>, accountId: string, userId: string, role: Role | undefined): Promise<void> {
   const theirs = (await deps.invitations.ofAccount(accountId)).filter(
-    (i) => i.status === 'pending' && i.invited_by.kind === 'user' && i.invited_by.userId === userId && !mayInviteAs(role, i.role),
+    (i) => i.status === 'pending' && i.invited_by.kind === 'user' && i.invited_by.userId === userId && !(role && mayInvite(role, i.role)),
   );
   await Promise.all(theirs.map((i) => deps.invitations.revoke(i.id, INVITER_LOST_ROLE, now(deps))));
 }

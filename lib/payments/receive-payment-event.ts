@@ -1,10 +1,10 @@
-import { mayAct } from '../access/guard.ts';
 import { normaliseEmail, type AccountStore } from '../accounts/accounts.ts';
 import { ownerships, type MembershipStore } from '../accounts/memberships.ts';
 import { derivedAccountId } from '../accounts/open-account.ts';
 import { issue, openInvitation, type TeamDeps } from '../accounts/team.ts';
 import { takeEffectOnce, type OnceDeps } from '../deliveries/deliveries.ts';
 import type { Logger } from '../log.ts';
+import { mayAct } from '../permissions.ts';
 import type { FollowUps } from '../provisioning/follow-ups.ts';
 import { applyBillingEvent, updateBilling, type Billing, type BillingOutcome, type BillingStore, type ConflictReason, type Starter } from './billing.ts';
 import { paymentEventKey, paymentJobName, type PaymentQueue } from './payment-queue.ts';

@@ -60,7 +60,7 @@ const GEO_TERM_MAX_BYTES = 300;
 
 /** The geo context of a refresh, each term trimmed with its spaces folded; a term its key could not hold is refused. */
 function geoContextOf(request: RefreshRequest): GeoContext {
-  const terms = (['industry', 'city', 'region'] as const).flatMap((k) => (tidyTerm(request[k]) ? [[k, tidyTerm(request[k])] as const] : []));
+  const terms = (['industry', 'city', 'region'] as const).map((k) => [k, tidyTerm(request[k])] as const).filter(([, v]) => v);
   const tooLong = terms.filter(([, v]) => Buffer.byteLength(geoTerm(v)) > GEO_TERM_MAX_BYTES);
   if (tooLong.length) {
     throw new InvalidInput(

@@ -98,11 +98,11 @@ export function vendorHttp(config: VendorHttpConfig): VendorHttp {
           if (error instanceof VendorError) throw error;
           throw new AttemptFailed({ transient: true, reason: networkReason(error), outcomeUnknown: unsafe && !failedBeforeSending(error) });
         }
-        const vendorCode = safeVendorCode(config.errorCode?.(parsed));
         const throttled = config.isThrottle?.(response, parsed) === true;
         if (!throttled && (response.ok || request.accept?.includes(response.status))) {
           return { status: response.status, body: parsed as never, headers: response.headers };
         }
+        const vendorCode = safeVendorCode(config.errorCode?.(parsed));
         if (response.status === 429 || response.status >= 500) {
           throw new AttemptFailed({
             transient: true,

@@ -5,7 +5,7 @@
 // for "not posted, later" and "may have been posted".
 import { Hono } from 'hono';
 import { declaredOnly } from './declared.ts';
-import type { VendorEmulator } from './host.ts';
+import type { VendorEmulator, VendorFault } from './host.ts';
 import type { LocalVendor } from './index.ts';
 
 export const SLACK_WEBHOOK_PATH = '/services/T000LOCAL/B000LOCAL/localWebhookToken';
@@ -86,24 +86,27 @@ export function slackEmulator(): VendorEmulator {
     throttle: (c, seconds) => c.text('rate_limited', 429, { 'retry-after': String(seconds) }),
     faultModes: {
       // chat.postMessage's own limit on posts answers HTTP 200 with ok:false rate_limited, and
-      // nothing is posted (docs.slack.dev/reference/methods/chat.postMessage, Errors). An
-      // incoming webhook has no such answer: the fault leaves it alone.
-      'posting-limit': async (c, next) => {
-        if (c.req.path.endsWith('/api/chat.postMessage')) return c.json({ ok: false, error: 'rate_limited' });
-        await next();
-        return c.res;
-      },
+      // nothing is posted (docs.slack.dev/reference/methods/chat.postMessage, Errors).
+      'posting-limit': postMessageAnswers('rate_limited'),
       // An ok:false internal_error: the post may or may not have happened (same reference).
-      'internal-error': async (c, next) => {
-        if (c.req.path.endsWith('/api/chat.postMessage')) return c.json({ ok: false, error: 'internal_error' });
-        await next();
-        return c.res;
-      },
+      'internal-error': postMessageAnswers('internal_error'),
     },
     reset: () => (messages = []),
     differences: SLACK_DIFFERENCES,
     dump: () => messages,
     load: (saved) => (messages = saved as Message[]),
+  };
+}
+
+/**
+ * A fault in which chat.postMessage answers HTTP 200 with ok:false and this error, posting nothing.
+ * An incoming webhook has no such answer: the fault leaves it alone.
+ */
+function postMessageAnswers(error: string): VendorFault {
+  return async (c, next) => {
+    if (c.req.path.endsWith('/api/chat.postMessage')) return c.json({ ok: false, error });
+    await next();
+    return c.res;
   };
 }
 

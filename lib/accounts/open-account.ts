@@ -5,7 +5,7 @@ import type { RateLimit } from '../config.ts';
 import type { IdentityUser } from '../identity/identity.ts';
 import { enforceRateLimits, type RateLimiter } from '../rate-limit/rate-limiter.ts';
 import { normaliseEmail, type Account, type AccountDetails, type AccountStore } from './accounts.ts';
-import type { MembershipStore } from './memberships.ts';
+import type { Membership, MembershipStore } from './memberships.ts';
 
 export interface OpenAccountDeps {
   accounts: Pick<AccountStore, 'saveAccountDetails' | 'claimMember'>;
@@ -49,17 +49,8 @@ export async function openAccountFor(
   details: AccountDetails = {},
   name?: string,
 ): Promise<Account> {
-  if (deps.openingLimit) {
-    await enforceRateLimits(deps.openingLimit.limiter, [{ rule: { name: 'accounts-user', ...deps.openingLimit.limit }, subject: user.id }]);
-  }
-  const email = normaliseEmail(user.email);
-  const first = firstAccountIdOf(user.id);
-  const joined = (await deps.memberships.get(first, user.id)) !== undefined;
-  const id = joined ? (deps.newId ?? randomUUID)() : first;
-  const account = await deps.accounts.saveAccountDetails(id, { contact_email: email, ...details, created_by: user.id });
-  await deps.memberships.join({ accountId: id, userId: user.id, email, role: 'owner', via: 'created' });
-  await deps.accounts.claimMember({ email, account_id: id, role: 'owner', user_id: user.id, ...(name ? { name } : {}) });
-  return account;
+  await withinOpeningLimit(deps, user);
+  return openBeside(deps, user, await deps.memberships.get(firstAccountIdOf(user.id), user.id), details, name);
 }
 
 /**
@@ -81,5 +72,27 @@ export async function openFirstAccountFor(
     const opened = await deps.accounts.getAccount(first);
     if (opened) return opened;
   }
-  return openAccountFor(deps, user, details, name);
+  await withinOpeningLimit(deps, user);
+  return openBeside(deps, user, there, details, name);
+}
+
+async function withinOpeningLimit(deps: OpenAccountDeps, user: Pick<IdentityUser, 'id'>): Promise<void> {
+  if (!deps.openingLimit) return;
+  await enforceRateLimits(deps.openingLimit.limiter, [{ rule: { name: 'accounts-user', ...deps.openingLimit.limit }, subject: user.id }]);
+}
+
+/** Opens the account, given the user's membership of their first account (`there`): its id while they have none, else a fresh one. */
+async function openBeside(
+  deps: OpenAccountDeps,
+  user: Pick<IdentityUser, 'id' | 'email'>,
+  there: Membership | undefined,
+  details: AccountDetails,
+  name: string | undefined,
+): Promise<Account> {
+  const email = normaliseEmail(user.email);
+  const id = there === undefined ? firstAccountIdOf(user.id) : (deps.newId ?? randomUUID)();
+  const account = await deps.accounts.saveAccountDetails(id, { contact_email: email, ...details, created_by: user.id });
+  await deps.memberships.join({ accountId: id, userId: user.id, email, role: 'owner', via: 'created' });
+  await deps.accounts.claimMember({ email, account_id: id, role: 'owner', user_id: user.id, ...(name ? { name } : {}) });
+  return account;
 }

@@ -115,7 +115,7 @@ export function httpStackOf(fn: Pick<PackagedFunction, 'route'>): HttpStack | un
  * with there. Locally every vendor is one emulator origin, so the base alone
  * would take a Stripe call for Resend too (and the floor would load packages
  * the function never uses). Supabase Auth's requests count only when a
- * supabase-js call sends them (a health check over fetch needs no SDK).
+ * supabase-js call sends them (a health check, a bare GET, needs no SDK).
  */
 const VENDOR_APIS = {
   stripe: { setting: 'STRIPE_API_BASE', path: '/v1/' },

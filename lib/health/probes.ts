@@ -1,6 +1,7 @@
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DescribeStateMachineCommand, type SFNClient } from '@aws-sdk/client-sfn';
 import type { IntegrationSettings } from '../config.ts';
+import { httpTransport } from '../integrations/http-transport.ts';
 import { timed, type Check, type CheckRun, type StatusDeps } from './status.ts';
 
 const PROBE_TIMEOUT_MS = 2500;
@@ -53,7 +54,7 @@ function httpCheck(vendor: string, mode: string, url: string | undefined | null 
     mode: `${vendor}${mode ? ` (${mode})` : ''}`,
     endpoint,
     // Unauthenticated on purpose: any HTTP answer proves reachability, and no credential leaves the service.
-    ...(await timed(() => fetch(url, { method: 'GET', redirect: 'manual', signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) }).then((r) => r.body?.cancel()))),
+    ...(await timed(() => httpTransport(url, { method: 'GET', redirect: 'manual', signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) }))),
   });
 }
 

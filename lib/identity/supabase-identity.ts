@@ -15,6 +15,8 @@ import { randomUUID } from 'node:crypto';
 import { GoTrueClient, isAuthRetryableFetchError, type AuthError, type Session, type User } from '@supabase/supabase-js';
 import { ConfigError } from '../config.ts';
 import { RateLimited, VendorError } from '../errors.ts';
+import { httpTransport, type HttpTransport } from '../integrations/http-transport.ts';
+import { goTrueFetch } from './gotrue-fetch.ts';
 import { AttemptFailed, withRetries, type RetryPolicy } from '../integrations/retry.ts';
 import { openedByRecovery, readAccessTokenClaims } from './jwt-claims.ts';
 import type { IdentityProvider, IdentitySession, IdentityUser, PasswordChange, RecoverySession, Registration } from './identity.ts';
@@ -48,7 +50,7 @@ const USERS_PER_PAGE = 100;
 // expired access token; expired tokens never get that far (see below).
 const NO_REFRESH_TOKEN = 'not-used';
 
-export function supabaseIdentity(settings: SupabaseSettings, policy: Policy): IdentityProvider {
+export function supabaseIdentity(settings: SupabaseSettings, policy: Policy, transport: HttpTransport = httpTransport): IdentityProvider {
   const authUrl = new URL('auth/v1', settings.url.endsWith('/') ? settings.url : `${settings.url}/`).href;
   const authClient = (key: string, query: Record<string, string> = {}) =>
     new GoTrueClient({
@@ -58,7 +60,7 @@ export function supabaseIdentity(settings: SupabaseSettings, policy: Policy): Id
       autoRefreshToken: false,
       detectSessionInUrl: false,
       // supabase-js sets no timeout of its own; a hung provider must not hang the request.
-      fetch: (input, init) => fetch(withQuery(input, query), { ...init, signal: init?.signal ?? AbortSignal.timeout(policy.timeoutMs) }),
+      fetch: goTrueFetch(transport, query, policy.timeoutMs),
     });
   const anon = authClient(settings.anonKey);
   const admin = settings.serviceRoleKey ? authClient(settings.serviceRoleKey) : undefined;
@@ -248,12 +250,6 @@ export function supabaseIdentity(settings: SupabaseSettings, policy: Policy): Id
 }
 
 /** The request's URL with these query parameters added (supabase-js always calls fetch with a URL string). */
-function withQuery(input: string | URL | Request, query: Record<string, string>): string | URL | Request {
-  if (Object.keys(query).length === 0 || input instanceof Request) return input;
-  const url = new URL(input);
-  for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
-  return url.href;
-}
 
 function registered(user: User | null, operation: string): Registration {
   if (!user) throw new VendorError('supabase', `supabase: ${operation} answered without a user`, { transient: false, operation });

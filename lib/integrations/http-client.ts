@@ -7,6 +7,7 @@
 // at once and the step, re-run by the state machine, looks before it creates.
 // A 429 or a connection that was never made are retried as usual: nothing was done.
 import { safeVendorCode, VendorError } from '../errors.ts';
+import { httpTransport, type HttpTransport, type TransportHeaders, type TransportResponse } from './http-transport.ts';
 import { AttemptFailed, failedBeforeSending, networkReason, withRetries, type RetryPolicy, type Sleep } from './retry.ts';
 
 export interface VendorHttpConfig {
@@ -16,7 +17,7 @@ export interface VendorHttpConfig {
   headers: () => Promise<Record<string, string>> | Record<string, string>;
   policy: RetryPolicy & { timeoutMs: number };
   /** The vendor's retry hint in ms, from its headers or body. */
-  retryHint?: (response: Response, body: unknown) => number | undefined;
+  retryHint?: (response: TransportResponse, body: unknown) => number | undefined;
   /** The vendor's own error code, if its error body has one. */
   errorCode?: (body: unknown) => string | undefined;
   /**
@@ -25,7 +26,7 @@ export interface VendorHttpConfig {
    * a 409, Slack's rate_limited inside a 200. Retried with backoff, and
    * VendorThrottled when the attempts run out.
    */
-  isThrottle?: (response: Response, body: unknown) => boolean;
+  isThrottle?: (response: TransportResponse, body: unknown) => boolean;
   /**
    * Forget cached credentials after a 401 (a revoked or expired token): the
    * call is then sent once more with fresh headers. Nothing was done on a
@@ -33,7 +34,8 @@ export interface VendorHttpConfig {
    */
   reauthenticate?: () => void;
   sleep?: Sleep;
-  fetch?: typeof fetch;
+  /** How requests travel: node:http(s) (http-transport.ts). */
+  fetch?: HttpTransport;
 }
 
 export interface VendorRequest {
@@ -54,13 +56,13 @@ export interface VendorRequest {
 export interface VendorResponse<T> {
   status: number;
   body: T;
-  headers: Headers;
+  headers: TransportHeaders;
 }
 
 export type VendorHttp = <T = unknown>(operation: string, request: VendorRequest) => Promise<VendorResponse<T>>;
 
 export function vendorHttp(config: VendorHttpConfig): VendorHttp {
-  const doFetch = config.fetch ?? fetch;
+  const doFetch = config.fetch ?? httpTransport;
   return (operation, request) =>
     withRetries(
       config.vendor,
@@ -79,13 +81,13 @@ export function vendorHttp(config: VendorHttpConfig): VendorHttp {
           const response = await doFetch(`${request.baseUrl ?? config.baseUrl}${request.path}`, {
             method: request.method ?? (body === undefined ? 'GET' : 'POST'),
             headers,
-            body: body as RequestInit['body'],
+            body,
             redirect: 'manual',
             signal: AbortSignal.timeout(config.policy.timeoutMs),
           });
           return { response, parsed: await readBody(response) };
         };
-        let response: Response;
+        let response: TransportResponse;
         let parsed: unknown;
         try {
           ({ response, parsed } = await send());
@@ -129,7 +131,7 @@ export function vendorHttp(config: VendorHttpConfig): VendorHttp {
     );
 }
 
-async function readBody(response: Response): Promise<unknown> {
+async function readBody(response: TransportResponse): Promise<unknown> {
   const text = await response.text();
   if (!text) return undefined;
   try {
@@ -141,7 +143,7 @@ async function readBody(response: Response): Promise<unknown> {
 
 
 /** Seconds in a Retry-After header (the common form) as ms. */
-export function retryAfterHeader(response: Response): number | undefined {
+export function retryAfterHeader(response: TransportResponse): number | undefined {
   const value = response.headers.get('retry-after');
   if (!value) return undefined;
   const seconds = Number(value);

@@ -26,7 +26,7 @@ describe('the bench', () => {
     const to = (url: string, authorization?: string, method = 'POST') => ({ method, url, body: '', headers: authorization ? { authorization } : ({} as Record<string, string>) });
     const sigv4 = (service: string) => `AWS4-HMAC-SHA256 Credential=local/20261127/eu-west-1/${service}/aws4_request, SignedHeaders=host, Signature=00`;
     expect(clientsOf([to(`${origin}/auth/v1/logout?scope=global`), to(`${origin}/auth/v1/user`, 'Bearer t', 'GET')], env)).toEqual(['supabase']);
-    // A request no supabase-js call sends (/status checks Auth's health over fetch) needs no supabase-js.
+    // A request no supabase-js call sends (/status checks Auth's health with a bare GET) needs no supabase-js.
     expect(clientsOf([to(`${origin}/auth/v1/health`, undefined, 'GET')], env)).toEqual([]);
     expect(clientsOf([to(`${origin}/v1/checkout/sessions`)], env)).toEqual(['stripe']);
     expect(clientsOf([to(`${origin}/resend/emails`)], env)).toEqual(['resend']);

@@ -4,20 +4,27 @@
 // sent: this records what our identity adapter sends for each of its
 // operations (against the GoTrue emulator), then has the floor make them
 // again, answered with the recorded answers, and compares.
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { sendBare, type CapturedRequest } from '../../bench/fixtures/same-io-handler.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { CapturedRequest } from '../../bench/fixtures/same-io-handler.ts';
 import { replayAll } from '../../bench/fixtures/sdk-floor/replay.ts';
 import { supabaseService } from '../../bench/fixtures/sdk-floor/supabase.ts';
 import type { IdentityProvider } from '../../lib/identity/identity.ts';
 import { supabaseIdentity } from '../../lib/identity/supabase-identity.ts';
+import { httpTransport, type HttpTransport, type TransportInit } from '../../lib/integrations/http-transport.ts';
 import { supabaseVendorWith } from '../../local/emulators/supabase.ts';
 import { quickPolicy, useEmulators } from '../support/emulators.ts';
 import { identityUsers } from '../support/identity-users.ts';
 import { newEmail } from '../support/users.ts';
 
 const emu = useEmulators(supabaseVendorWith({}));
+// The transport the adapter sends by: the real one, or, while `recorded` runs, one that also writes down each exchange.
+let transport: HttpTransport = httpTransport;
 const identity = (admin = true): IdentityProvider =>
-  supabaseIdentity({ url: emu.env.SUPABASE_URL!, anonKey: emu.env.SUPABASE_ANON_KEY!, serviceRoleKey: admin ? emu.env.SUPABASE_SERVICE_ROLE_KEY! : undefined }, quickPolicy);
+  supabaseIdentity(
+    { url: emu.env.SUPABASE_URL!, anonKey: emu.env.SUPABASE_ANON_KEY!, serviceRoleKey: admin ? emu.env.SUPABASE_SERVICE_ROLE_KEY! : undefined },
+    quickPolicy,
+    (input, init) => transport(input, init),
+  );
 const PASSWORD = 'Secret123';
 const REDIRECT = 'http://localhost:3000/reset-password';
 const { registered, confirmed, signedIn, recoveryToken } = identityUsers(identity, REDIRECT);
@@ -27,28 +34,29 @@ interface Exchange extends CapturedRequest {
   answer: string;
 }
 
-const realFetch = globalThis.fetch;
-afterEach(() => vi.unstubAllGlobals());
+afterEach(() => {
+  transport = httpTransport;
+});
 
-/** A request sent through fetch, with the answer it got. */
-async function exchange(input: string | URL | Request, init: RequestInit | undefined, status: number, answer: string): Promise<Exchange> {
-  const request = new Request(input, init);
-  const body = init?.body === undefined || init.body === null ? '' : await new Response(init.body).text();
-  return { via: 'fetch', method: request.method, url: request.url, headers: Object.fromEntries(request.headers), body, status, answer };
+/** A request as the transport was asked to send it, with the answer it got. */
+function exchange(input: string | URL, init: TransportInit | undefined, status: number, answer: string): Exchange {
+  const headers = Object.fromEntries(Object.entries((init?.headers ?? {}) as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v]));
+  const body = typeof init?.body === 'string' ? init.body : '';
+  return { via: 'http', method: (init?.method ?? 'GET').toUpperCase(), url: new URL(input).href, headers, body, status, answer };
 }
 
-/** The requests `work` sends through fetch, with their answers. */
+/** The requests `work` has the adapter send, with their answers. */
 async function recorded(work: () => Promise<unknown>): Promise<Exchange[]> {
   const log: Exchange[] = [];
-  vi.stubGlobal('fetch', async (input: string | URL | Request, init?: RequestInit) => {
-    const res = await realFetch(input, init);
-    log.push(await exchange(input, init, res.status, await res.clone().text()));
+  transport = async (input, init) => {
+    const res = await httpTransport(input, init);
+    log.push(exchange(input, init, res.status, await res.text()));
     return res;
-  });
+  };
   try {
     await work();
   } finally {
-    vi.unstubAllGlobals();
+    transport = httpTransport;
   }
   return log;
 }
@@ -58,17 +66,20 @@ async function recorded(work: () => Promise<unknown>): Promise<Exchange[]> {
  * answered then (or as `answers` says). By default a request the floor would
  * send bare (no supabase-js call for it) fails the test.
  */
-async function replayed(log: Exchange[], options: { answers?: (i: number) => { status: number; answer: string } | undefined; bare?: (r: CapturedRequest) => Promise<unknown> } = {}): Promise<Exchange[]> {
+async function replayed(log: Exchange[], options: { answers?: (i: number) => { status: number; answer: string } | undefined; bare?: boolean } = {}): Promise<Exchange[]> {
   const made: Exchange[] = [];
-  vi.stubGlobal('fetch', async (input: string | URL | Request, init?: RequestInit) => {
+  const answering: HttpTransport = async (input, init) => {
     const then = options.answers?.(made.length) ?? log[made.length];
-    made.push(await exchange(input, init, then?.status ?? 0, then?.answer ?? ''));
-    return new Response(then?.answer || null, { status: then?.status ?? 599, headers: { 'content-type': 'application/json' } });
-  });
-  const noBareRequest = async (r: CapturedRequest) => {
-    throw new Error(`The floor has no supabase-js call for ${r.method} ${r.url}`);
+    made.push(exchange(input, init, then?.status ?? 0, then?.answer ?? ''));
+    const status = then?.status ?? 599;
+    const text = then?.answer ?? '';
+    return { status, statusText: '', ok: status >= 200 && status < 300, url: String(input), redirected: false, headers: { get: (n) => (n.toLowerCase() === 'content-type' ? 'application/json' : null), has: (n) => n.toLowerCase() === 'content-type' }, text: async () => text, json: async () => JSON.parse(text) };
   };
-  await replayAll(log, [supabaseService(emu.env.SUPABASE_URL!, emu.env.SUPABASE_ANON_KEY!)], options.bare ?? noBareRequest);
+  const bare = async (r: CapturedRequest) => {
+    if (!options.bare) throw new Error(`The floor has no supabase-js call for ${r.method} ${r.url}`);
+    await answering(r.url, { method: r.method, headers: r.headers, body: r.body || undefined });
+  };
+  await replayAll(log, [supabaseService(emu.env.SUPABASE_URL!, emu.env.SUPABASE_ANON_KEY!, answering)], bare);
   return made;
 }
 
@@ -142,7 +153,7 @@ describe("the fixed-SDK floor's Supabase calls send what the identity adapter se
     const log = await recorded(() => resetInRecoverySession(token));
     expect(log.map((e) => `${e.method} ${new URL(e.url).pathname}`)).toEqual(['GET /auth/v1/user', 'PUT /auth/v1/user', 'POST /auth/v1/logout']);
     const ended = { status: 403, answer: JSON.stringify({ code: 403, error_code: 'session_not_found', msg: 'Session from session_id claim in JWT does not exist' }) };
-    const made = await replayed(log, { answers: () => ended, bare: sendBare });
+    const made = await replayed(log, { answers: () => ended, bare: true });
     expect(made.map(shape)).toEqual(log.map(shape));
   });
 });

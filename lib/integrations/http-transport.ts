@@ -6,7 +6,8 @@
 // a process makes. Measured on this machine (Node 24, a fresh process, one GET
 // of a local JSON answer, 15 runs each): 30 ms to the parsed answer through
 // fetch, 15 ms through node:http, which Lambda's runtime client has already
-// loaded. Every cold start whose first call reaches a vendor paid that twice.
+// loaded. In the bench, a cold start whose first call reaches Supabase Auth,
+// ClickUp or Close is about 30 ms shorter for it.
 //
 // It does what those callers use, and says so when asked for more: a method,
 // headers, a string or byte body, an AbortSignal (whose reason rejects the
@@ -104,10 +105,12 @@ async function exchange(url: URL, method: string, headers: Record<string, string
   const length = body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) };
   const once = () =>
     new Promise<{ answer?: Answer; staleSocket?: boolean }>((resolve, reject) => {
+      let answered = false;
       const req = transport.request(
         // An options object, not a URL: the bench's capture of a function's requests reads these fields.
         { protocol: url.protocol, hostname: url.hostname.replace(/^\[|\]$/g, ''), port: url.port || undefined, path: `${url.pathname}${url.search}`, method, headers: { ...headers, ...length } as OutgoingHttpHeaders, agent, signal },
         (res) => {
+          answered = true;
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
           res.on('error', (error) => reject(failure(error, signal, url)));
@@ -123,7 +126,8 @@ async function exchange(url: URL, method: string, headers: Record<string, string
         },
       );
       req.on('error', (error: Error & { code?: string }) => {
-        if (req.reusedSocket && error.code === 'ECONNRESET' && !signal?.aborted) resolve({ staleSocket: true });
+        // Only a reset before any answer: one cut off mid-answer was received, and is not sent again.
+        if (req.reusedSocket && !answered && error.code === 'ECONNRESET' && !signal?.aborted) resolve({ staleSocket: true });
         else reject(failure(error, signal, url));
       });
       req.end(body);

@@ -156,6 +156,19 @@ describe('the HTTP transport our vendor calls travel by', () => {
       expect(got[1]!.socket).not.toBe(first!.socket);
     });
 
+    it('does not send again a request whose answer had begun when the kept-alive connection broke', async () => {
+      routes['/ok'] = json(200, { n: 1 });
+      routes['/cut'] = (_req, _body, res) => {
+        res.writeHead(200, { 'content-length': '100' });
+        res.write('{"partial"');
+        setTimeout(() => res.socket?.resetAndDestroy(), 10);
+      };
+      await httpTransport(`${base}/ok`);
+      await expect(httpTransport(`${base}/cut`, { method: 'POST', body: 'once' })).rejects.toThrow(TypeError);
+      expect(got.map((r) => r.url)).toEqual(['/ok', '/cut']);
+      expect(got[1]!.socket).toBe(got[0]!.socket);
+    });
+
     it('refuses what it cannot send instead of sending something else', async () => {
       await expect(httpTransport('ftp://example.org/file')).rejects.toThrow('http and https only');
       await expect(httpTransport(`${base}/x`, { method: 'POST', body: {} as unknown as string })).rejects.toThrow('a string or bytes');

@@ -19,6 +19,7 @@ export function goTrueFetch(transport: HttpTransport, query: Record<string, stri
   return send as unknown as typeof fetch;
 }
 
+/** The request's URL with these query parameters added (supabase-js always calls fetch with a URL string). */
 function withQuery(input: string | URL, query: Record<string, string>): string | URL {
   if (Object.keys(query).length === 0) return input;
   const url = new URL(input);

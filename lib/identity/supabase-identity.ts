@@ -16,8 +16,8 @@ import { GoTrueClient, isAuthRetryableFetchError, type AuthError, type Session, 
 import { ConfigError } from '../config.ts';
 import { RateLimited, VendorError } from '../errors.ts';
 import { httpTransport, type HttpTransport } from '../integrations/http-transport.ts';
-import { goTrueFetch } from './gotrue-fetch.ts';
 import { AttemptFailed, withRetries, type RetryPolicy } from '../integrations/retry.ts';
+import { goTrueFetch } from './gotrue-fetch.ts';
 import { openedByRecovery, readAccessTokenClaims } from './jwt-claims.ts';
 import type { IdentityProvider, IdentitySession, IdentityUser, PasswordChange, RecoverySession, Registration } from './identity.ts';
 
@@ -248,8 +248,6 @@ export function supabaseIdentity(settings: SupabaseSettings, policy: Policy, tra
     },
   };
 }
-
-/** The request's URL with these query parameters added (supabase-js always calls fetch with a URL string). */
 
 function registered(user: User | null, operation: string): Registration {
   if (!user) throw new VendorError('supabase', `supabase: ${operation} answered without a user`, { transient: false, operation });

@@ -1,34 +1,18 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { VendorError } from '../../../lib/errors.ts';
 import { retryAfterHeader, vendorHttp } from '../../../lib/integrations/http-client.ts';
+import { refusedOrigin, useLocalServer } from '../../support/local-server.ts';
 
 // A scripted vendor: each request takes the next planned answer.
 type Plan = { status: number; body?: unknown; headers?: Record<string, string>; hang?: boolean };
 let plan: Plan[] = [];
 let seen: { method?: string; url?: string; auth?: string; body: string }[] = [];
-let server: Server;
-let base: string;
-
-beforeAll(async () => {
-  server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      seen.push({ method: req.method, url: req.url, auth: req.headers.authorization, body });
-      const next = plan.shift() ?? { status: 200, body: { ok: true } };
-      if (next.hang) return;
-      res.writeHead(next.status, { 'content-type': 'application/json', ...next.headers });
-      res.end(next.body === undefined ? '' : typeof next.body === 'string' ? next.body : JSON.stringify(next.body));
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-afterAll(() => {
-  server.closeAllConnections();
-  server.close();
+const server = useLocalServer((req, body, res) => {
+  seen.push({ method: req.method, url: req.url, auth: req.headers.authorization, body });
+  const next = plan.shift() ?? { status: 200, body: { ok: true } };
+  if (next.hang) return;
+  res.writeHead(next.status, { 'content-type': 'application/json', ...next.headers });
+  res.end(next.body === undefined ? '' : typeof next.body === 'string' ? next.body : JSON.stringify(next.body));
 });
 beforeEach(() => {
   plan = [];
@@ -39,7 +23,7 @@ const sleeps: number[] = [];
 const client = (overrides: Partial<Parameters<typeof vendorHttp>[0]['policy']> = {}) =>
   vendorHttp({
     vendor: 'acme',
-    baseUrl: base,
+    baseUrl: server.base,
     headers: () => ({ authorization: 'Bearer secret-token' }),
     policy: { timeoutMs: 300, maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2, maxRetryWaitMs: 5000, ...overrides },
     retryHint: (res) => retryAfterHeader(res),
@@ -112,7 +96,7 @@ describe('the vendor HTTP client', () => {
     plan = [409, 409, 409].map((status) => ({ status, body: { code: 'busy' } }));
     const busy = vendorHttp({
       vendor: 'acme',
-      baseUrl: base,
+      baseUrl: server.base,
       headers: () => ({}),
       policy: { timeoutMs: 300, maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2, maxRetryWaitMs: 5000 },
       errorCode: (body) => (body as { code?: string }).code,
@@ -128,7 +112,7 @@ describe('the vendor HTTP client', () => {
     let token = 'old';
     const reauthenticating = vendorHttp({
       vendor: 'acme',
-      baseUrl: base,
+      baseUrl: server.base,
       headers: () => ({ authorization: `Bearer ${token}` }),
       policy: { timeoutMs: 300, maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 2, maxRetryWaitMs: 5000 },
       reauthenticate: () => (token = 'new'),
@@ -184,14 +168,9 @@ describe('the vendor HTTP client', () => {
     });
 
     it('is retried when the connection was refused before anything was sent', async () => {
-      // A port that was just free: nothing listens there, the connection is refused.
-      const closed = createServer();
-      await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
-      const port = (closed.address() as AddressInfo).port;
-      await new Promise((r) => closed.close(r));
       const refused = vendorHttp({
         vendor: 'acme',
-        baseUrl: `http://127.0.0.1:${port}`,
+        baseUrl: await refusedOrigin(),
         headers: () => ({}),
         policy: { timeoutMs: 300, maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2, maxRetryWaitMs: 5000 },
         sleep: async (ms) => {

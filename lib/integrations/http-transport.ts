@@ -51,11 +51,16 @@ const MAX_REDIRECTS = 20;
 const STALE_SOCKET_ATTEMPTS = 4;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
-// One keep-alive pool per protocol for the life of the Lambda instance; https is loaded on the first https call.
-const httpAgent = new http.Agent({ keepAlive: true });
-let httpsAgent: Promise<http.Agent> | undefined;
-const agentFor = (protocol: string): http.Agent | Promise<http.Agent> =>
-  protocol === 'http:' ? httpAgent : (httpsAgent ??= import('node:https').then(({ Agent }) => new Agent({ keepAlive: true })));
+/** A protocol's module and its keep-alive pool, for the life of the Lambda instance. */
+interface Client {
+  module: Pick<typeof http, 'request'>;
+  agent: http.Agent;
+}
+const plain: Client = { module: http, agent: new http.Agent({ keepAlive: true }) };
+// https is loaded on the first https call.
+let secure: Promise<Client> | undefined;
+const clientFor = (protocol: string): Client | Promise<Client> =>
+  protocol === 'http:' ? plain : (secure ??= import('node:https').then((https) => ({ module: https, agent: new https.Agent({ keepAlive: true }) })));
 
 export const httpTransport: HttpTransport = async (input, init = {}) => {
   const signal = init.signal ?? undefined;
@@ -100,15 +105,14 @@ interface Answer {
 async function exchange(url: URL, method: string, headers: Record<string, string>, body: string | Uint8Array | undefined, signal?: AbortSignal): Promise<Answer> {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`httpTransport sends http and https only, not ${url.protocol}`);
   signal?.throwIfAborted();
-  const agent = await agentFor(url.protocol);
-  const transport: Pick<typeof http, 'request'> = url.protocol === 'http:' ? http : await import('node:https');
+  const client = await clientFor(url.protocol);
   const length = body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) };
   const once = () =>
     new Promise<{ answer?: Answer; staleSocket?: boolean }>((resolve, reject) => {
       let answered = false;
-      const req = transport.request(
+      const req = client.module.request(
         // An options object, not a URL: the bench's capture of a function's requests reads these fields.
-        { protocol: url.protocol, hostname: url.hostname.replace(/^\[|\]$/g, ''), port: url.port || undefined, path: `${url.pathname}${url.search}`, method, headers: { ...headers, ...length } as OutgoingHttpHeaders, agent, signal },
+        { protocol: url.protocol, hostname: url.hostname.replace(/^\[|\]$/g, ''), port: url.port || undefined, path: `${url.pathname}${url.search}`, method, headers: { ...headers, ...length } as OutgoingHttpHeaders, agent: client.agent, signal },
         (res) => {
           answered = true;
           const chunks: Buffer[] = [];

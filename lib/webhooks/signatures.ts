@@ -6,8 +6,9 @@
 // was most of the payment webhook's cold start). Every comparison is
 // constant-time and every refusal is a 400 saying which part was wrong but
 // never echoing a value.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { InvalidInput } from '../errors.ts';
+import { hmacSha256 } from '../sha256.ts';
 
 export interface SignedRequest {
   /** Lower-cased header names. */
@@ -22,7 +23,7 @@ export const CALENDLY_TOLERANCE_SECONDS = 180;
 
 const refused = (message: string) => new InvalidInput(message, undefined, 'invalid_signature');
 
-const hmac = (key: Buffer | string, content: string) => createHmac('sha256', key).update(content, 'utf8').digest();
+const hmac = (key: Buffer | string, content: string) => hmacSha256(key).update(content, 'utf8').digest();
 
 function sameBytes(presented: Buffer, expected: Buffer): boolean {
   // The length of an HMAC is public; only equal lengths go to the constant-time compare.

@@ -210,7 +210,7 @@ export function markdown(r: BenchResults): string {
     out.push('');
     out.push(`## Webhook acknowledgement, ${w.name}: ${w.requests} deliveries, ${w.concurrency} at a time, ${w.rounds} rounds`);
     out.push('');
-    out.push(`One local DynamoDB call under the same concurrency: p50 ${ms(w.dynamoCallP50)}.`);
+    out.push(`One local DynamoDB call under the same concurrency: p50 ${ms(w.dynamoCallP50)} (as many GetItems as deliveries, sent through the same pool in the same rounds).`);
     out.push('');
     out.push(
       'While deliveries are timed, the local Step Functions holds its tasks (on AWS they run in Lambdas of their own, not on the webhook\'s CPU); they run after each round, and their DynamoDB calls are counted apart.',

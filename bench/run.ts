@@ -46,7 +46,8 @@ const settings = {
   warmCalls: args.quick ? 2_000 : 10_000,
   onboardingRuns: args.quick ? 3 : 7,
   vendorLatencyMs: 100,
-  webhookRounds: args.quick ? 2 : 6,
+  /** Deliveries timed per route in each webhook scenario: rounds of one scenario's batch until there are this many. */
+  webhookDeliveries: args.quick ? 400 : 1200,
   timingGapPairs: args.quick ? 24 : 40,
 };
 
@@ -160,7 +161,7 @@ try {
         { name: 'distinct' as const, requests: 200, concurrency: 20 },
       ]) {
         progress(`webhook acknowledgement: ${scenarioOf.name}, ${scenarioOf.requests} at ${scenarioOf.concurrency} concurrent`);
-        results.webhooks.push(await measureWebhooks(scenario, { ...scenarioOf, rounds: settings.webhookRounds }));
+        results.webhooks.push(await measureWebhooks(scenario, { ...scenarioOf, rounds: Math.ceil(settings.webhookDeliveries / scenarioOf.requests) }));
       }
     }
     if (parts.has('gap')) {

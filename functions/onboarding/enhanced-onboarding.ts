@@ -5,14 +5,15 @@ import { enhancedOnboardingDeps } from '../../lib/enhanced-onboarding/wiring.ts'
 import { httpEndpoint } from '../../lib/http/endpoint.ts';
 import { httpAnswer } from '../../lib/onboarding/answer.ts';
 import { normaliseIntake } from '../../lib/onboarding/intake.ts';
-import { onboardingAccount } from '../../lib/onboarding/onboarding-account.ts';
+import { withOnboardingAccount } from '../../lib/onboarding/onboarding-account.ts';
 import { limitAccount, limitSubmitter } from '../../lib/onboarding/submission-limits.ts';
 import { accountDeps, submissionLimits } from '../../lib/onboarding/wiring.ts';
 
 export const handler = httpEndpoint(enhancedOnboardingRoutes.enhancedOnboarding, serviceGuard, async (request) => {
   const intake = normaliseIntake(request.body);
   await limitSubmitter(submissionLimits, request.access.caller);
-  const accountId = await onboardingAccount(accountDeps, request.access, intake);
-  await limitAccount(submissionLimits, accountId, 'enhanced');
-  return httpAnswer(await onboardEnhanced(enhancedOnboardingDeps, accountId, intake), request);
+  return withOnboardingAccount(accountDeps, request.access, intake, async (accountId) => {
+    await limitAccount(submissionLimits, accountId, 'enhanced');
+    return httpAnswer(await onboardEnhanced(enhancedOnboardingDeps, accountId, intake), request);
+  });
 });

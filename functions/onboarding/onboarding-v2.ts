@@ -2,7 +2,7 @@ import { serviceGuard } from '../../lib/access/wiring.ts';
 import { httpEndpoint } from '../../lib/http/endpoint.ts';
 import { httpAnswer } from '../../lib/onboarding/answer.ts';
 import { normaliseIntake } from '../../lib/onboarding/intake.ts';
-import { onboardingAccount } from '../../lib/onboarding/onboarding-account.ts';
+import { withOnboardingAccount } from '../../lib/onboarding/onboarding-account.ts';
 import { onboardingRoutes } from '../../lib/onboarding/routes.ts';
 import { onboard } from '../../lib/onboarding/start-onboarding.ts';
 import { limitAccount, limitSubmitter } from '../../lib/onboarding/submission-limits.ts';
@@ -11,7 +11,8 @@ import { accountDeps, onboardingDeps, submissionLimits } from '../../lib/onboard
 export const handler = httpEndpoint(onboardingRoutes.onboardingV2, serviceGuard, async (request) => {
   const intake = normaliseIntake(request.body);
   await limitSubmitter(submissionLimits, request.access.caller);
-  const accountId = await onboardingAccount(accountDeps, request.access, intake);
-  await limitAccount(submissionLimits, accountId, 'onboarding');
-  return httpAnswer(await onboard(onboardingDeps, accountId, intake), request);
+  return withOnboardingAccount(accountDeps, request.access, intake, async (accountId) => {
+    await limitAccount(submissionLimits, accountId, 'onboarding');
+    return httpAnswer(await onboard(onboardingDeps, accountId, intake), request);
+  });
 });

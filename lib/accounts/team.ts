@@ -149,11 +149,25 @@ export async function openInvitation(deps: Pick<TeamDeps, 'invitations' | 'now'>
  * are also counted per person, by the same limit, so that opening another
  * account does not open another budget.
  */
-export async function issue(
+export async function issue(deps: TeamDeps, request: InvitationRequest, options: { keepIfUnsent?: Logger } = {}): Promise<Invitation> {
+  const { invitation, emailed } = await issueWhileEmailing(deps, request, options);
+  await emailed;
+  return invitation;
+}
+
+type InvitationRequest = { accountId: string; companyName?: string; email: string; role: Role; invitedBy: Inviter };
+
+/**
+ * issue, answering as soon as the invitation is written, with its e-mail
+ * under way (`emailed`), so that a caller can overlap the e-mail with other
+ * work; it must await `emailed` before its Lambda answers. With
+ * `keepIfUnsent`, `emailed` never rejects.
+ */
+export async function issueWhileEmailing(
   deps: TeamDeps,
-  request: { accountId: string; companyName?: string; email: string; role: Role; invitedBy: Inviter },
+  request: InvitationRequest,
   options: { keepIfUnsent?: Logger } = {},
-): Promise<Invitation> {
+): Promise<{ invitation: Invitation; emailed: Promise<void> }> {
   const at = now(deps);
   const invitation: Invitation = {
     id: (deps.newId ?? randomUUID)(),
@@ -165,19 +179,32 @@ export async function issue(
     created_at: at.toISOString(),
     expires_at: Math.floor(at.getTime() / 1000) + INVITATION_TTL_DAYS * 86_400,
   };
-  const limited = deps.mailer ? await pastInvitationLimit(deps, request) : undefined;
+  const { mailer } = deps;
+  const limited = mailer ? await pastInvitationLimit(deps, request) : undefined;
   if (limited && !options.keepIfUnsent) throw limited;
   await deps.invitations.create(invitation);
-  if (!deps.mailer) return invitation;
+  const done = { invitation, emailed: Promise.resolve() };
+  if (!mailer) return done;
   if (limited) {
     options.keepIfUnsent!.warn('an invitation was not e-mailed: the account is past its invitation limit; it waits for the invitee to sign in', {
       invitationId: invitation.id,
       accountId: invitation.account_id,
     });
-    return invitation;
+    return done;
   }
+  return { invitation, emailed: emailInvitation(deps, mailer, request, invitation, at, options) };
+}
+
+async function emailInvitation(
+  deps: TeamDeps,
+  mailer: Mailer,
+  request: InvitationRequest,
+  invitation: Invitation,
+  at: Date,
+  options: { keepIfUnsent?: Logger },
+): Promise<void> {
   try {
-    await deps.mailer.send({
+    await mailer.send({
       to: invitation.email,
       ...invitationEmail({
         company: request.companyName,
@@ -192,12 +219,11 @@ export async function issue(
   } catch (error) {
     if (options.keepIfUnsent) {
       options.keepIfUnsent.warn('an invitation e-mail could not be sent; the invitation waits for the invitee to sign in', { invitationId: invitation.id, accountId: invitation.account_id, error });
-      return invitation;
+      return;
     }
     await deps.invitations.revoke(invitation.id, 'undelivered', at).catch(() => undefined);
     throw error;
   }
-  return invitation;
 }
 
 /**

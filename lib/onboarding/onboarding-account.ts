@@ -14,7 +14,7 @@
 import { heldForCopy, normaliseEmail, type AccountStore } from '../accounts/accounts.ts';
 import { ownerships, type MembershipStore } from '../accounts/memberships.ts';
 import { derivedAccountId, openFirstAccountFor } from '../accounts/open-account.ts';
-import { issue, type TeamDeps } from '../accounts/team.ts';
+import { issueWhileEmailing, type TeamDeps } from '../accounts/team.ts';
 import { Forbidden, NotFound } from '../errors.ts';
 import type { Grant } from '../http/guard.ts';
 import type { Logger } from '../log.ts';
@@ -30,29 +30,55 @@ export interface OnboardingAccountDeps {
   copyingMemberRecords?: boolean;
 }
 
-export async function onboardingAccount(deps: OnboardingAccountDeps, grant: Grant, intake: OnboardingIntake): Promise<string> {
+/**
+ * Runs the submission's work (its run, waited for) on its account. When the
+ * submission opened the account, the owner's invitation is written first and
+ * e-mailed while the work goes on (the e-mail provider's answer would
+ * otherwise delay the run's start); this answers once both are done, even
+ * when the work fails. An invitation that cannot be e-mailed is kept and
+ * logged, as before.
+ */
+export async function withOnboardingAccount<T>(
+  deps: OnboardingAccountDeps,
+  grant: Grant,
+  intake: OnboardingIntake,
+  work: (accountId: string) => Promise<T>,
+): Promise<T> {
+  const { accountId, emailed } = await accountFor(deps, grant, intake);
+  try {
+    return await work(accountId);
+  } finally {
+    await emailed;
+  }
+}
+
+async function accountFor(deps: OnboardingAccountDeps, grant: Grant, intake: OnboardingIntake): Promise<{ accountId: string; emailed?: Promise<void> }> {
   const { caller } = grant;
   if (caller.kind === 'user') {
     if (normaliseEmail(caller.user.email) !== intake.email) {
       throw new Forbidden('The onboarding form must carry your own e-mail address', 'not_your_email');
     }
-    return grant.account?.id ?? (await openFirstAccountFor(deps, caller.user)).id;
+    return { accountId: grant.account?.id ?? (await openFirstAccountFor(deps, caller.user)).id };
   }
   if (grant.account) {
     if (!(await deps.accounts.getAccount(grant.account.id))) throw new NotFound('No such account');
-    return grant.account.id;
+    return { accountId: grant.account.id };
   }
   // Who owns what is the memberships' to say: a member record only says whom an onboarding was for,
   // and a person removed from an account, or only ever its admin, keeps theirs.
   const [owned] = ownerships(await deps.memberships.ofEmail(intake.email));
-  if (owned) return owned.account_id;
+  if (owned) return { accountId: owned.account_id };
   if (deps.copyingMemberRecords) throw heldForCopy();
   // The account an earlier onboarding opened for this address, or a new one. Concurrent submissions of
   // one address derive the same id, and only the one whose contact record is written invites the owner.
   const accountId = derivedAccountId(`onboarding:${intake.email}`);
   await deps.accounts.saveAccountDetails(accountId, { company_name: intake.companyName, contact_email: intake.email });
   const { member, created } = await deps.accounts.claimMember({ email: intake.email, account_id: accountId, role: 'owner' });
-  if (!created && member.role === 'owner') return accountId;
-  await issue(deps.team, { accountId, companyName: intake.companyName, email: intake.email, role: 'owner', invitedBy: { kind: 'service' } }, { keepIfUnsent: deps.log });
-  return accountId;
+  if (!created && member.role === 'owner') return { accountId };
+  const { emailed } = await issueWhileEmailing(
+    deps.team,
+    { accountId, companyName: intake.companyName, email: intake.email, role: 'owner', invitedBy: { kind: 'service' } },
+    { keepIfUnsent: deps.log },
+  );
+  return { accountId, emailed };
 }

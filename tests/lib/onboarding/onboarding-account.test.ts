@@ -1,29 +1,58 @@
-import { describe, expect, it } from 'vitest';
-import { onboardingAccount } from '../../../lib/onboarding/onboarding-account.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { withOnboardingAccount } from '../../../lib/onboarding/onboarding-account.ts';
 import { createLogger } from '../../../lib/log.ts';
 import { fakeTeam, user } from '../../support/account-fakes.ts';
 
 const service = { caller: { kind: 'service' as const } };
 const intake = (email: string) => ({ email, companyName: 'Acme' });
 
+/** The account a submission goes to (the work being only to name it). */
+type Args = Parameters<typeof withOnboardingAccount>;
+const accountOf = (d: Args[0], grant: Args[1], submitted: Args[2]) => withOnboardingAccount(d, grant, submitted, async (id) => id);
+
 function deps() {
   const team = fakeTeam();
   return { team, deps: { accounts: team.accounts.store, memberships: team.memberships, team: team.deps, log: createLogger({}, 'error') } };
 }
 
-describe('onboardingAccount, for the portal backend (service key)', () => {
+describe('withOnboardingAccount, for the portal backend (service key)', () => {
   it('makes one account and one owner invitation when the same address is submitted twice at once', async () => {
     const { team, deps: d } = deps();
-    const ids = await Promise.all([onboardingAccount(d, service, intake('a@acme.test')), onboardingAccount(d, service, intake('a@acme.test'))]);
+    const ids = await Promise.all([accountOf(d, service, intake('a@acme.test')), accountOf(d, service, intake('a@acme.test'))]);
     expect(new Set(ids).size).toBe(1);
     expect([...team.invitations.rows.values()].filter((i) => i.email === 'a@acme.test')).toHaveLength(1);
     expect(team.mailer.sent).toHaveLength(1);
   });
 
+  it("e-mails a new owner's invitation while the work goes on, and answers once it is sent, even when the work fails", async () => {
+    const { team, deps: d } = deps();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const send = team.mailer.send.bind(team.mailer);
+    team.mailer.send = async (email) => {
+      await held;
+      return send(email);
+    };
+    const seen: string[] = [];
+    const done = withOnboardingAccount(d, service, intake('h@acme.test'), async (id) => {
+      seen.push(`work on ${id}, ${team.mailer.sent.length} e-mails sent, ${team.invitations.rows.size} invitation written`);
+      throw new Error('the run failed');
+    });
+    let settled = false;
+    done.catch(() => (settled = true));
+    await vi.waitFor(() => expect(seen).toHaveLength(1));
+    expect(seen[0]).toMatch(/, 0 e-mails sent, 1 invitation written$/);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(settled).toBe(false);
+    release();
+    await expect(done).rejects.toThrow('the run failed');
+    expect(team.mailer.sent.map((m) => m.to)).toEqual(['h@acme.test']);
+  });
+
   it('finds the account an earlier onboarding of the address made, and invites nobody again', async () => {
     const { team, deps: d } = deps();
-    const first = await onboardingAccount(d, service, intake('b@acme.test'));
-    const again = await onboardingAccount(d, service, intake('b@acme.test'));
+    const first = await accountOf(d, service, intake('b@acme.test'));
+    const again = await accountOf(d, service, intake('b@acme.test'));
     expect(again).toBe(first);
     expect(team.invitations.rows.size).toBe(1);
   });
@@ -31,7 +60,7 @@ describe('onboardingAccount, for the portal backend (service key)', () => {
   it('is not led by another account’s record of the address: a synced member record names no account to onboard', async () => {
     const { team, deps: d } = deps();
     await team.accounts.store.claimMember({ email: 'e@acme.test', account_id: 'someone-elses', role: 'member' });
-    const id = await onboardingAccount(d, service, intake('e@acme.test'));
+    const id = await accountOf(d, service, intake('e@acme.test'));
     expect(id).not.toBe('someone-elses');
     expect(team.accounts.members.of(id, 'e@acme.test')).toMatchObject({ role: 'owner' });
     expect(team.accounts.members.of('someone-elses', 'e@acme.test')).toMatchObject({ role: 'member' });
@@ -40,10 +69,10 @@ describe('onboardingAccount, for the portal backend (service key)', () => {
 
   it('holds the lookup of an earlier onboarding (503, retryable) while an upgraded stage copies its member records; a named account goes on', async () => {
     const { team, deps: d } = deps();
-    const first = await onboardingAccount(d, service, intake('f@acme.test'));
+    const first = await accountOf(d, service, intake('f@acme.test'));
     const held = { ...d, copyingMemberRecords: true };
-    await expect(onboardingAccount(held, service, intake('f@acme.test'))).rejects.toMatchObject({ code: 'member_records_copying', retryAfterSeconds: 300 });
-    expect(await onboardingAccount(held, { ...service, account: { id: first } }, intake('f@acme.test'))).toBe(first);
+    await expect(accountOf(held, service, intake('f@acme.test'))).rejects.toMatchObject({ code: 'member_records_copying', retryAfterSeconds: 300 });
+    expect(await accountOf(held, { ...service, account: { id: first } }, intake('f@acme.test'))).toBe(first);
     expect(team.invitations.rows.size).toBe(1);
   });
 
@@ -56,16 +85,16 @@ describe('onboardingAccount, for the portal backend (service key)', () => {
     await team.memberships.join({ accountId: 'acct-left', userId: 'u-g', email, role: 'owner', via: 'invitation' });
     for (const account_id of ['acct-admin', 'acct-left']) await team.accounts.store.claimMember({ email, account_id, role: 'owner' });
     expect(await team.memberships.remove('acct-left', 'u-g', 'owner')).toBe('changed');
-    const fresh = await onboardingAccount(d, service, intake(email));
+    const fresh = await accountOf(d, service, intake(email));
     expect(['acct-admin', 'acct-left']).not.toContain(fresh);
 
     await team.memberships.join({ accountId: 'acct-own', userId: 'u-g', email, role: 'owner', via: 'created' });
-    expect(await onboardingAccount(d, service, intake(email))).toBe('acct-own');
+    expect(await accountOf(d, service, intake(email))).toBe('acct-own');
   });
 
   it('gives different addresses different accounts', async () => {
     const { deps: d } = deps();
-    expect(await onboardingAccount(d, service, intake('c@acme.test'))).not.toBe(await onboardingAccount(d, service, intake('d@acme.test')));
+    expect(await accountOf(d, service, intake('c@acme.test'))).not.toBe(await accountOf(d, service, intake('d@acme.test')));
   });
 });
 
@@ -73,6 +102,6 @@ describe('onboardingAccount, for a signed-in user', () => {
   it('refuses a form carrying someone else’s address', async () => {
     const { deps: d } = deps();
     const me = user({ email: 'me@acme.test' });
-    await expect(onboardingAccount(d, { caller: { kind: 'user', user: me } }, intake('ceo@bigcorp.test'))).rejects.toMatchObject({ code: 'not_your_email' });
+    await expect(accountOf(d, { caller: { kind: 'user', user: me } }, intake('ceo@bigcorp.test'))).rejects.toMatchObject({ code: 'not_your_email' });
   });
 });

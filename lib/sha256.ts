@@ -1,7 +1,7 @@
 // SHA-256 and HMAC-SHA256 over node:crypto, for the providers' webhook
 // signatures (lib/webhooks/signatures.ts) and for the request signing of
 // every AWS SDK client of the service (their `sha256` option: see
-// lib/store/dynamodb.ts and lib/workflows/step-functions.ts).
+// lib/store/dynamodb-client.ts and lib/workflows/step-functions.ts).
 //
 // Why not createHmac(key) with the key's bytes, as the SDK's own hash does:
 // Node 24's createHmac first asks whether an object key is a KeyObject by

@@ -1,7 +1,7 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { tablePrefix } from '../config.ts';
-import { Sha256 } from '../sha256.ts';
+import { createDynamoDBClient } from './dynamodb-client.ts';
 
 export type { DynamoDBDocumentClient };
 
@@ -51,7 +51,7 @@ export function tablesWithPrefix(prefix: string): Tables {
   return Object.fromEntries(names.map((n) => [n, `${prefix}${n}`])) as Tables;
 }
 
-export function createDocumentClient(client = new DynamoDBClient({ sha256: Sha256 })): DynamoDBDocumentClient {
+export function createDocumentClient(client: DynamoDBClient = createDynamoDBClient()): DynamoDBDocumentClient {
   return DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },
   });
@@ -61,10 +61,9 @@ export function createDocumentClient(client = new DynamoDBClient({ sha256: Sha25
  * Created once per Lambda instance and reused by warm invocations. Marked pure:
  * a bundle that imports this module but never uses the client (a wiring module
  * imported for something else) drops it, instead of constructing it, and
- * initialising the SDK behind it, at every cold start (about 25 ms). Signs
- * with our Sha256 (lib/sha256.ts says why).
+ * initialising the SDK behind it, at every cold start (about 25 ms).
  */
-export const dynamodb = /* @__PURE__ */ new DynamoDBClient({ sha256: Sha256 });
+export const dynamodb = /* @__PURE__ */ createDynamoDBClient();
 export const db = /* @__PURE__ */ createDocumentClient(dynamodb);
 export const tables = /* @__PURE__ */ tablesWithPrefix(tablePrefix());
 

@@ -150,23 +150,28 @@ export async function openInvitation(deps: Pick<TeamDeps, 'invitations' | 'now'>
  * account does not open another budget.
  */
 export async function issue(deps: TeamDeps, request: InvitationRequest, options: { keepIfUnsent?: Logger } = {}): Promise<Invitation> {
-  const { invitation, emailed } = await issueWhileEmailing(deps, request, options);
+  const { invitation, emailed } = await write(deps, request, options);
   await emailed;
   return invitation;
 }
 
+/**
+ * issue with `keepIfUnsent`, answering as soon as the invitation is written,
+ * its e-mail under way (`emailed`, which never rejects), so that the caller
+ * can overlap the e-mail with other work. The caller must await `emailed`
+ * before its Lambda answers.
+ */
+export function issueWhileEmailing(deps: TeamDeps, request: InvitationRequest, log: Logger): Promise<{ invitation: Invitation; emailed: Promise<void> }> {
+  return write(deps, request, { keepIfUnsent: log });
+}
+
 type InvitationRequest = { accountId: string; companyName?: string; email: string; role: Role; invitedBy: Inviter };
 
-/**
- * issue, answering as soon as the invitation is written, with its e-mail
- * under way (`emailed`), so that a caller can overlap the e-mail with other
- * work; it must await `emailed` before its Lambda answers. With
- * `keepIfUnsent`, `emailed` never rejects.
- */
-export async function issueWhileEmailing(
+/** Writes the invitation, then answers with it and its e-mail under way. */
+async function write(
   deps: TeamDeps,
   request: InvitationRequest,
-  options: { keepIfUnsent?: Logger } = {},
+  options: { keepIfUnsent?: Logger },
 ): Promise<{ invitation: Invitation; emailed: Promise<void> }> {
   const at = now(deps);
   const invitation: Invitation = {

@@ -78,7 +78,7 @@ async function accountFor(deps: OnboardingAccountDeps, grant: Grant, intake: Onb
   const { emailed } = await issueWhileEmailing(
     deps.team,
     { accountId, companyName: intake.companyName, email: intake.email, role: 'owner', invitedBy: { kind: 'service' } },
-    { keepIfUnsent: deps.log },
+    deps.log,
   );
   return { accountId, emailed };
 }

@@ -22,9 +22,10 @@ afterEach(() => {
   }
 });
 
-/** A DynamoDB client as a bundle makes it, built with the plugin: its resolved credential provider. */
-async function bundledProvider(name: string): Promise<() => Promise<{ accessKeyId: string }>> {
-  const built = await build({
+/** A DynamoDB client as a bundle makes it, built once with the plugin. */
+let bundle: Promise<string> | undefined;
+const bundled = () =>
+  (bundle ??= build({
     stdin: {
       contents: `import { DynamoDBClient } from '@aws-sdk/client-dynamodb'; export const client = new DynamoDBClient({ region: 'eu-west-1' });`,
       resolveDir: process.cwd(),
@@ -35,9 +36,12 @@ async function bundledProvider(name: string): Promise<() => Promise<{ accessKeyI
     write: false,
     logLevel: 'silent',
     plugins: [credentialsFromEnvironment()],
-  });
+  }).then((built) => built.outputFiles[0]!.text));
+
+/** The resolved credential provider of a fresh instance of that bundle (loaded from a file of its own). */
+async function bundledProvider(name: string): Promise<() => Promise<{ accessKeyId: string }>> {
   const file = join(dir, `${name}.cjs`);
-  writeFileSync(file, built.outputFiles[0]!.text);
+  writeFileSync(file, await bundled());
   const { client } = (await import(pathToFileURL(file).href)).default;
   return client.config.credentials;
 }

@@ -16,6 +16,7 @@ export type TableName =
   | 'slugs'
   | 'webhook_secrets'
   | 'rate_limits'
+  | 'pacing'
   | 'webhook_events'
   | 'provisioning'
   | 'onboarding_runs'
@@ -37,6 +38,7 @@ const names: TableName[] = [
   'slugs',
   'webhook_secrets',
   'rate_limits',
+  'pacing',
   'webhook_events',
   'provisioning',
   'onboarding_runs',

@@ -1,0 +1,172 @@
+// Pacing: a workflow step's vendor calls each take a slot from a schedule
+// shared by every run, one schedule per vendor credential, so that a burst of
+// runs goes at the vendor's published rate instead of into its 429s.
+//
+// A step books its slots in one go (as many as its integration declares), so
+// runs are served in the order their steps asked. A slot near enough is waited
+// for in the step; a later one, or a vendor's "later" (429 with its reset),
+// ends the step with MustWait: the step answers "waiting" with its bookings,
+// the state machine waits in a Wait state until then and runs it again, and
+// the step goes on with the slots it booked. Outside a step (a person waiting
+// on an HTTP answer) calls are not paced.
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/** A vendor's published limit for the plan in use: `limit` calls per `windowSeconds`. */
+export interface Rate {
+  limit: number;
+  windowSeconds: number;
+}
+
+/** One vendor credential's schedule, and its rate (none: its calls are not paced, a "later" is still honoured). */
+export interface PaceRule {
+  vendor: string;
+  /** `<vendor>#<digest of the credential>`, never the credential itself. */
+  key: string;
+  rate: Rate | null;
+}
+
+/** The schedules, shared by every run (pacing-schedule.ts keeps them in DynamoDB). */
+export interface PaceSchedule {
+  /** Books `count` consecutive slots `intervalMs` apart: the first slot's time (ms), never before `now`. */
+  book(key: string, count: number, intervalMs: number, now: number): Promise<number>;
+  /** No slot is given before `at` (ms): the vendor said to wait until then. */
+  holdUntil(key: string, at: number): Promise<void>;
+}
+
+/** Slots a step booked on one schedule. */
+export interface Booking {
+  vendor: string;
+  key: string;
+  /** The first slot (ms since the epoch). */
+  first: number;
+  intervalMs: number;
+  /** How far ahead of its slot a call may go: the vendor's window takes a small burst. */
+  burstMs: number;
+  count: number;
+  /** Slots used so far. */
+  used: number;
+}
+
+/** The step must come back later: at `until`, with its bookings. Never a failure. */
+export class MustWait extends Error {
+  override name = 'MustWait';
+  readonly vendor: string;
+  readonly until: number;
+  readonly bookings: Booking[];
+  constructor(vendor: string, until: number, bookings: Booking[]) {
+    super(`waiting for ${vendor} until ${new Date(until).toISOString()}`);
+    this.vendor = vendor;
+    this.until = until;
+    this.bookings = bookings;
+  }
+}
+
+/** Paced below the limit, so a call its Lambda delayed never makes a vendor window overflow. */
+export const PACE_SHARE = 0.95;
+
+/** The spacing of slots and the burst a rule allows: about 5% of the limit at once after a quiet spell. */
+export function cadenceOf(rate: Rate): { intervalMs: number; burstMs: number } {
+  const intervalMs = (rate.windowSeconds * 1000) / (rate.limit * PACE_SHARE);
+  const burst = Math.floor(rate.limit * (1 - PACE_SHARE));
+  return { intervalMs, burstMs: burst * intervalMs };
+}
+
+/** What a vendor adapter uses to pace its calls. */
+export interface VendorPace {
+  readonly vendor: string;
+  /** Waits for this call's slot, or throws MustWait when it is too far off (inside a step; nothing outside). */
+  take(): Promise<void>;
+  /** The vendor said "later" (`afterMs` from now, if it said): inside a step, throws MustWait; outside, returns. */
+  later(afterMs: number | undefined): Promise<void>;
+}
+
+export interface StepPacing {
+  /** Bookings carried from this step's previous invocation (its "waiting" answer). */
+  bookings?: Booking[];
+  /** How many calls to book at once, per vendor: what the integration declares. */
+  calls?: Readonly<Record<string, number>>;
+}
+
+interface Context {
+  bookings: Map<string, Booking>;
+  calls: Readonly<Record<string, number>>;
+}
+
+export interface PacingDeps {
+  schedule: PaceSchedule;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+  /** The longest wait for a slot spent inside the step; a longer one goes back to the state machine. */
+  inlineMs?: number;
+  /** How long to wait after a "later" that said nothing of when. */
+  unhintedMs?: number;
+}
+
+export interface Pacing {
+  /** Runs a step's work with its pacing: its vendor calls take slots, and may end it with MustWait. */
+  within<T>(step: StepPacing, work: () => Promise<T>): Promise<T>;
+  /** The pace of one vendor credential. */
+  of(rule: PaceRule): VendorPace;
+}
+
+export function pacing(deps: PacingDeps): Pacing {
+  const now = deps.now ?? Date.now;
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const inlineMs = deps.inlineMs ?? 2000;
+  const unhintedMs = deps.unhintedMs ?? 5000;
+  const storage = new AsyncLocalStorage<Context>();
+
+  const snapshot = (ctx: Context) => [...ctx.bookings.values()].map((b) => ({ ...b }));
+
+  async function book(ctx: Context, rule: PaceRule, rate: Rate, count: number): Promise<Booking> {
+    const { intervalMs, burstMs } = cadenceOf(rate);
+    const first = await deps.schedule.book(rule.key, count, intervalMs, now());
+    const booking = { vendor: rule.vendor, key: rule.key, first, intervalMs, burstMs, count, used: 0 };
+    ctx.bookings.set(rule.key, booking);
+    return booking;
+  }
+
+  /** When the booking's next slot lets a call go. */
+  const nextGo = (b: Booking) => b.first + b.used * b.intervalMs - b.burstMs;
+
+  return {
+    within(step, work) {
+      const at = now();
+      const bookings = new Map<string, Booking>();
+      for (const carried of step.bookings ?? []) {
+        // The state machine waited for this slot: it goes now, and the slots after it keep their spacing.
+        const early = Math.max(0, nextGo(carried) - at);
+        bookings.set(carried.key, { ...carried, first: carried.first - early });
+      }
+      return storage.run({ bookings, calls: step.calls ?? {} }, work);
+    },
+
+    of(rule) {
+      const rate = rule.rate && rule.rate.limit > 0 ? rule.rate : undefined;
+      return {
+        vendor: rule.vendor,
+        async take() {
+          const ctx = storage.getStore();
+          if (!ctx || !rate) return;
+          let booking = ctx.bookings.get(rule.key);
+          if (!booking || booking.used >= booking.count) booking = await book(ctx, rule, rate, Math.max(1, ctx.calls[rule.vendor] ?? 1));
+          const wait = nextGo(booking) - now();
+          if (wait > inlineMs) throw new MustWait(rule.vendor, nextGo(booking), snapshot(ctx));
+          if (wait > 0) await sleep(wait);
+          booking.used += 1;
+        },
+        async later(afterMs) {
+          const ctx = storage.getStore();
+          if (!ctx) return;
+          const until = now() + (afterMs ?? unhintedMs);
+          const left = ctx.bookings.get(rule.key);
+          if (!rate) throw new MustWait(rule.vendor, until, snapshot(ctx));
+          // Every run of this credential waits for the vendor; this step then books again after the hold.
+          await deps.schedule.holdUntil(rule.key, until + cadenceOf(rate).burstMs);
+          const booking = await book(ctx, rule, rate, Math.max(1, left ? left.count - left.used : (ctx.calls[rule.vendor] ?? 1)));
+          throw new MustWait(rule.vendor, Math.max(until, nextGo(booking)), snapshot(ctx));
+        },
+      };
+    },
+  };
+}

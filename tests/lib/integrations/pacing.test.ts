@@ -1,0 +1,164 @@
+// Pacing of workflow steps' vendor calls: slots from a shared schedule, waits
+// inside the step only when short, MustWait (with the bookings) otherwise,
+// a vendor's "later" shared by every run, and nothing paced outside a step.
+// The DynamoDB schedule against dynalite: disjoint slots under concurrency.
+import { describe, expect, it } from 'vitest';
+import { dynamodbPaceSchedule } from '../../../lib/integrations/dynamodb-pace-schedule.ts';
+import { cadenceOf, MustWait, pacing, type PaceSchedule } from '../../../lib/integrations/pacing.ts';
+import { useDynamo } from '../../support/dynamo.ts';
+
+/** A clock the code under test moves only by sleeping. */
+function virtualTime(start = Date.parse('2026-01-01T00:00:00Z')) {
+  let t = start;
+  const sleeps: number[] = [];
+  return {
+    now: () => t,
+    sleep: async (ms: number) => {
+      sleeps.push(ms);
+      t += ms;
+    },
+    advance: (ms: number) => (t += ms),
+    sleeps,
+  };
+}
+
+/** The schedule in memory, as the DynamoDB one keeps it. */
+function memorySchedule(): PaceSchedule & { nextAt: Map<string, number> } {
+  const nextAt = new Map<string, number>();
+  return {
+    nextAt,
+    async book(key, count, intervalMs, now) {
+      const first = Math.max(now, nextAt.get(key) ?? 0);
+      nextAt.set(key, first + count * intervalMs);
+      return first;
+    },
+    async holdUntil(key, at) {
+      if ((nextAt.get(key) ?? 0) < at) nextAt.set(key, at);
+    },
+  };
+}
+
+const rate = { limit: 100, windowSeconds: 60 };
+const rule = { vendor: 'clickup', key: 'clickup#abc', rate };
+
+describe('pacing', () => {
+  it('spaces calls at a little under the limit, after a burst of about 5% of it', async () => {
+    const time = virtualTime();
+    const p = pacing({ schedule: memorySchedule(), now: time.now, sleep: time.sleep });
+    const pace = p.of(rule);
+    const sent: number[] = [];
+    await p.within({ calls: { clickup: 15 } }, async () => {
+      for (let i = 0; i < 15; i++) {
+        await pace.take();
+        sent.push(time.now());
+      }
+    });
+    const { intervalMs } = cadenceOf(rate);
+    expect(intervalMs).toBeCloseTo(60_000 / 95);
+    const start = sent[0]!;
+    // Six go at once (one, and a burst of 5% of the limit), then one per interval: no vendor window takes more than the limit.
+    expect(sent.slice(0, 6).every((t) => t === start)).toBe(true);
+    for (let i = 6; i < 15; i++) expect(sent[i]! - sent[i - 1]!).toBeCloseTo(intervalMs);
+  });
+
+  it('books a step\'s calls in one go, so a later run\'s step waits behind the whole of an earlier one\'s', async () => {
+    const time = virtualTime();
+    const schedule = memorySchedule();
+    const p = pacing({ schedule, now: time.now, sleep: time.sleep });
+    await p.within({ calls: { clickup: 15 } }, async () => p.of(rule).take());
+    const second = await p.within({ calls: { clickup: 15 } }, async () => p.of(rule).take()).catch((e) => e);
+    expect(second).toBeInstanceOf(MustWait);
+    const { intervalMs, burstMs } = cadenceOf(rate);
+    expect(second.until).toBe(time.now() + 15 * intervalMs - burstMs);
+    expect(second.bookings).toEqual([expect.objectContaining({ key: 'clickup#abc', count: 15, used: 0 })]);
+  });
+
+  it('goes on after the wait with the slots it booked, without booking again', async () => {
+    const time = virtualTime();
+    const schedule = memorySchedule();
+    const p = pacing({ schedule, now: time.now, sleep: time.sleep });
+    await p.within({ calls: { clickup: 30 } }, async () => p.of(rule).take());
+    const waited = (await p.within({ calls: { clickup: 3 } }, async () => p.of(rule).take()).catch((e) => e)) as MustWait;
+    const booked = schedule.nextAt.get(rule.key);
+    time.advance(waited.until - time.now());
+    let calls = 0;
+    await p.within({ bookings: waited.bookings, calls: { clickup: 3 } }, async () => {
+      for (let i = 0; i < 3; i++) await p.of(rule).take().then(() => calls++);
+    });
+    expect(calls).toBe(3);
+    expect(schedule.nextAt.get(rule.key)).toBe(booked);
+  });
+
+  it('takes a wait the state machine ended early as done: the slots keep their spacing from now', async () => {
+    const time = virtualTime();
+    const p = pacing({ schedule: memorySchedule(), now: time.now, sleep: time.sleep });
+    await p.within({ calls: { clickup: 40 } }, async () => p.of(rule).take());
+    const waited = (await p.within({ calls: { clickup: 2 } }, async () => p.of(rule).take()).catch((e) => e)) as MustWait;
+    expect(waited.until - time.now()).toBeGreaterThan(20_000);
+    const resumedAt = time.now();
+    await p.within({ bookings: waited.bookings }, async () => {
+      await p.of(rule).take();
+      await p.of(rule).take();
+    });
+    expect(time.now() - resumedAt).toBeCloseTo(cadenceOf(rate).intervalMs);
+  });
+
+  it('holds every run of the credential when the vendor says later, and ends the step with MustWait until then', async () => {
+    const time = virtualTime();
+    const schedule = memorySchedule();
+    const p = pacing({ schedule, now: time.now, sleep: time.sleep });
+    const error = await p.within({ calls: { clickup: 15 } }, async () => p.of(rule).later(600_000)).catch((e) => e);
+    expect(error).toBeInstanceOf(MustWait);
+    expect(error.until).toBeGreaterThanOrEqual(time.now() + 600_000);
+    expect(error.message).toBe(`waiting for clickup until ${new Date(error.until).toISOString()}`);
+    // Another run's step, even one that had not called yet, books after the hold.
+    const other = await p.within({ calls: { clickup: 1 } }, async () => p.of(rule).take()).catch((e) => e);
+    expect(other.until).toBeGreaterThanOrEqual(time.now() + 600_000);
+  });
+
+  it('honours a "later" of a vendor with no rate, and paces nothing of it', async () => {
+    const time = virtualTime();
+    const p = pacing({ schedule: memorySchedule(), now: time.now, sleep: time.sleep });
+    const dropbox = p.of({ vendor: 'dropbox', key: 'dropbox#x', rate: null });
+    await p.within({}, async () => {
+      for (let i = 0; i < 50; i++) await dropbox.take();
+    });
+    expect(time.sleeps).toEqual([]);
+    const error = await p.within({}, async () => dropbox.later(undefined)).catch((e) => e);
+    expect(error).toBeInstanceOf(MustWait);
+    expect(error.until).toBe(time.now() + 5000);
+  });
+
+  it('paces nothing, and waits for nothing, outside a step (a person waiting on an answer)', async () => {
+    const time = virtualTime();
+    const schedule = memorySchedule();
+    const p = pacing({ schedule, now: time.now, sleep: time.sleep });
+    for (let i = 0; i < 20; i++) await p.of(rule).take();
+    await p.of(rule).later(60_000);
+    expect(schedule.nextAt.size).toBe(0);
+    expect(time.sleeps).toEqual([]);
+  });
+});
+
+describe('the DynamoDB pacing schedule', () => {
+  const d = useDynamo();
+
+  it('gives concurrent bookings disjoint slots, one after another', async () => {
+    const schedule = dynamodbPaceSchedule(d);
+    const now = Date.now();
+    const firsts = await Promise.all(Array.from({ length: 20 }, () => schedule.book('clickup#concurrent', 3, 100, now)));
+    const sorted = [...firsts].sort((a, b) => a - b);
+    expect(sorted[0]).toBe(now);
+    for (let i = 1; i < sorted.length; i++) expect(sorted[i]! - sorted[i - 1]!).toBe(300);
+  });
+
+  it('starts an idle schedule at now, and holds it until a vendor\'s reset', async () => {
+    const schedule = dynamodbPaceSchedule(d);
+    const now = Date.now();
+    expect(await schedule.book('close#idle', 1, 50, now - 60_000)).toBe(now - 60_000);
+    expect(await schedule.book('close#idle', 2, 50, now)).toBe(now);
+    await schedule.holdUntil('close#idle', now + 30_000);
+    await schedule.holdUntil('close#idle', now + 10_000);
+    expect(await schedule.book('close#idle', 1, 50, now)).toBe(now + 30_000);
+  });
+});

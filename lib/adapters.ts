@@ -19,6 +19,7 @@
 // literal name: a bundle holds the names of exactly the settings its code can
 // read, and serverless.yml gives each function those and no others.
 import type { SFNClient } from '@aws-sdk/client-sfn';
+import { createHash } from 'node:crypto';
 import {
   bookingStateMachineArn,
   chatSettings,
@@ -45,13 +46,18 @@ import type { SiteAnalyzer, SiteScraper } from './crawler/site.ts';
 import type { IdentityProvider } from './identity/identity.ts';
 import type { Chat } from './integrations/chat.ts';
 import type { Crm } from './integrations/crm.ts';
+import { dynamodbPaceSchedule } from './integrations/dynamodb-pace-schedule.ts';
 import { interactivePolicyFrom, policyFrom } from './integrations/http-client.ts';
 import type { Mailer } from './integrations/mailer.ts';
+import { pacing, type Pacing, type Rate } from './integrations/pacing.ts';
 import type { Storage } from './integrations/storage.ts';
 import type { TaskTool } from './integrations/task-tool.ts';
 import { sfnWorkflow, type OnboardingWorkflow } from './onboarding/workflow.ts';
+import type { StepPace } from './provisioning/integration-step.ts';
+import { integrations, type Integration, type IntegrationSpec } from './provisioning/registry.ts';
 import type { Payments } from './payments/payments.ts';
 import type { PaymentQueue } from './payments/payment-queue.ts';
+import { db, tables } from './store/dynamodb.ts';
 import type { BookingQueue } from './webhooks/booking-queue.ts';
 import { sfnQueue } from './workflows/sfn-queue.ts';
 import { createStepFunctionsClient } from './workflows/step-functions.ts';
@@ -63,7 +69,22 @@ import { createStepFunctionsClient } from './workflows/step-functions.ts';
  * step: the full policy, after which the state machine's own retry takes over.
  */
 export type Waiting = 'person' | 'workflow';
-const policy = (waiting: Waiting) => (waiting === 'person' ? interactivePolicyFrom(vendorSettings()) : policyFrom(vendorSettings()));
+
+/** The schedules every workflow step's vendor calls take their slots from (lib/integrations/pacing.ts), one per process. */
+export const stepPacing = (): Pacing => kept('pacing', () => pacing({ schedule: dynamodbPaceSchedule({ db, tables }) }));
+
+/** How an integration's step paces its vendor calls: the shared schedules, and what it books at once (the registry's calls). */
+export const stepPace = (integration: Integration): StepPace => ({ pacing: stepPacing(), calls: (integrations[integration] as IntegrationSpec).calls });
+
+/**
+ * How a vendor credential's calls retry, and for a workflow step how they are
+ * paced: the credential's schedule is named by a digest of it, never by it.
+ */
+function policy(waiting: Waiting, vendor: string, credential: string, rate: Rate | null) {
+  if (waiting === 'person') return interactivePolicyFrom(vendorSettings());
+  const key = `${vendor}#${createHash('sha256').update(credential).digest('hex').slice(0, 16)}`;
+  return { ...policyFrom(vendorSettings()), pace: stepPacing().of({ vendor, key, rate }) };
+}
 
 const built = new Map<string, unknown>();
 /** The adapter built under this key, built now if it is the first ask. */
@@ -100,7 +121,7 @@ export function onFirstCall<T extends object>(load: () => Promise<T>, fixed: Par
 export function identity(): IdentityProvider {
   return kept('identity', () => {
     const settings = identitySettings();
-    return onFirstCall(async () => (await import('./identity/supabase-identity.ts')).supabaseIdentity(settings, policy('person')), {
+    return onFirstCall(async () => (await import('./identity/supabase-identity.ts')).supabaseIdentity(settings, interactivePolicyFrom(vendorSettings())), {
       canCreateRecoveryLinks: false,
     });
   });
@@ -110,7 +131,7 @@ export function identity(): IdentityProvider {
 export function adminIdentity(): IdentityProvider {
   return kept('adminIdentity', () => {
     const settings = { ...identitySettings(), serviceRoleKey: identityAdminKey() };
-    return onFirstCall(async () => (await import('./identity/supabase-identity.ts')).supabaseIdentity(settings, policy('person')), {
+    return onFirstCall(async () => (await import('./identity/supabase-identity.ts')).supabaseIdentity(settings, interactivePolicyFrom(vendorSettings())), {
       canCreateRecoveryLinks: settings.serviceRoleKey !== undefined,
     });
   });
@@ -131,7 +152,7 @@ export function checkoutPayments(): Pick<Payments, 'sells' | 'startCheckout' | '
       };
       return { sells: fail, startCheckout: async () => fail(), openBillingPortal: async () => fail() };
     }
-    const { timeoutMs, maxAttempts } = policy('person');
+    const { timeoutMs, maxAttempts } = interactivePolicyFrom(vendorSettings());
     return onFirstCall(
       async () => (await import('./payments/stripe-payments.ts')).stripeCheckout(settings, { timeoutMs, maxNetworkRetries: Math.max(0, maxAttempts - 1) }),
       { sells: (plan) => Boolean(settings.prices[plan]) },
@@ -159,23 +180,33 @@ function vendor<S, P extends object>(key: string, settings: () => S | null, load
 }
 
 export const mailer = (waiting: Waiting): Mailer | null =>
-  vendor(`mailer:${waiting}`, emailSettings, async (s) => (await import('./integrations/resend-mailer.ts')).resendMailer(s, policy(waiting)));
+  vendor(`mailer:${waiting}`, emailSettings, async (s) =>
+    (await import('./integrations/resend-mailer.ts')).resendMailer(s, policy(waiting, 'resend', s.apiKey, s.pace)),
+  );
 
 /** Where the team's own notices about new clients go, if anywhere. */
 export const teamAddress = (): string | undefined => emailSettings()?.teamAddress;
 
 export const taskTool = (): TaskTool | null =>
-  vendor('taskTool', taskToolSettings, async (s) => (await import('./integrations/clickup-task-tool.ts')).clickupTaskTool(s, policy('workflow')));
+  vendor('taskTool', taskToolSettings, async (s) =>
+    (await import('./integrations/clickup-task-tool.ts')).clickupTaskTool(s, policy('workflow', 'clickup', s.token, s.pace)),
+  );
 
 export const storage = (): Storage | null =>
-  vendor('storage', storageSettings, async (s) => (await import('./integrations/dropbox-storage.ts')).dropboxStorage(s, policy('workflow')));
+  vendor('storage', storageSettings, async (s) =>
+    (await import('./integrations/dropbox-storage.ts')).dropboxStorage(s, policy('workflow', 'dropbox', s.refreshToken ?? s.accessToken!, s.pace)),
+  );
 
 /** The folder under which each client's storage tree is made. */
 export const storageRoot = (): string => storageSettings()?.rootPath ?? '/Clients';
 
-export const chat = (): Chat | null => vendor('chat', chatSettings, async (s) => (await import('./integrations/slack-chat.ts')).slackChat(s, policy('workflow')));
+export const chat = (): Chat | null =>
+  vendor('chat', chatSettings, async (s) =>
+    (await import('./integrations/slack-chat.ts')).slackChat(s, policy('workflow', 'slack', s.mode === 'incoming-webhook' ? s.webhookUrl : `${s.botToken} ${s.channel}`, s.pace)),
+  );
 
-export const crm = (): Crm | null => vendor('crm', crmSettings, async (s) => (await import('./integrations/close-crm.ts')).closeCrm(s, policy('workflow')));
+export const crm = (): Crm | null =>
+  vendor('crm', crmSettings, async (s) => (await import('./integrations/close-crm.ts')).closeCrm(s, policy('workflow', 'close', s.apiKey, s.pace)));
 
 // --- The crawler: the vendors when their keys are configured, else our own measurement and crawler. ---
 
@@ -198,7 +229,7 @@ export function siteAnalyzer(): SiteAnalyzer {
     const pagespeed = pagespeedSettings();
     return onFirstCall<SiteAnalyzer>(async () =>
       pagespeed
-        ? (await import('./crawler/pagespeed-analyzer.ts')).pagespeedAnalyzer(pagespeed, policy('workflow'))
+        ? (await import('./crawler/pagespeed-analyzer.ts')).pagespeedAnalyzer(pagespeed, policyFrom(vendorSettings()))
         : (await import('./crawler/page-measurement.ts')).measurementAnalyzer(await ownFetcher()),
     );
   });
@@ -210,7 +241,7 @@ export function siteScraper(): SiteScraper {
     crawlSettings(); // checked at cold start, read on the first crawl
     return onFirstCall<SiteScraper>(async () =>
       firecrawl
-        ? (await import('./crawler/firecrawl-scraper.ts')).firecrawlScraper(firecrawl, policy('workflow'))
+        ? (await import('./crawler/firecrawl-scraper.ts')).firecrawlScraper(firecrawl, policyFrom(vendorSettings()))
         : (await import('./crawler/builtin-scraper.ts')).builtinScraper(await ownFetcher()),
     );
   });

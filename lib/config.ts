@@ -85,6 +85,10 @@ function reader(env: Env) {
       if (!/^(true|false|1|0)$/i.test(v)) problems.push(`${name} must be true or false`);
       return /^(true|1)$/i.test(v);
     },
+    /** A vendor's limit for the plan in use, "count/seconds" (e.g. "100/60"), or "none": its calls are not paced. */
+    pace(name: string, fallback: string): RateLimit | null {
+      return (value(name) ?? fallback) === 'none' ? null : this.limit(name, fallback);
+    },
     /** "count/seconds", e.g. "5/600" = five per ten minutes. */
     limit(name: string, fallback: string): RateLimit {
       const v = value(name) ?? fallback;
@@ -200,6 +204,8 @@ export function emailSettings(env: Env = process.env) {
       baseUrl: r.url('RESEND_BASE_URL', 'https://api.resend.com')!,
       from: r.required('EMAIL_FROM'),
       teamAddress: r.optional('TEAM_NOTIFICATION_EMAIL'),
+      // Resend's limit is per team, across its keys (vendor-contracts §3).
+      pace: r.pace('RESEND_RATE_LIMIT', '5/1'),
     };
   });
 }
@@ -232,7 +238,13 @@ export function taskToolSettings(env: Env = process.env) {
   return section(env, (r) => {
     const token = r.optional('CLICKUP_API_TOKEN');
     if (!token) return null;
-    return { token, apiBase: r.url('CLICKUP_API_BASE', 'https://api.clickup.com/api/v2')!, spaceId: r.required('CLICKUP_SPACE_ID') };
+    return {
+      token,
+      apiBase: r.url('CLICKUP_API_BASE', 'https://api.clickup.com/api/v2')!,
+      spaceId: r.required('CLICKUP_SPACE_ID'),
+      // Per token: 100 a minute on the Free, Unlimited and Business plans (vendor-contracts §1).
+      pace: r.pace('CLICKUP_RATE_LIMIT', '100/60'),
+    };
   });
 }
 
@@ -249,24 +261,29 @@ export function storageSettings(env: Env = process.env) {
       apiBase: r.url('DROPBOX_API_BASE', 'https://api.dropboxapi.com')!,
       contentBase: r.url('DROPBOX_CONTENT_BASE', 'https://content.dropboxapi.com')!,
       rootPath: normaliseRoot(r.optional('DROPBOX_ROOT_PATH', '/Clients')!),
+      // Dropbox publishes no figure; its 429s and write contention are waited out as it says.
+      pace: r.pace('DROPBOX_RATE_LIMIT', 'none'),
     };
   });
 }
 
 export function chatSettings(env: Env = process.env) {
   return section(env, (r) => {
+    // About one message a second, per incoming webhook or per channel (vendor-contracts §4).
+    const pace = r.pace('SLACK_RATE_LIMIT', '1/1');
     const webhookUrl = r.url('SLACK_WEBHOOK_URL');
-    if (webhookUrl) return { mode: 'incoming-webhook' as const, webhookUrl };
+    if (webhookUrl) return { mode: 'incoming-webhook' as const, webhookUrl, pace };
     const botToken = r.optional('SLACK_BOT_TOKEN');
     if (!botToken) return null;
-    return { mode: 'web-api' as const, botToken, channel: r.required('SLACK_CHANNEL'), apiBase: r.url('SLACK_API_BASE', 'https://slack.com/api')! };
+    return { mode: 'web-api' as const, botToken, channel: r.required('SLACK_CHANNEL'), apiBase: r.url('SLACK_API_BASE', 'https://slack.com/api')!, pace };
   });
 }
 
 export function crmSettings(env: Env = process.env) {
   return section(env, (r) => {
     const apiKey = r.optional('CLOSE_API_KEY');
-    return apiKey ? { apiKey, apiBase: r.url('CLOSE_API_BASE', 'https://api.close.com/api/v1')! } : null;
+    // Close limits each key (its organisation gets three times as much) and publishes no fixed figure: its example is 20 a second.
+    return apiKey ? { apiKey, apiBase: r.url('CLOSE_API_BASE', 'https://api.close.com/api/v1')!, pace: r.pace('CLOSE_RATE_LIMIT', '20/1') } : null;
   });
 }
 

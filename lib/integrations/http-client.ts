@@ -8,6 +8,7 @@
 // A 429 or a connection that was never made are retried as usual: nothing was done.
 import { safeVendorCode, VendorError } from '../errors.ts';
 import { httpTransport, type HttpTransport, type TransportHeaders, type TransportResponse } from './http-transport.ts';
+import { MustWait } from './pacing.ts';
 import { AttemptFailed, failedBeforeSending, networkReason, withRetries, type RetryPolicy, type Sleep } from './retry.ts';
 
 export interface VendorHttpConfig {
@@ -77,6 +78,7 @@ export function vendorHttp(config: VendorHttpConfig): VendorHttp {
         }
         const unsafe = request.repeatable === false;
         const send = async () => {
+          await config.policy.pace?.take();
           const headers = { accept: 'application/json', ...(await config.headers()), ...request.headers, ...contentType };
           const response = await doFetch(`${request.baseUrl ?? config.baseUrl}${request.path}`, {
             method: request.method ?? (body === undefined ? 'GET' : 'POST'),
@@ -96,8 +98,8 @@ export function vendorHttp(config: VendorHttpConfig): VendorHttp {
             ({ response, parsed } = await send());
           }
         } catch (error) {
-          // A nested vendor call (a token refresh) failed after its own retries.
-          if (error instanceof VendorError) throw error;
+          // A nested vendor call (a token refresh) failed after its own retries, or the call must wait for its slot.
+          if (error instanceof VendorError || error instanceof MustWait) throw error;
           throw new AttemptFailed({ transient: true, reason: networkReason(error), outcomeUnknown: unsafe && !failedBeforeSending(error) });
         }
         const throttled = config.isThrottle?.(response, parsed) === true;

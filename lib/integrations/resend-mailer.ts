@@ -17,6 +17,7 @@ export function resendMailer(settings: ResendSettings, policy: RetryPolicy & { t
   return {
     send: (email: OutgoingEmail) =>
       withRetries('resend', `send the ${email.kind} e-mail`, policy, async () => {
+        await policy.pace?.take();
         const { data, error, headers } = await client.emails.send(
           {
             from: settings.from,

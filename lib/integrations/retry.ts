@@ -1,12 +1,14 @@
 // One retry mechanism for every vendor call: exponential backoff with full
-// jitter, or the vendor's own retry hint when it sends one. A hint longer
-// than a step should wait ends the attempts early with a transient error that
-// carries the hint (VendorThrottled), so the state machine's own, longer
-// throttle retry takes over. An attempt whose outcome is unknown and which
-// must not be sent twice (a create without an idempotency key) also ends the
-// attempts at once: the state machine re-runs the step, which looks before it
-// creates.
+// jitter, or the vendor's own retry hint when it sends one. A paced call (a
+// workflow step's, pacing.ts; each request takes its slot where it is sent)
+// hands a vendor's "later" (a 429, or a throttle inside another answer) to
+// the state machine (MustWait) instead of sleeping here. Unpaced, a
+// hint longer than the policy allows ends the attempts with VendorThrottled.
+// An attempt whose outcome is unknown and which must not be sent twice (a
+// create without an idempotency key) also ends the attempts at once: the
+// state machine re-runs the step, which looks before it creates.
 import { VendorError } from '../errors.ts';
+import { MustWait, type VendorPace } from './pacing.ts';
 
 export interface RetryPolicy {
   maxAttempts: number;
@@ -15,6 +17,8 @@ export interface RetryPolicy {
   maxDelayMs: number;
   /** The longest vendor hint honoured in-process. */
   maxRetryWaitMs: number;
+  /** The pace of the vendor credential, for calls made by workflow steps. */
+  pace?: VendorPace;
 }
 
 /** How one failed attempt went. Vendor free text never goes in here. */
@@ -58,9 +62,11 @@ export async function withRetries<T>(
     try {
       return await attempt(n);
     } catch (error) {
-      // Already classified (a nested vendor call, e.g. a token refresh, with its own retries).
-      if (error instanceof VendorError) throw error;
+      // Already classified (a nested vendor call, e.g. a token refresh, with its own retries), or a wait for the state machine.
+      if (error instanceof VendorError || error instanceof MustWait) throw error;
       last = error instanceof AttemptFailed ? error.failure : { transient: true, reason: networkReason(error) };
+      // Inside a step this throws MustWait: the state machine waits as long as the vendor said.
+      if (last.transient && (last.status === 429 || last.throttled)) await policy.pace?.later(last.retryAfterMs);
       if (!last.transient || last.outcomeUnknown) break;
       if (last.retryAfterMs !== undefined && last.retryAfterMs > policy.maxRetryWaitMs) break;
       if (n === policy.maxAttempts) break;

@@ -19,6 +19,12 @@ export interface IntegrationSpec {
   /** Input beyond the run's own (accountId, email, runId, portalSlug), as ASL Parameters. */
   readonly input?: Readonly<Record<string, string>>;
   /**
+   * The vendor calls one run of the step makes for a new client, per vendor:
+   * what the step books at once on each vendor's pacing schedule, and what a
+   * batch's completion is estimated from.
+   */
+  readonly calls?: Readonly<Record<string, number>>;
+  /**
    * Parts of the work that wait for another integration: in a workflow with
    * both, the other's branch runs the part (the step called with `part`)
    * right after it succeeds. A part's failure is this integration's.
@@ -30,15 +36,19 @@ const SITE_JOB = { 'jobId.$': '$.runId' } as const;
 
 /** Every integration, under the key the run's answer reports it by (the contract's names for the first five). */
 export const integrations = {
-  clickup: { step: 'provision-task-tool', retry: 'vendor', timeoutSeconds: 150 },
-  dropbox: { step: 'provision-storage-tree', retry: 'vendor', timeoutSeconds: 150 },
-  resend: { step: 'send-onboarding-emails', retry: 'vendor', timeoutSeconds: 150, parts: [{ part: 'after-storage', after: 'dropbox' }] },
-  slack: { step: 'post-chat-notices', retry: 'vendor', timeoutSeconds: 150 },
-  close: { step: 'sync-crm-lead', retry: 'vendor', timeoutSeconds: 150 },
+  // A folder, three lists and eleven starter tasks.
+  clickup: { step: 'provision-task-tool', retry: 'vendor', timeoutSeconds: 150, calls: { clickup: 15 } },
+  // The folder tree in one batch, and its shared link.
+  dropbox: { step: 'provision-storage-tree', retry: 'vendor', timeoutSeconds: 150, calls: { dropbox: 2 } },
+  // The owner's invitation, the welcome and the team's notice; the storage-ready e-mail is its part after the folder.
+  resend: { step: 'send-onboarding-emails', retry: 'vendor', timeoutSeconds: 150, parts: [{ part: 'after-storage', after: 'dropbox' }], calls: { resend: 3 } },
+  slack: { step: 'post-chat-notices', retry: 'vendor', timeoutSeconds: 150, calls: { slack: 1 } },
+  // The lead found by e-mail (or by domain) and updated, or created.
+  close: { step: 'sync-crm-lead', retry: 'vendor', timeoutSeconds: 150, calls: { close: 3 } },
   // The site's analysis and scrape are a crawl job named after the run.
   analysis: { step: 'analyse-site', retry: 'site', timeoutSeconds: 330, input: SITE_JOB },
   scrape: { step: 'scrape-site', retry: 'site', timeoutSeconds: 330, input: SITE_JOB },
-  upload: { step: 'upload-site-csv', retry: 'vendor', timeoutSeconds: 150, input: SITE_JOB },
+  upload: { step: 'upload-site-csv', retry: 'vendor', timeoutSeconds: 150, input: SITE_JOB, calls: { dropbox: 1 } },
 } as const satisfies Record<string, IntegrationSpec>;
 
 export type Integration = keyof typeof integrations;

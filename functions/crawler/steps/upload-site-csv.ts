@@ -1,4 +1,4 @@
-import { storage } from '../../../lib/adapters.ts';
+import { stepPace, storage } from '../../../lib/adapters.ts';
 import { crawlStep } from '../../../lib/crawler/crawl-step.ts';
 import { crawlRecords } from '../../../lib/crawler/stores.ts';
 import { uploadSiteCsv } from '../../../lib/crawler/upload-site-csv.ts';
@@ -6,4 +6,4 @@ import { stores } from '../../../lib/onboarding/stores.ts';
 
 const deps = { ...crawlRecords, storage: storage(), ledger: stores.ledger };
 
-export const handler = crawlStep('upload', stores.runs, (input) => uploadSiteCsv(deps, input));
+export const handler = crawlStep('upload', stores.runs, (input) => uploadSiteCsv(deps, input), stepPace('upload'));

@@ -126,6 +126,28 @@ export function integrationTask(spec: IntegrationSpec, parameters: Record<string
 /** A step's answer to the machine: which integration, and how it went. */
 export const STEP_ANSWER = { 'integration.$': '$.integration', 'outcome.$': '$.outcome' };
 
+/**
+ * A step that may answer "waiting" (its vendor calls are paced, or the vendor
+ * said later; lib/provisioning/integration-step.ts), as three states: the
+ * task, whose answer lands at `answerPath` and which is given its previous
+ * answer there; `<name>Waiting?`, which sends a waiting answer to
+ * `<name>Wait`, a Wait state until the time the step named, and then to the
+ * task again, and anything else on to `next`. `answerPath` must hold an
+ * object when the loop is entered (the Parallel's Parameters start it empty).
+ */
+export function pacedTask(name: string, spec: IntegrationSpec, options: { parameters: Record<string, unknown>; answerPath: string; next: string } & State) {
+  const { parameters, answerPath, next, ...rest } = options;
+  return {
+    [name]: integrationTask(spec, { ...parameters, 'previous.$': answerPath }, { ResultPath: answerPath, ...rest, Next: `${name}Waiting?` }),
+    [`${name}Waiting?`]: {
+      Type: 'Choice',
+      Choices: [{ Variable: `${answerPath}.outcome`, StringEquals: 'waiting', Next: `${name}Wait` }],
+      Default: next,
+    },
+    [`${name}Wait`]: { Type: 'Wait', TimestampPath: `${answerPath}.until`, Next: name },
+  } satisfies Record<string, State>;
+}
+
 /** Where a caught step's branch ends: a `failed` outcome carrying the error. */
 export const failedOutcome = (integration: string): State => ({
   Type: 'Pass',

@@ -13,13 +13,15 @@
 // caught), so the execution ends FAILED right there; after an operator fixes
 // the cause, a redrive runs just those steps, each stage after the one it needs.
 import { integrations, workflows, type IntegrationSpec, type Stage, type Workflow, type WorkflowName } from '../lib/provisioning/registry.ts';
-import { bookkeepingRetry, catchAll, failedOutcome, integrationTask, lambdaTask, STEP_ANSWER, stateOf, type Machine, type State } from './asl.ts';
+import { bookkeepingRetry, catchAll, failedOutcome, lambdaTask, pacedTask, stateOf, type Machine, type State } from './asl.ts';
 
 /** What every integration step is told: the run it works for. */
 const RUN_INPUT = { 'accountId.$': '$.accountId', 'email.$': '$.email', 'runId.$': '$.runId', 'portalSlug.$': '$.slug.portalSlug' };
 /** Steps that only touch our own tables finish within their Lambda's 60 s. */
 const BOOKKEEPING_TIMEOUT = 60;
 const REDRIVE_COUNT = '$$.Execution.RedriveCount';
+/** The held retry's extra input: held on the first pass, run for real once an operator redrives. */
+const HELD = { hold: true, 'redriveCount.$': REDRIVE_COUNT };
 
 const lowerFirst = (name: string) => name.charAt(0).toLowerCase() + name.slice(1);
 const resultsOf = (stage: Stage<string>) => `$.${lowerFirst(stage.name)}`;
@@ -51,9 +53,25 @@ function partsAfter(key: string, { registry, workflow }: Build): Part[] {
   );
 }
 
-function stepTask(spec: IntegrationSpec, extra: Record<string, unknown>, rest: State): State {
-  return integrationTask(spec, { ...RUN_INPUT, ...spec.input, ...extra }, rest);
-}
+/** Where a branch keeps its integration's answer, and the answer of the part it is running. */
+const ANSWER = '$.answer';
+const PART_ANSWER = '$.partAnswer';
+
+/** What each stage's branches start from: the run, and room for their answers (the wait loops read them). */
+const branchInput = (retry: boolean) => ({
+  'accountId.$': '$.accountId',
+  'email.$': '$.email',
+  'runId.$': '$.runId',
+  'slug.$': '$.slug',
+  ...(retry ? { 'outcome.$': '$.outcome' } : {}),
+  answer: {},
+  partAnswer: {},
+});
+
+const stepParameters = (spec: IntegrationSpec, extra: Record<string, unknown> = {}) => ({ ...RUN_INPUT, ...spec.input, ...extra });
+
+/** The state that ends a branch with its integration's answer. */
+const doneState = (state: string) => `${state}Done`;
 
 /**
  * After an integration's own step (its answer kept at $.answer): the parts
@@ -61,17 +79,20 @@ function stepTask(spec: IntegrationSpec, extra: Record<string, unknown>, rest: S
  * integration itself. In the first pass a part's failure is caught and rides
  * along under `then`, as that part's integration's failure.
  */
-function chainParts(parts: Part[], build: Build, pass: 'first' | 'retry'): { next: State; states: Record<string, State> } {
+function chainParts(parts: Part[], build: Build, pass: 'first' | 'retry', done: string): { first: string; states: Record<string, State> } {
   const name = (p: Part) => (pass === 'retry' ? `Re${p.state}` : p.state);
-  if (!parts.length) return { next: { End: true }, states: {} };
   const states: Record<string, State> = {};
   parts.forEach((p, i) => {
     const following = parts[i + 1];
-    states[name(p)] = stepTask(build.registry[p.owner]!, { part: p.part }, {
-      ResultPath: null,
-      ...(pass === 'first' ? { Catch: catchAll(`${name(p)}Failed`) } : {}),
-      ...(following ? { Next: name(following) } : { OutputPath: '$.answer', End: true }),
-    });
+    Object.assign(
+      states,
+      pacedTask(name(p), build.registry[p.owner]!, {
+        parameters: stepParameters(build.registry[p.owner]!, { part: p.part }),
+        answerPath: PART_ANSWER,
+        next: following ? name(following) : done,
+        ...(pass === 'first' ? { Catch: catchAll(`${name(p)}Failed`) } : {}),
+      }),
+    );
     if (pass === 'first') {
       states[`${name(p)}Failed`] = {
         Type: 'Pass',
@@ -80,20 +101,21 @@ function chainParts(parts: Part[], build: Build, pass: 'first' | 'retry'): { nex
       };
     }
   });
-  return { next: { ResultPath: '$.answer', Next: name(parts[0]!) }, states };
+  return { first: parts.length ? name(parts[0]!) : done, states };
 }
 
 /** The first pass of one integration: its step and the parts that wait for it; a lasting failure becomes a `failed` outcome. */
 function firstPassBranch(key: string, build: Build) {
   const spec = build.registry[key]!;
   const task = stateOf(spec.step);
-  const after = chainParts(partsAfter(key, build), build, 'first');
+  const after = chainParts(partsAfter(key, build), build, 'first', doneState(task));
   return {
     StartAt: task,
     States: {
-      [task]: stepTask(spec, {}, { ResultSelector: STEP_ANSWER, Catch: catchAll(`${task}Failed`), ...after.next }),
+      ...pacedTask(task, spec, { parameters: stepParameters(spec), answerPath: ANSWER, next: after.first, Catch: catchAll(`${task}Failed`) }),
       [`${task}Failed`]: failedOutcome(key),
       ...after.states,
+      [doneState(task)]: { Type: 'Pass', OutputPath: ANSWER, End: true },
     },
   };
 }
@@ -102,7 +124,7 @@ function firstPassBranch(key: string, build: Build) {
 function retryBranch(key: string, build: Build) {
   const spec = build.registry[key]!;
   const task = stateOf(spec.step);
-  const after = chainParts(partsAfter(key, build), build, 'retry');
+  const after = chainParts(partsAfter(key, build), build, 'retry', doneState(`Re${task}`));
   return {
     StartAt: `Retry${task}?`,
     States: {
@@ -111,9 +133,10 @@ function retryBranch(key: string, build: Build) {
         Choices: [{ Variable: `$.outcome.failed.${key}`, BooleanEquals: true, Next: `Re${task}` }],
         Default: `${task}Unchanged`,
       },
-      [`Re${task}`]: stepTask(spec, { hold: true, 'redriveCount.$': REDRIVE_COUNT }, { ResultSelector: STEP_ANSWER, ...after.next }),
+      ...pacedTask(`Re${task}`, spec, { parameters: stepParameters(spec, HELD), answerPath: ANSWER, next: after.first }),
       [`${task}Unchanged`]: { Type: 'Pass', Parameters: { integration: key, outcome: 'unchanged' }, End: true },
       ...after.states,
+      [doneState(`Re${task}`)]: { Type: 'Pass', OutputPath: ANSWER, End: true },
     },
   };
 }
@@ -162,7 +185,13 @@ export function onboardingMachine(name: string, workflow: Workflow<string>, regi
   stages.forEach((stage, i) => {
     const next = stages[i + 1]?.name ?? 'RecordOutcome';
     const hook = stage.then && stateOf(stage.then.step);
-    states[stage.name] = { Type: 'Parallel', ResultPath: resultsOf(stage), Branches: stage.run.map((key) => firstPassBranch(key, build)), Next: hook ?? next };
+    states[stage.name] = {
+      Type: 'Parallel',
+      Parameters: branchInput(false),
+      ResultPath: resultsOf(stage),
+      Branches: stage.run.map((key) => firstPassBranch(key, build)),
+      Next: hook ?? next,
+    };
     if (stage.then) states[hook!] = stageBookkeeping(stage.then, resultsOf(stage), next);
   });
   states.RecordOutcome = recordOutcome(workflow, stages.map(resultsOf), 'AllIntegrationsDone?');
@@ -177,6 +206,7 @@ export function onboardingMachine(name: string, workflow: Workflow<string>, regi
     const hook = stage.then && `Re${stateOf(stage.then.step)}`;
     states[retryStateOf(stage, i)] = {
       Type: 'Parallel',
+      Parameters: branchInput(true),
       ResultPath: retriedResultsOf(stage),
       Branches: stage.run.map((key) => retryBranch(key, build)),
       Next: hook ?? next,

@@ -23,11 +23,11 @@ export interface IntegrationError {
   context: Record<string, unknown>;
 }
 
-/** What one step reported for one integration (a step may report in parts, e.g. the storage-ready e-mail). */
+/** What one step reported for one integration (a step may report in parts, e.g. the storage-ready e-mail); "waiting" while it waits for a vendor. */
 export interface StepReport {
   integration: Integration;
   part?: string;
-  outcome: Outcome;
+  outcome: Outcome | 'waiting';
   details: Record<string, unknown>;
   error?: { message: string; context: Record<string, unknown> };
   at: string;

@@ -127,3 +127,38 @@ describe('the onboarding state machine at work', () => {
     expect(calls).toEqual(['SyncCrmLead']);
   });
 });
+
+describe('a step that answers "waiting" (paced, or the vendor said later)', () => {
+  it('waits in a Wait state until the time it named, is given its answer back, and goes on; nothing counts as a failure', async () => {
+    const previous: unknown[] = [];
+    const waits = { ProvisionTaskTool: 2, 'SendOnboardingEmails:after-storage': 1 } as Record<string, number>;
+    let recorded: unknown;
+    const invoke: Invoke = async (fn, payload): Promise<InvokeOutcome> => {
+      const input = payload as Input & { previous?: unknown };
+      const name = input.part ? `${fn}:${input.part}` : fn;
+      if (fn === 'AssignSlug') return { ok: true, payload: { portalSlug: 'acme', dashboardSlug: 'acme' } };
+      if (fn === 'RecordOutcome') {
+        recorded = input.branches;
+        return { ok: true, payload: { success: true, failed: {} } };
+      }
+      const integration = integrationOf[fn]!;
+      if (name === 'ProvisionTaskTool') previous.push(input.previous);
+      if ((waits[name] ?? 0) > 0) {
+        waits[name]! -= 1;
+        const until = new Date(Date.now() + 150).toISOString();
+        return { ok: true, payload: { integration, ...(input.part ? { part: input.part } : {}), outcome: 'waiting', vendor: integration, until, bookings: [{ key: 'k', used: 1 }] } };
+      }
+      return { ok: true, payload: { integration, outcome: 'success' } };
+    };
+    const engine = new StepFunctionsEngine([machine], invoke);
+    const { executionArn } = engine.startExecution(machine.arn, 'run-w', JSON.stringify({ accountId: 'a', email: 'a@b.co', runId: 'run-w' }));
+    await engine.idle();
+    expect(engine.describeExecution(executionArn).status).toBe('SUCCEEDED');
+    // First with nothing, then each time with its own waiting answer.
+    expect(previous).toEqual([{}, expect.objectContaining({ outcome: 'waiting', bookings: [{ key: 'k', used: 1 }] }), expect.objectContaining({ outcome: 'waiting' })]);
+    const waited = engine.getExecutionHistory(executionArn).events.filter((e) => e.type === 'WaitStateEntered').map((e) => (e.stateEnteredEventDetails as { name: string }).name);
+    expect(waited.sort()).toEqual(['ProvisionTaskToolWait', 'ProvisionTaskToolWait', 'SendOnboardingEmailsAfterStorageWait']);
+    // The branches answer as if nothing had waited.
+    expect((recorded as unknown[]).flat()).toEqual(expect.arrayContaining([{ integration: 'clickup', outcome: 'success' }, { integration: 'dropbox', outcome: 'success' }]));
+  });
+});

@@ -94,7 +94,7 @@ describe('the generated onboarding machines', () => {
     const part = (machine: Machine) => tasksOf(machine).filter(([, t]) => t.Parameters.part === 'after-storage').map(([n]) => n);
     expect(part(stateMachines.onboarding)).toEqual(['SendOnboardingEmailsAfterStorage', 'ReSendOnboardingEmailsAfterStorage']);
     const storage = (stateMachines.onboarding.States.Provision as { Branches: Machine[] }).Branches.find((b) => b.StartAt === 'ProvisionStorageTree')!;
-    expect(storage.States.ProvisionStorageTree).toMatchObject({ Next: 'SendOnboardingEmailsAfterStorage' });
+    expect(storage.States['ProvisionStorageTreeWaiting?']).toMatchObject({ Default: 'SendOnboardingEmailsAfterStorage' });
     expect(part(stateMachines['enhanced-onboarding'])).toEqual([]);
   });
 

@@ -67,8 +67,15 @@ export async function recordOutcome(deps: RecordDeps, input: RecordInput): Promi
       continue;
     }
     const latest = mine.at(-1)!;
+    if (latest.outcome === 'waiting') {
+      // Its branch ended while the step waited for a vendor (a timeout, a crash): a failure, as the branch says.
+      integrations[integration] = 'failed';
+      details[integration] = {};
+      errors.push(fallback ?? { integration, message: `The ${integration} step stopped while waiting for ${String(latest.details.vendor)}`, context: {} });
+      continue;
+    }
     integrations[integration] = mine.every((r) => r.outcome === 'skipped') ? 'skipped' : latest.outcome;
-    details[integration] = Object.assign({}, ...mine.map((r) => r.details));
+    details[integration] = Object.assign({}, ...mine.filter((r) => r.outcome !== 'waiting').map((r) => r.details));
     if (latest.outcome === 'failed' && latest.error) errors.push({ integration, ...latest.error });
   }
 

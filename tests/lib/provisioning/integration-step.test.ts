@@ -1,6 +1,7 @@
 // The contract every integration step keeps, over the run store's fake.
 import { describe, expect, it } from 'vitest';
 import { VendorError } from '../../../lib/errors.ts';
+import { MustWait, pacing, type PaceSchedule, type StepPacing } from '../../../lib/integrations/pacing.ts';
 import { integrationStep, type StepInput } from '../../../lib/provisioning/integration-step.ts';
 import { fakeRuns } from '../../support/fakes.ts';
 
@@ -52,5 +53,50 @@ describe('every integration step', () => {
     expect(await runs.steps('run-1')).toEqual([]);
     await step({ ...input, hold: true, redriveCount: 1 });
     expect(ran).toBe(1);
+  });
+
+  it('answers "waiting" with when and its bookings, and reports it, when its calls must wait: no failure, nothing thrown', async () => {
+    const runs = fakeRuns();
+    const until = Date.parse('2030-01-01T00:10:00Z');
+    const bookings = [{ vendor: 'clickup', key: 'clickup#k', first: until, intervalMs: 600, burstMs: 0, count: 15, used: 0 }];
+    const step = integrationStep('clickup', runs, async () => {
+      throw new MustWait('clickup', until, bookings);
+    });
+    expect(await step(input)).toEqual({ integration: 'clickup', outcome: 'waiting', vendor: 'clickup', until: '2030-01-01T00:10:00.000Z', bookings });
+    expect(await runs.steps('run-1')).toEqual([
+      expect.objectContaining({ integration: 'clickup', outcome: 'waiting', details: { vendor: 'clickup', until: '2030-01-01T00:10:00.000Z' } }),
+    ]);
+  });
+
+  it('waits out, as long as the vendor said, a throttle that reached it unpaced', async () => {
+    const runs = fakeRuns();
+    const step = integrationStep('close', runs, async () => {
+      throw new VendorError('close', 'close: find the lead was throttled (429)', { transient: true, operation: 'find', status: 429, retryAfterMs: 90_000 });
+    });
+    const before = Date.now();
+    const answer = await step(input);
+    expect(answer).toMatchObject({ integration: 'close', outcome: 'waiting', vendor: 'close' });
+    const until = Date.parse((answer as { until: string }).until);
+    expect(until).toBeGreaterThanOrEqual(before + 90_000);
+    expect(until).toBeLessThan(Date.now() + 92_000);
+  });
+
+  it('goes on with the bookings of its own waiting answer, and of nobody else\'s', async () => {
+    const seen: (StepPacing | undefined)[] = [];
+    const schedule: PaceSchedule = { book: async (_k, _c, _i, now) => now, holdUntil: async () => undefined };
+    const real = pacing({ schedule });
+    const spy = { of: real.of, within: <T,>(step: StepPacing, work: () => Promise<T>) => (seen.push(step), real.within(step, work)) };
+    const step = integrationStep('resend', fakeRuns(), async () => ({ outcome: 'success', details: {} }), { pacing: spy, calls: { resend: 3 } });
+    const bookings = [{ vendor: 'resend', key: 'resend#k', first: 0, intervalMs: 200, burstMs: 0, count: 3, used: 1 }];
+    const waiting = { integration: 'resend', outcome: 'waiting' as const, vendor: 'resend', until: '2030-01-01T00:00:00Z', bookings };
+    await step({ ...input, previous: waiting });
+    await step({ ...input, part: 'after-storage', previous: waiting });
+    await step({ ...input, previous: { ...waiting, integration: 'clickup' } });
+    expect(seen).toEqual([
+      { bookings, calls: { resend: 3 } },
+      // A part books its calls one at a time, and the waiting answer was not its own.
+      { bookings: undefined, calls: undefined },
+      { bookings: undefined, calls: { resend: 3 } },
+    ]);
   });
 });

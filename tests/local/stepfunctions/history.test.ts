@@ -153,7 +153,10 @@ describe('local execution history, as AWS writes it', () => {
       'ExecutionStarted', ...LAMBDA_TASK, 'ParallelStateEntered', 'ParallelStateStarted', ...inBranch, 'ParallelStateSucceeded', 'ParallelStateExited',
     ]);
     expect(inBranch.length).toBeGreaterThan(0);
-    expect(inBranch).toEqual(Array.from({ length: inBranch.length / LAMBDA_TASK.length }, () => LAMBDA_TASK).flat());
+    // Each task, then the Choice that sends a "waiting" answer to its Wait (none waited here); the branch ends in a Pass.
+    const PACED_TASK = [...LAMBDA_TASK, 'ChoiceStateEntered', 'ChoiceStateExited'];
+    const tasks = (inBranch.length - 2) / PACED_TASK.length;
+    expect(inBranch).toEqual([...Array.from({ length: tasks }, () => PACED_TASK).flat(), 'PassStateEntered', 'PassStateExited']);
   });
 
   it('a run held for redrive: the failure is chained to its Lambda, the Parallel fails, then the execution', async () => {

@@ -1,11 +1,13 @@
 // ClickUp API v2 (vendor-contracts §1). ClickUp has no idempotency keys and
 // refuses a second folder or list of the same name under one parent (archived
-// ones included), so "ensure" is: list (also archived), match the name
-// case-insensitively, create, and on "name taken" list again and adopt.
+// ones included), so "ensure" is: create, and on "name taken" list (also
+// archived), match the name case-insensitively and adopt. Tasks have no such
+// guard: they are listed before the missing ones are created, unless their
+// list was just made.
 import { VendorError } from '../errors.ts';
 import { vendorHttp, type VendorHttp } from './http-client.ts';
 import type { RetryPolicy } from './retry.ts';
-import type { NewTask, TaskPatch, TaskRef, TaskTool } from './task-tool.ts';
+import type { Container, NewTask, TaskPatch, TaskRef, TaskTool } from './task-tool.ts';
 
 interface Settings {
   token: string;
@@ -33,34 +35,29 @@ export function clickupTaskTool(settings: Settings, policy: RetryPolicy & { time
 
   const byName = (items: Named[], name: string) => items.find((i) => i.name.trim().toLowerCase() === name.trim().toLowerCase());
 
-  async function ensureNamed(kind: 'folder' | 'list', listPath: string, createPath: string, name: string): Promise<Named> {
-    const find = async () => {
-      for (const archived of [false, true]) {
-        const res = await http<Record<string, Named[]>>(`find ${kind} "${name}"`, { path: `${listPath}?archived=${archived}` });
-        const found = byName(res.body[`${kind}s`] ?? [], name);
-        if (found) return found;
-      }
-      return undefined;
-    };
-    const existing = await find();
-    if (existing) return { id: String(existing.id), name: existing.name };
+  async function ensureNamed(kind: 'folder' | 'list', listPath: string, createPath: string, name: string): Promise<Container> {
     const created = await http<Named & { ECODE?: string }>(`create ${kind} "${name}"`, {
       method: 'POST',
       path: createPath,
       json: { name },
       accept: [400],
-      // A lost answer is not retried here: the step runs again and finds it by name.
+      // A lost answer is not retried here: the step runs again, and its create meets the name taken.
       repeatable: false,
     });
-    if (created.status === 400) {
-      // A concurrent run created it first: adopt theirs.
-      const adopted = NAME_TAKEN.has(created.body.ECODE ?? '') ? await find() : undefined;
-      if (!adopted) {
-        throw VendorError.rejected('clickup', `create ${kind} "${name}"`, { status: 400, vendorCode: created.body.ECODE });
-      }
-      return { id: String(adopted.id), name: adopted.name };
+    if (created.status !== 400) return { id: String(created.body.id), name: created.body.name, adopted: false };
+    // Made before (an earlier attempt, a concurrent run, a reopened account): adopt it.
+    const adopted = NAME_TAKEN.has(created.body.ECODE ?? '') ? await find(kind, listPath, name) : undefined;
+    if (!adopted) throw VendorError.rejected('clickup', `create ${kind} "${name}"`, { status: 400, vendorCode: created.body.ECODE });
+    return { id: String(adopted.id), name: adopted.name, adopted: true };
+  }
+
+  async function find(kind: 'folder' | 'list', listPath: string, name: string): Promise<Named | undefined> {
+    for (const archived of [false, true]) {
+      const res = await http<Record<string, Named[]>>(`find ${kind} "${name}"`, { path: `${listPath}?archived=${archived}` });
+      const found = byName(res.body[`${kind}s`] ?? [], name);
+      if (found) return found;
     }
-    return { id: String(created.body.id), name: created.body.name };
+    return undefined;
   }
 
   const toRef = (t: ClickUpTask): TaskRef => ({ id: String(t.id), name: t.name, url: t.url, status: t.status?.status });
@@ -89,9 +86,9 @@ export function clickupTaskTool(settings: Settings, policy: RetryPolicy & { time
     ensureList: (folderId, name) => ensureNamed('list', `/folder/${folderId}/list`, `/folder/${folderId}/list`, name),
     createTask,
 
-    async ensureTasks(listId, tasks) {
+    async ensureTasks(listId, tasks, options = {}) {
       const existing: ClickUpTask[] = [];
-      for (let page = 0; page < 50; page++) {
+      for (let page = 0; !options.listIsNew && page < 50; page++) {
         const res = await http<{ tasks: ClickUpTask[]; last_page?: boolean }>('list tasks', {
           path: `/list/${listId}/task?page=${page}&include_closed=true&subtasks=true`,
         });

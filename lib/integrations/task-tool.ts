@@ -24,13 +24,23 @@ export interface TaskPatch {
   dueDate?: number | null;
 }
 
+/** A folder or list: `adopted` when it was there already (made earlier, or by a concurrent run), not made by this call. */
+export interface Container {
+  id: string;
+  name: string;
+  adopted: boolean;
+}
+
 export interface TaskTool {
   /** The folder of this name in the configured space; created when there is none. Names are unique there. */
-  ensureFolder(name: string): Promise<{ id: string; name: string }>;
+  ensureFolder(name: string): Promise<Container>;
   /** The list of this name in the folder; created when there is none. */
-  ensureList(folderId: string, name: string): Promise<{ id: string; name: string }>;
-  /** The tasks of these names in the list (open or closed), in order; the missing ones are created. One listing for all. */
-  ensureTasks(listId: string, tasks: NewTask[]): Promise<TaskRef[]>;
+  ensureList(folderId: string, name: string): Promise<Container>;
+  /**
+   * The tasks of these names in the list (open or closed), in order; the missing ones are created.
+   * One listing for all, none for a list this run has just made (`listIsNew`): it holds nothing yet.
+   */
+  ensureTasks(listId: string, tasks: NewTask[], options?: { listIsNew?: boolean }): Promise<TaskRef[]>;
   /** Creates a task unconditionally (for items identified elsewhere, e.g. a booking id). */
   createTask(listId: string, task: NewTask): Promise<TaskRef>;
   updateTask(taskId: string, patch: TaskPatch): Promise<TaskRef>;

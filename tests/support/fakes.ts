@@ -259,14 +259,16 @@ export function fakeTaskTool(): TaskTool & { folders: Map<string, string>; lists
     calls: 0,
     async ensureFolder(name: string) {
       tool.calls++;
-      if (!folders.has(name)) folders.set(name, `f${++seq}`);
-      return { id: folders.get(name)!, name };
+      const adopted = folders.has(name);
+      if (!adopted) folders.set(name, `f${++seq}`);
+      return { id: folders.get(name)!, name, adopted };
     },
     async ensureList(folderId: string, name: string) {
       tool.calls++;
       const key = `${folderId}/${name}`;
-      if (!lists.has(key)) lists.set(key, `l${++seq}`);
-      return { id: lists.get(key)!, name };
+      const adopted = lists.has(key);
+      if (!adopted) lists.set(key, `l${++seq}`);
+      return { id: lists.get(key)!, name, adopted };
     },
     async ensureTasks(listId: string, wanted: NewTask[]) {
       tool.calls++;

@@ -58,11 +58,19 @@ export async function provisionTaskTool(deps: TaskToolDeps, input: StepInput): P
   const account = await requireAccount(deps.accounts, input.accountId);
   const folderName = `${oneLine(account.company_name) || input.portalSlug} (${input.portalSlug})`;
   const entry = (resource: string) => ({ accountId: account.id, resource, maker: input.runId });
-  const folder = await remembered(ledger, entry('clickup#folder'), () => taskTool.ensureFolder(folderName));
+  const folder = await remembered(ledger, entry('clickup#folder'), async () => {
+    const made = await taskTool.ensureFolder(folderName);
+    return { id: made.id, name: made.name };
+  });
 
   const lists = await Promise.all(
     PROJECT_TEMPLATE.map(async (template) => {
-      const list = await remembered(ledger, entry(`clickup#list#${template.key}`), () => taskTool.ensureList(folder.id, template.name));
+      let listIsNew = false; // made by this call: it holds no task yet, so its tasks need no listing
+      const list = await remembered(ledger, entry(`clickup#list#${template.key}`), async () => {
+        const made = await taskTool.ensureList(folder.id, template.name);
+        listIsNew = !made.adopted;
+        return { id: made.id, name: made.name };
+      });
       // The list's starter tasks are one entry: ensureTasks finds tasks by name before creating,
       // so a batch cut short is finished, not repeated, by the next attempt.
       let ensured = 0; // tasks found or created by this call (0: the ledger had them)
@@ -70,6 +78,7 @@ export async function provisionTaskTool(deps: TaskToolDeps, input: StepInput): P
         const refs = await taskTool.ensureTasks(
           list.id,
           template.tasks.map((t) => ({ name: t.name, description: t.description, tags: [template.key] })),
+          { listIsNew },
         );
         ensured = refs.length;
         return { tasks: Object.fromEntries(template.tasks.map((task, i) => [task.key, { id: refs[i]!.id, url: refs[i]!.url }])) };

@@ -55,11 +55,12 @@ export function resourcesOfType(svc: ResolvedService, type: string): [string, Cf
 /**
  * The settings a developer may give `npm start` in the shell, for a front end under development:
  * the rate limits (RATE_LIMIT_SIGNUP=100/60, so five signups do not lock it out for ten minutes)
+ * a vendor's rate limit (CLICKUP_RATE_LIMIT=1000/60: the service paces to it, its emulator enforces it),
  * and CORS_EXTRA_ORIGINS (its dev server's origin, e.g. http://localhost:5173). The hermetic
  * local stack takes nothing else from the shell; tests and the bench pass none.
  */
 export function shellSettings(parent: NodeJS.ProcessEnv): Record<string, string> {
-  const allowed = (name: string) => /^RATE_LIMIT_[A-Z_]+$/.test(name) || name === 'CORS_EXTRA_ORIGINS';
+  const allowed = (name: string) => /^RATE_LIMIT_[A-Z_]+$/.test(name) || /^[A-Z]+_RATE_LIMIT$/.test(name) || name === 'CORS_EXTRA_ORIGINS';
   return Object.fromEntries(Object.entries(parent).filter((e): e is [string, string] => allowed(e[0]) && !!e[1]?.trim()));
 }
 

@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { consoleFilter } from './console-filter.ts';
 import { createTables, startDynamo } from './dynamodb.ts';
-import { startEmulatorHost } from './emulators/host.ts';
+import { startEmulatorHost, type Rate } from './emulators/host.ts';
 import { localVendors, type EmulatorContext } from './emulators/index.ts';
 import { serviceView, type ServiceView } from './service-view.ts';
 import { hermetic, resolveService, SLS_BIN } from './serverless-config.ts';
@@ -81,13 +81,19 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       service: async () => readService?.(),
     });
     cleanups.push(host.stop);
-    for (const vendor of localVendors) host.register(vendor.create(ctx));
+    const emulators = localVendors.map((vendor) => vendor.create(ctx));
+    for (const emulator of emulators) host.register(emulator);
 
     const env: Record<string, string> = {
       ...baseSettings(ports),
       ...Object.assign({}, ...localVendors.map((v) => v.env(ctx))),
       ...options.settings,
     };
+    // A vendor's limit, when set, is the one the service paces to and the one its emulator enforces.
+    for (const emulator of emulators) {
+      const setting = emulator.rateLimit && env[emulator.rateLimit.setting];
+      if (setting) host.setLimit(emulator.vendor, rateOf(emulator.rateLimit!.setting, setting));
+    }
 
     const processEnv = hermetic(process.env, env);
     const svc = await resolveService(LOCAL_STAGE, processEnv);
@@ -130,6 +136,14 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     await stop();
     throw error;
   }
+}
+
+/** A vendor limit setting, as lib/config.ts reads it: "<count>/<seconds>", or "none". */
+function rateOf(name: string, value: string): Rate | null {
+  if (value === 'none') return null;
+  const m = /^(\d+)\/(\d+)$/.exec(value);
+  if (!m || Number(m[1]) === 0 || Number(m[2]) === 0) throw new Error(`${name} must look like <count>/<seconds> or none, not ${value}`);
+  return { limit: Number(m[1]), windowSeconds: Number(m[2]) };
 }
 
 /** Settings every local run has: where AWS services are, and the service's own URLs and keys. */

@@ -57,6 +57,7 @@ export const CLICKUP_DIFFERENCES = [
   'An unknown route is a JSON 404 (ECODE LOCAL_UNDECLARED); the real API may answer such a route with an HTML 404.',
   'Keeps markdown_content as given and answers it as both description and markdown_description; the real API renders the markdown to plain text for description.',
   'One workspace and one space; statuses are free text; tags need not exist in the space.',
+  'Enforces the published limit per token (100 a minute unless CLICKUP_RATE_LIMIT says otherwise) in fixed windows that open at the token\'s first call; how ClickUp places its windows is not published.',
 ];
 
 // The operations our adapter calls, with what ClickUp's OpenAPI (clickup.json) declares for each.
@@ -258,6 +259,18 @@ export function clickupEmulator(): VendorEmulator {
         'x-ratelimit-remaining': '0',
         'x-ratelimit-reset': String(Math.ceil(Date.now() / 1000 + seconds)),
       }),
+    // Per token, per minute: 100 on the Free, Unlimited and Business plans, with X-RateLimit-* on every
+    // answer and the reset in Unix seconds (developer.clickup.com/docs/rate-limits; vendor-contracts §1).
+    rateLimit: {
+      setting: 'CLICKUP_RATE_LIMIT',
+      published: { limit: 100, windowSeconds: 60 },
+      subject: (c) => c.req.header('authorization'),
+      headers: ({ limit, remaining, resetAt }) => ({
+        'x-ratelimit-limit': String(limit),
+        'x-ratelimit-remaining': String(remaining),
+        'x-ratelimit-reset': String(Math.ceil(resetAt / 1000)),
+      }),
+    },
     reset: () => (state = empty()),
     differences: CLICKUP_DIFFERENCES,
     dump: () => state,

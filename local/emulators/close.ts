@@ -45,6 +45,7 @@ export const CLOSE_DIFFERENCES = [
   'Search understands and, or, object_type, has_related and field_condition, with text conditions exact_value and phrase only; words are runs of letters and digits, as near as we can tell to how Close tokenises.',
   'Refuses (400 field-errors) a body field outside what vendor-contracts §5 lists for the routes we call (Close publishes no machine-readable description here), and unknown routes (404).',
   'No custom field definitions, statuses or activities; a lead\'s fields are kept as sent.',
+  'Enforces one limit per API key over every route (CLOSE_RATE_LIMIT, 20 a second: the figure of Close\'s own example) in fixed windows; Close counts each endpoint group apart, with figures it does not publish.',
 ];
 
 const any = (...names: string[]): Fields => Object.fromEntries(names.map((name) => [name, 'any']));
@@ -179,7 +180,17 @@ export function closeEmulator(): VendorEmulator {
     app,
     records: { crm: () => state.leads.map(view) },
     failure: (c) => c.json({ error: 'Internal server error' }, 500),
-    throttle: (c, seconds) => c.json({ error: { rate_reset: seconds, message: 'API call count exceeded for this period' } }, 429),
+    throttle: (c, seconds) => c.json({ error: { rate_reset: Math.round(seconds * 1000) / 1000, message: 'API call count exceeded for this period' } }, 429),
+    // Per API key (the organisation gets three times as much), answered with a RateLimit header and, past it, a
+    // 429 whose body says rate_reset (developer.close.com/api/overview/rate-limits; vendor-contracts §5).
+    rateLimit: {
+      setting: 'CLOSE_RATE_LIMIT',
+      published: { limit: 20, windowSeconds: 1 },
+      subject: (c) => c.req.header('authorization'),
+      headers: ({ limit, remaining, resetAt }) => ({
+        ratelimit: `limit=${limit}, remaining=${remaining}, reset=${Math.max(0, (resetAt - Date.now()) / 1000).toFixed(3)}`,
+      }),
+    },
     reset: () => (state = empty()),
     differences: CLOSE_DIFFERENCES,
     dump: () => state,

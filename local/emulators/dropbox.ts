@@ -81,6 +81,7 @@ export const DROPBOX_DIFFERENCES = [
   'Batches of ten or more paths always complete asynchronously, on the second check; smaller ones at once.',
   'Write contention and revoked tokens happen only when a fault asks for them (write-contention, revoke-token).',
   'Shared links are public and never expire; content_hash is not computed.',
+  'Enforces no rate limit unless DROPBOX_RATE_LIMIT sets one (Dropbox publishes no figure); its 429 comes from the throttle fault.',
 ];
 
 const any = (...names: string[]): Fields => Object.fromEntries(names.map((name) => [name, 'any']));
@@ -297,10 +298,12 @@ export function dropboxEmulator(): VendorEmulator {
     failure: (c) => c.text('Internal Server Error', 500),
     throttle: (c, seconds) =>
       c.json(
-        { error_summary: 'too_many_requests/..', error: { reason: { '.tag': 'too_many_requests' }, retry_after: seconds } },
+        { error_summary: 'too_many_requests/..', error: { reason: { '.tag': 'too_many_requests' }, retry_after: Math.ceil(seconds) } },
         429,
-        { 'retry-after': String(seconds) },
+        { 'retry-after': String(Math.ceil(seconds)) },
       ),
+    // Dropbox publishes no figure (vendor-contracts §2): nothing is enforced unless DROPBOX_RATE_LIMIT sets one.
+    rateLimit: { setting: 'DROPBOX_RATE_LIMIT', published: null, subject: (c) => c.req.header('authorization') },
     reset: () => {
       const tokens = state.tokens; // issued tokens stay valid, as on the real service
       state = { ...empty(), tokens };

@@ -11,6 +11,11 @@
 //   POST   /_local/latency  { vendor, ms }: a fixed delay on every call (for benchmarks)
 //   GET    /_local/requests?vendor=&match=   every vendor call, with the fault it met (newest last)
 //   DELETE /_local/requests  forget that log
+//   GET    /_local/limits   each vendor's rate limit as enforced now, and its counts
+//   POST   /_local/limits   { vendor, limit, windowSeconds } or { vendor, limit: null }: change it (tests)
+// A vendor that publishes a rate limit (rateLimit) has it enforced here, per
+// subject (token, team, webhook), in fixed windows that open at a subject's
+// first call: past the limit, its calls get the vendor's own 429.
 //   GET    /                the local console: a mailbox and readable lists of the above (console.ts)
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono, type Context } from 'hono';
@@ -35,6 +40,24 @@ export interface Fault {
   retryAfterSeconds: number;
 }
 
+/** Calls per window. */
+export interface Rate {
+  limit: number;
+  windowSeconds: number;
+}
+
+/** A vendor's published rate limit, as the host enforces it for the emulator. */
+export interface VendorRateLimit {
+  /** The service setting that carries this vendor's limit (the same value paces the service), e.g. CLICKUP_RATE_LIMIT. */
+  setting: string;
+  /** What the vendor publishes for its common plans; null when it publishes none (nothing enforced unless set). */
+  published: Rate | null;
+  /** Whose count a call goes to (a token, a team, a webhook); undefined: not counted (e.g. no credential). */
+  subject(c: Context): string | undefined | Promise<string | undefined>;
+  /** The headers the vendor sends with an answer it counted, 429s included. */
+  headers?(window: { limit: number; remaining: number; resetAt: number }): Record<string, string>;
+}
+
 export interface VendorEmulator {
   /** The name used by faults and latency, e.g. "clickup". */
   vendor: string;
@@ -50,6 +73,8 @@ export interface VendorEmulator {
   reset(): void;
   /** Faults of this vendor's own, by mode name. */
   faultModes?: Record<string, VendorFault>;
+  /** The rate limit the vendor publishes, enforced by the host. */
+  rateLimit?: VendorRateLimit;
   /** Where this emulator knowingly answers otherwise than the real vendor, and why. */
   differences?: readonly string[];
   /** Plain JSON state, persisted between runs of `npm start`. */
@@ -61,6 +86,8 @@ export interface EmulatorHost {
   url: string;
   /** Adds a vendor emulator (before or after start). */
   register(emulator: VendorEmulator): void;
+  /** Enforces this limit on the vendor's calls from now on (null: none), in place of what it publishes. */
+  setLimit(vendor: string, rate: Rate | null): void;
   stop(): Promise<void>;
 }
 
@@ -89,7 +116,12 @@ export async function startEmulatorHost(options: {
   let faults: Fault[] = [];
   let requests: LoggedRequest[] = [];
   const latency = new Map<string, number>();
+  /** Limits set in place of the published ones, by vendor. */
+  const limits = new Map<string, Rate | null>();
+  /** The open window of each vendor's subject: when it opened and how many calls it counted. */
+  let windows = new Map<string, { openedAt: number; count: number }>();
   let saveTimer: NodeJS.Timeout | undefined;
+  const limitOf = (v: VendorEmulator): Rate | null => (limits.has(v.vendor) ? limits.get(v.vendor)! : (v.rateLimit?.published ?? null));
 
   const save = () => {
     if (!options.stateFile) return;
@@ -126,11 +158,31 @@ export async function startEmulatorHost(options: {
     if (!source) return c.json({ error: { code: 'unknown_kind', message: `Kinds: ${kinds().join(', ')}` } }, 404);
     return c.json(source.records[kind]!());
   });
+  app.get('/_local/limits', (c) =>
+    c.json(
+      Object.fromEntries(
+        vendors
+          .filter((v) => v.rateLimit)
+          .map((v) => [v.vendor, { setting: v.rateLimit!.setting, published: v.rateLimit!.published, enforced: limitOf(v), windows: windowsOf(v.vendor) }]),
+      ),
+    ),
+  );
+  app.post('/_local/limits', async (c) => {
+    const body = (await c.req.json().catch(() => null)) as { vendor?: string; limit?: number | null; windowSeconds?: number } | null;
+    const vendor = vendors.find((v) => v.vendor === body?.vendor && v.rateLimit);
+    const valid = body?.limit === null || (Number.isInteger(body?.limit) && body!.limit! > 0 && typeof body?.windowSeconds === 'number' && body.windowSeconds > 0);
+    if (!vendor || !valid) {
+      return c.json({ error: { code: 'invalid_limit', message: `Send { vendor, limit, windowSeconds } (limit null: none) for one of ${vendors.filter((v) => v.rateLimit).map((v) => v.vendor).join(', ')}` } }, 400);
+    }
+    setLimit(vendor.vendor, body!.limit === null ? null : { limit: body!.limit!, windowSeconds: body!.windowSeconds! });
+    return c.json({ vendor: vendor.vendor, enforced: limitOf(vendor) });
+  });
   app.delete('/_local', (c) => {
     for (const v of vendors) v.reset();
     faults = [];
     requests = [];
     latency.clear();
+    windows = new Map();
     save();
     return c.body(null, 204);
   });
@@ -225,10 +277,42 @@ export async function startEmulatorHost(options: {
       await hang(c.req.raw.signal);
       return c.text('hung', 504);
     }
-    await next();
+    const rate = limitOf(vendor);
+    const subject = rate ? await vendor.rateLimit!.subject(c) : undefined;
+    if (rate && subject !== undefined) {
+      const id = `${vendor.vendor}|${subject}`;
+      const at = Date.now();
+      let window = windows.get(id);
+      if (!window || at >= window.openedAt + rate.windowSeconds * 1000) windows.set(id, (window = { openedAt: at, count: 0 }));
+      const resetAt = window.openedAt + rate.windowSeconds * 1000;
+      const counted = (res: Response) => {
+        const headers = vendor.rateLimit!.headers?.({ limit: rate.limit, remaining: Math.max(0, rate.limit - window.count), resetAt }) ?? {};
+        for (const [name, value] of Object.entries(headers)) res.headers.set(name, value);
+        return res;
+      };
+      if (window.count >= rate.limit) {
+        logged.fault = 'rate-limit';
+        logged.status = 429;
+        return counted(vendor.throttle(c, (resetAt - at) / 1000));
+      }
+      window.count += 1;
+      await next();
+      counted(c.res);
+    } else {
+      await next();
+    }
     logged.status = c.res.status;
     if (c.req.method !== 'GET') save();
   });
+
+  function setLimit(vendor: string, rate: Rate | null) {
+    limits.set(vendor, rate);
+    for (const id of [...windows.keys()]) if (id.startsWith(`${vendor}|`)) windows.delete(id);
+  }
+
+  function windowsOf(vendor: string) {
+    return [...windows.entries()].filter(([id]) => id.startsWith(`${vendor}|`)).map(([, w]) => ({ openedAt: new Date(w.openedAt).toISOString(), count: w.count }));
+  }
 
   const server: ServerType = await new Promise((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: options.port, hostname: '127.0.0.1' }, () => resolve(s));
@@ -242,6 +326,7 @@ export async function startEmulatorHost(options: {
 
   return {
     url,
+    setLimit,
     register(emulator) {
       vendors.push(emulator);
       if (saved[emulator.vendor] !== undefined) emulator.load(saved[emulator.vendor]);

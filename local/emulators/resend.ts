@@ -37,6 +37,7 @@ const error = (statusCode: number, name: string, message: string) => ({ statusCo
 export const RESEND_DIFFERENCES = [
   'Refuses (422 validation_error) a body field that POST /emails does not declare in resend.json, and any other route (404 not_found); the real API may ignore an unknown field.',
   'Sends nothing: the mailbox is /_local/emails. No domain verification, no testing-only addresses, no quotas.',
+  'Enforces the published 5 requests a second (RESEND_RATE_LIMIT) per key in fixed one-second windows; the real limit is per team, across its keys.',
 ];
 
 export function resendEmulator(): VendorEmulator {
@@ -111,11 +112,23 @@ export function resendEmulator(): VendorEmulator {
     failure: (c) => c.json(error(500, 'internal_server_error', 'An unexpected error occurred'), 500),
     throttle: (c, seconds) =>
       c.json(error(429, 'rate_limit_exceeded', 'Too many requests'), 429, {
-        'retry-after': String(seconds),
+        'retry-after': String(Math.ceil(seconds)),
         'ratelimit-limit': '5',
         'ratelimit-remaining': '0',
-        'ratelimit-reset': String(seconds),
+        'ratelimit-reset': String(Math.ceil(seconds)),
       }),
+    // Per team, across its keys: 5 requests a second, with ratelimit-* on every answer and retry-after on a 429
+    // (resend.com/docs/api-reference/rate-limit; vendor-contracts §3). The local stack has one team, one key.
+    rateLimit: {
+      setting: 'RESEND_RATE_LIMIT',
+      published: { limit: 5, windowSeconds: 1 },
+      subject: (c) => c.req.header('authorization'),
+      headers: ({ limit, remaining, resetAt }) => ({
+        'ratelimit-limit': String(limit),
+        'ratelimit-remaining': String(remaining),
+        'ratelimit-reset': String(Math.max(1, Math.ceil((resetAt - Date.now()) / 1000))),
+      }),
+    },
     reset: () => (state = { emails: [], idempotency: {} }),
     differences: RESEND_DIFFERENCES,
     dump: () => state,

@@ -9,6 +9,7 @@ export function httpAnswer(answer: RunAnswer, ctx: { apiOrigin: string; correlat
       accountId: answer.accountId,
       executionId: answer.runId,
       statusUrl: `${ctx.apiOrigin}/api/onboarding/runs/${answer.runId}`,
+      ...(answer.progress ? { integrations: answer.progress } : {}),
     });
   }
   if (answer.state === 'broken') {

@@ -43,12 +43,6 @@ export interface OnboardingResult {
   errors?: IntegrationError[];
 }
 
-/** A step's answer to the state machine. */
-export interface StepAnswer {
-  integration: Integration;
-  outcome: Outcome;
-}
-
 /** What a step did: success (with what it created) or skipped (with why). */
 export interface StepResult {
   outcome: 'success' | 'skipped';
@@ -56,3 +50,20 @@ export interface StepResult {
 }
 
 export const skipped = (reason: string): StepResult => ({ outcome: 'skipped', details: { reason } });
+
+/**
+ * Where each integration of a running run stands, from its steps' reports: its
+ * latest report's outcome, "waiting for <vendor> until <time>" while it waits
+ * for a vendor, or "pending" before its step has reported.
+ */
+export function progressOf(reports: StepReport[], integrations: readonly Integration[]): Record<string, string> {
+  return Object.fromEntries(
+    integrations.map((integration) => {
+      const latest = reports.filter((r) => r.integration === integration).sort((a, b) => a.at.localeCompare(b.at)).at(-1);
+      if (!latest) return [integration, 'pending'];
+      if (latest.outcome === 'waiting') return [integration, `waiting for ${String(latest.details.vendor)} until ${String(latest.details.until)}`];
+      return [integration, latest.outcome];
+    }),
+  );
+}
+

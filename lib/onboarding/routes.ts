@@ -36,6 +36,11 @@ export const running = {
     accountId: { type: 'string' },
     executionId: { type: 'string', description: 'The Step Functions execution name' },
     statusUrl: { type: 'string', format: 'uri' },
+    integrations: {
+      type: 'object',
+      description: 'Where each integration stands: success, skipped, failed, pending, or "waiting for <vendor> until <time>" while a vendor sets the pace',
+      additionalProperties: { type: 'string' },
+    },
   },
 } as const;
 

@@ -3,7 +3,7 @@ import type { IntegrationStore } from '../accounts/integrations.ts';
 import { NotFound } from '../errors.ts';
 import type { OnboardingIntake } from './intake.ts';
 import { runIdFor } from './run-id.ts';
-import type { OnboardingResult } from './outcomes.ts';
+import { ENHANCED_INTEGRATIONS, ENHANCED_WORKFLOW, INTEGRATIONS, progressOf, type OnboardingResult } from './outcomes.ts';
 import type { RunStore } from './runs.ts';
 import type { OnboardingWorkflow, RunHandle } from './workflow.ts';
 
@@ -34,7 +34,8 @@ export interface Waiting {
 
 export type RunAnswer =
   | { state: 'finished'; runId: string; result: OnboardingResult }
-  | { state: 'running'; runId: string; accountId: string }
+  /** `progress`: where each integration stands (outcomes.ts progressOf). */
+  | { state: 'running'; runId: string; accountId: string; progress?: Record<string, string> }
   /** No result, and none coming: the execution stopped without recording one, or it never started. */
   | { state: 'broken'; reason: 'stopped' | 'not_started'; runId: string; accountId: string };
 
@@ -120,7 +121,7 @@ export async function awaitRun(deps: Pick<OnboardingDeps, 'runs' | 'workflow' | 
           : { state: 'broken', reason: status === 'MISSING' ? 'not_started' : 'stopped', runId: run.runId, accountId: run.accountId };
       }
     }
-    if (now() >= deadline) return { state: 'running', runId: run.runId, accountId: run.accountId };
+    if (now() >= deadline) return { state: 'running', runId: run.runId, accountId: run.accountId, progress: await progress(deps.runs, run.runId, record?.workflow) };
     const pause = Math.min(maxPollMs, Math.max(minPollMs, (now() - started) / 20));
     await sleep(Math.min(pause, Math.max(0, deadline - now())));
   }
@@ -142,10 +143,16 @@ export async function readRun(
   // A workflow that cannot be asked just now (throttled, unavailable) is taken as still running: asking again will tell.
   // One with no such execution is not: the run was recorded, then its start failed, and nothing will ever finish it.
   const status = await deps.workflow.status(deps.executionArnOf(runId, record.workflow)).catch(() => 'RUNNING' as const);
-  if (status === 'RUNNING') return { state: 'running', runId, accountId: record.account_id };
+  if (status === 'RUNNING') return { state: 'running', runId, accountId: record.account_id, progress: await progress(deps.runs, runId, record.workflow) };
   // It stopped, perhaps just after the record was read: the result it stored before stopping is the answer (as in awaitRun).
   const latest = await deps.runs.get(runId);
   return latest?.result
     ? { state: 'finished', runId, result: latest.result }
     : { state: 'broken', reason: status === 'MISSING' ? 'not_started' : 'stopped', runId, accountId: record.account_id };
 }
+
+/** Where each integration of the run's workflow stands. */
+async function progress(runs: Pick<RunStore, 'steps'>, runId: string, workflow: string | undefined) {
+  return progressOf(await runs.steps(runId), workflow === ENHANCED_WORKFLOW ? ENHANCED_INTEGRATIONS : INTEGRATIONS);
+}
+

@@ -34,6 +34,19 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          name: 'burst',
+          include: ['tests/burst/**/*.test.ts'],
+          // A stack of its own whose vendors enforce their published limits (ClickUp's window made shorter): a burst
+          // of onboardings sets the pace for everything on that stack, so nothing else shares it.
+          globalSetup: ['tests/support/stack-setup.ts'],
+          fileParallelism: false,
+          testTimeout: 600_000,
+          hookTimeout: 360_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: 'faults',
           include: ['tests/faults/**/*.test.ts'],
           // A stack of its own: its faults hit a whole vendor, so its scenarios run one at a time.

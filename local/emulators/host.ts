@@ -266,8 +266,9 @@ export async function startEmulatorHost(options: {
         save();
         return res;
       }
-      if (fault.mode === 'fail') return vendor.failure(c);
-      if (fault.mode === 'throttle') return vendor.throttle(c, fault.retryAfterSeconds);
+      const answered = (res: Response) => ((logged.status = res.status), res);
+      if (fault.mode === 'fail') return answered(vendor.failure(c));
+      if (fault.mode === 'throttle') return answered(vendor.throttle(c, fault.retryAfterSeconds));
       if (fault.mode === 'lose-answer') {
         // The vendor does the work; the caller never hears of it.
         await next();

@@ -74,6 +74,8 @@ export class StepFunctionsEngine {
   private readonly runs = new Map<string, { abort(): void; done: Promise<void> }>();
   /** While set, tasks wait for it before invoking their Lambda (hold/release). */
   private held?: { release(): void; until: Promise<void> };
+  /** While set, every Wait state started lasts this long instead (time made short in a test: shortenWaits). */
+  private waitOverrideMs?: number;
 
   private readonly invoke: Invoke;
   private readonly dataDir?: string;
@@ -251,6 +253,15 @@ export class StepFunctionsEngine {
     this.held = undefined;
   }
 
+  /**
+   * Time made short, for tests of long waits (a vendor's reset minutes away): from now on every Wait
+   * state that starts lasts `seconds` instead of what it says; undefined ends that. Waits already
+   * started keep their time. Not an AWS operation: the local server offers it at /_local/waits.
+   */
+  shortenWaits(seconds: number | undefined) {
+    this.waitOverrideMs = seconds === undefined ? undefined : seconds * 1000;
+  }
+
   /** Resolves when every running execution has settled (for tests and shutdown). */
   async idle(): Promise<void> {
     while (this.runs.size > 0) await Promise.allSettled([...this.runs.values()].map((r) => r.done));
@@ -336,8 +347,10 @@ export class StepFunctionsEngine {
     }
 
     const sm = new StateMachine(definition as never, { validationOptions: { noValidate: true } });
+    // Read by the library as each Wait state starts.
+    const waitTimeOverrides = new Proxy({} as Record<string, number>, { get: () => this.waitOverrideMs });
     const run = sm.run(input, {
-      overrides: { taskResourceLocalHandlers: handlers as never },
+      overrides: { taskResourceLocalHandlers: handlers as never, waitTimeOverrides },
       context: {
         Execution: {
           Id: execution.executionArn,

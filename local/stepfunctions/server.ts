@@ -33,6 +33,18 @@ export async function serveStepFunctions(engine: StepFunctionsEngine, port: numb
         res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0' });
         res.end(JSON.stringify(payload, epochSeconds));
       };
+      // A local control, not an AWS operation: { seconds } makes every Wait state that starts last that long, null ends it.
+      if (req.method === 'POST' && req.url === '/_local/waits') {
+        let seconds: unknown;
+        try {
+          seconds = (JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { seconds?: unknown }).seconds;
+        } catch {
+          seconds = undefined;
+        }
+        if (seconds !== null && (typeof seconds !== 'number' || seconds < 0)) return reply(400, { message: 'Send { "seconds": <number> } or { "seconds": null }' });
+        engine.shortenWaits(seconds ?? undefined);
+        return reply(200, { seconds });
+      }
       const target = String(req.headers['x-amz-target'] ?? '');
       const operation = operations[target.replace(/^AWSStepFunctions\./, '')];
       if (!operation) return reply(400, { __type: 'UnknownOperationException', message: `Unsupported operation ${target}` });

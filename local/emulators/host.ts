@@ -142,22 +142,6 @@ export async function startEmulatorHost(options: {
   const app = new Hono();
 
   // Local conveniences first, so no vendor prefix can shadow them.
-  app.get('/_local/:kind', (c) => {
-    const kind = c.req.param('kind');
-    if (kind === 'faults') return c.json(faults);
-    if (kind === 'requests') {
-      const vendor = c.req.query('vendor');
-      const match = c.req.query('match');
-      return c.json(
-        requests
-          .filter((r) => (!vendor || r.vendor === vendor) && (!match || r.text.includes(match)))
-          .map(({ text, ...r }) => ({ ...r, text: text.slice(0, 2000) })),
-      );
-    }
-    const source = vendors.find((v) => kind in v.records);
-    if (!source) return c.json({ error: { code: 'unknown_kind', message: `Kinds: ${kinds().join(', ')}` } }, 404);
-    return c.json(source.records[kind]!());
-  });
   app.get('/_local/limits', (c) =>
     c.json(
       Object.fromEntries(
@@ -176,6 +160,22 @@ export async function startEmulatorHost(options: {
     }
     setLimit(vendor.vendor, body!.limit === null ? null : { limit: body!.limit!, windowSeconds: body!.windowSeconds! });
     return c.json({ vendor: vendor.vendor, enforced: limitOf(vendor) });
+  });
+  app.get('/_local/:kind', (c) => {
+    const kind = c.req.param('kind');
+    if (kind === 'faults') return c.json(faults);
+    if (kind === 'requests') {
+      const vendor = c.req.query('vendor');
+      const match = c.req.query('match');
+      return c.json(
+        requests
+          .filter((r) => (!vendor || r.vendor === vendor) && (!match || r.text.includes(match)))
+          .map(({ text, ...r }) => ({ ...r, text: text.slice(0, 2000) })),
+      );
+    }
+    const source = vendors.find((v) => kind in v.records);
+    if (!source) return c.json({ error: { code: 'unknown_kind', message: `Kinds: ${kinds().join(', ')}` } }, 404);
+    return c.json(source.records[kind]!());
   });
   app.delete('/_local', (c) => {
     for (const v of vendors) v.reset();

@@ -21,6 +21,12 @@ function notesVendor(): VendorEmulator {
     records: { notes: () => notes },
     failure: (c) => c.json({ err: 'boom' }, 503),
     throttle: (c, s) => c.json({ err: 'slow' }, 429, { 'x-notes-retry': String(s) }),
+    rateLimit: {
+      setting: 'NOTES_RATE_LIMIT',
+      published: { limit: 3, windowSeconds: 1 },
+      subject: (c) => c.req.header('x-notes-key'),
+      headers: ({ remaining }) => ({ 'x-notes-remaining': String(remaining) }),
+    },
     reset: () => (notes = []),
     dump: () => notes,
     load: (state) => (notes = state as string[]),
@@ -40,8 +46,13 @@ async function host(stateFile?: string) {
   hosts.push(h);
   return h;
 }
-const add = (h: EmulatorHost, text: string, signal?: AbortSignal) =>
-  fetch(`${h.url}/notes/api/add`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text }), signal });
+const add = (h: EmulatorHost, text: string, signal?: AbortSignal, key?: string) =>
+  fetch(`${h.url}/notes/api/add`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(key ? { 'x-notes-key': key } : {}) },
+    body: JSON.stringify({ text }),
+    signal,
+  });
 const fault = (h: EmulatorHost, body: object) =>
   fetch(`${h.url}/_local/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
@@ -85,6 +96,37 @@ describe('the emulator host', () => {
     expect((await add(h, 'after')).status).toBe(200);
   });
 
+  it("enforces the vendor's published limit per subject, in windows, with its own 429 and headers; a test may change it", async () => {
+    const h = await host();
+    const statuses = async (key: string, n: number) => {
+      const out: number[] = [];
+      for (let i = 0; i < n; i++) out.push((await add(h, `${key}-${i}`, undefined, key)).status);
+      return out;
+    };
+    const first = await add(h, 'a0', undefined, 'a');
+    expect(first.headers.get('x-notes-remaining')).toBe('2');
+    expect(await statuses('a', 3)).toEqual([200, 200, 429]);
+    // Another key has a window of its own; a call with no key is not counted.
+    expect(await statuses('b', 3)).toEqual([200, 200, 200]);
+    expect((await add(h, 'anonymous')).status).toBe(200);
+    const refused = await add(h, 'a-late', undefined, 'a');
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('x-notes-retry'))).toBeGreaterThan(0);
+    expect(Number(refused.headers.get('x-notes-retry'))).toBeLessThanOrEqual(1);
+    expect(refused.headers.get('x-notes-remaining')).toBe('0');
+    const logged = (await (await fetch(`${h.url}/_local/requests?vendor=notes&match=a-late`)).json()) as { fault?: string; status?: number }[];
+    expect(logged).toEqual([expect.objectContaining({ fault: 'rate-limit', status: 429 })]);
+
+    const set = await fetch(`${h.url}/_local/limits`, { method: 'POST', body: JSON.stringify({ vendor: 'notes', limit: 10, windowSeconds: 60 }) });
+    expect(await set.json()).toEqual({ vendor: 'notes', enforced: { limit: 10, windowSeconds: 60 } });
+    expect(await statuses('a', 10)).toEqual([...Array(10).fill(200)]);
+    expect((await add(h, 'a-11', undefined, 'a')).status).toBe(429);
+    await fetch(`${h.url}/_local/limits`, { method: 'POST', body: JSON.stringify({ vendor: 'notes', limit: null }) });
+    expect(await statuses('a', 5)).toEqual([...Array(5).fill(200)]);
+    expect((await fetch(`${h.url}/_local/limits`, { method: 'POST', body: JSON.stringify({ vendor: 'notes', limit: 0 }) })).status).toBe(400);
+    expect(await (await fetch(`${h.url}/_local/limits`)).json()).toMatchObject({ notes: { setting: 'NOTES_RATE_LIMIT', published: { limit: 3, windowSeconds: 1 }, enforced: null } });
+  });
+
   it('logs every vendor call with the fault it met', async () => {
     const h = await host();
     await fault(h, { vendor: 'notes', mode: 'fail', count: 1, match: 'second' });
@@ -93,7 +135,7 @@ describe('the emulator host', () => {
     const log = (await (await fetch(`${h.url}/_local/requests?vendor=notes`)).json()) as { fault?: string; status?: number }[];
     expect(log.map((r) => [r.fault ?? null, r.status ?? null])).toEqual([
       [null, 200],
-      ['fail', null],
+      ['fail', 503],
     ]);
     expect(await (await fetch(`${h.url}/_local/requests?match=second`)).json()).toHaveLength(1);
     await fetch(`${h.url}/_local/requests`, { method: 'DELETE' });

@@ -71,7 +71,7 @@ export function precompiledValidators(functions) {
 
 async function validatorsModule(functions, entry) {
   const { catalog } = await load('lib/api/catalog.ts');
-  const { eventSchemaOf, rawBodySchemaOf, schemaKey } = await load('lib/http/event-schema.ts');
+  const { eventSchemaOf, rawBodySchemaOf, rowSchemaOf, schemaKey } = await load('lib/http/event-schema.ts');
   const { newAjv } = await load('lib/http/validation.ts');
   const { default: standalone } = await import('ajv/dist/standalone/index.js');
   const { _ } = await import('ajv');
@@ -86,7 +86,7 @@ async function validatorsModule(functions, entry) {
 
   const ajv = newAjv({ code: { source: true, esm: true, formats: _`require("ajv-formats/dist/formats").fullFormats` } });
   const keys = new Map(); // hash → the schema text it stands for
-  for (const schema of routes.flatMap((route) => [eventSchemaOf(route), rawBodySchemaOf(route)])) {
+  for (const schema of routes.flatMap((route) => [eventSchemaOf(route), rawBodySchemaOf(route), rowSchemaOf(route)])) {
     if (!schema) continue;
     const key = schemaKey(schema);
     const hash = fnv1a(key);

@@ -32,6 +32,7 @@ import {
   firecrawlSettings,
   identityAdminKey,
   identitySettings,
+  onboardingBatchStateMachineArn,
   onboardingStateMachineArn,
   paymentsStateMachineArn,
   pagespeedSettings,
@@ -40,7 +41,9 @@ import {
   stripeApiSettings,
   stripeWebhookSettings,
   taskToolSettings,
+  vendorRates,
   vendorSettings,
+  type VendorRates,
 } from './config.ts';
 import type { SiteAnalyzer, SiteScraper } from './crawler/site.ts';
 import type { IdentityProvider } from './identity/identity.ts';
@@ -49,9 +52,10 @@ import type { Crm } from './integrations/crm.ts';
 import { dynamodbPaceSchedule } from './integrations/dynamodb-pace-schedule.ts';
 import { interactivePolicyFrom, policyFrom } from './integrations/http-client.ts';
 import type { Mailer } from './integrations/mailer.ts';
-import { pacing, type Pacing, type Rate } from './integrations/pacing.ts';
+import { pacing, type Pacing } from './integrations/pacing.ts';
 import type { Storage } from './integrations/storage.ts';
 import type { TaskTool } from './integrations/task-tool.ts';
+import type { BatchQueue } from './onboarding/batches.ts';
 import { sfnWorkflow, type OnboardingWorkflow } from './onboarding/workflow.ts';
 import type { StepPace } from './provisioning/integration-step.ts';
 import { integrations, type Integration, type IntegrationSpec } from './provisioning/registry.ts';
@@ -59,6 +63,7 @@ import type { Payments } from './payments/payments.ts';
 import type { PaymentQueue } from './payments/payment-queue.ts';
 import { db, tables } from './store/dynamodb.ts';
 import type { BookingQueue } from './webhooks/booking-queue.ts';
+import type { Queue } from './workflows/queue.ts';
 import { sfnQueue } from './workflows/sfn-queue.ts';
 import { createStepFunctionsClient } from './workflows/step-functions.ts';
 
@@ -80,10 +85,10 @@ export const stepPace = (integration: Integration): StepPace => ({ pacing: stepP
  * How a vendor credential's calls retry, and for a workflow step how they are
  * paced: the credential's schedule is named by a digest of it, never by it.
  */
-function policy(waiting: Waiting, vendor: string, credential: string, rate: Rate | null) {
+function policy(waiting: Waiting, vendor: keyof VendorRates, credential: string) {
   if (waiting === 'person') return interactivePolicyFrom(vendorSettings());
   const key = `${vendor}#${createHash('sha256').update(credential).digest('hex').slice(0, 16)}`;
-  return { ...policyFrom(vendorSettings()), pace: stepPacing().of({ vendor, key, rate }) };
+  return { ...policyFrom(vendorSettings()), pace: stepPacing().of({ vendor, key, rate: vendorRates()[vendor] }) };
 }
 
 const built = new Map<string, unknown>();
@@ -181,7 +186,7 @@ function vendor<S, P extends object>(key: string, settings: () => S | null, load
 
 export const mailer = (waiting: Waiting): Mailer | null =>
   vendor(`mailer:${waiting}`, emailSettings, async (s) =>
-    (await import('./integrations/resend-mailer.ts')).resendMailer(s, policy(waiting, 'resend', s.apiKey, s.pace)),
+    (await import('./integrations/resend-mailer.ts')).resendMailer(s, policy(waiting, 'resend', s.apiKey)),
   );
 
 /** Where the team's own notices about new clients go, if anywhere. */
@@ -189,12 +194,12 @@ export const teamAddress = (): string | undefined => emailSettings()?.teamAddres
 
 export const taskTool = (): TaskTool | null =>
   vendor('taskTool', taskToolSettings, async (s) =>
-    (await import('./integrations/clickup-task-tool.ts')).clickupTaskTool(s, policy('workflow', 'clickup', s.token, s.pace)),
+    (await import('./integrations/clickup-task-tool.ts')).clickupTaskTool(s, policy('workflow', 'clickup', s.token)),
   );
 
 export const storage = (): Storage | null =>
   vendor('storage', storageSettings, async (s) =>
-    (await import('./integrations/dropbox-storage.ts')).dropboxStorage(s, policy('workflow', 'dropbox', s.refreshToken ?? s.accessToken!, s.pace)),
+    (await import('./integrations/dropbox-storage.ts')).dropboxStorage(s, policy('workflow', 'dropbox', s.refreshToken ?? s.accessToken!)),
   );
 
 /** The folder under which each client's storage tree is made. */
@@ -202,11 +207,11 @@ export const storageRoot = (): string => storageSettings()?.rootPath ?? '/Client
 
 export const chat = (): Chat | null =>
   vendor('chat', chatSettings, async (s) =>
-    (await import('./integrations/slack-chat.ts')).slackChat(s, policy('workflow', 'slack', s.mode === 'incoming-webhook' ? s.webhookUrl : `${s.botToken} ${s.channel}`, s.pace)),
+    (await import('./integrations/slack-chat.ts')).slackChat(s, policy('workflow', 'slack', s.mode === 'incoming-webhook' ? s.webhookUrl : `${s.botToken} ${s.channel}`)),
   );
 
 export const crm = (): Crm | null =>
-  vendor('crm', crmSettings, async (s) => (await import('./integrations/close-crm.ts')).closeCrm(s, policy('workflow', 'close', s.apiKey, s.pace)));
+  vendor('crm', crmSettings, async (s) => (await import('./integrations/close-crm.ts')).closeCrm(s, policy('workflow', 'close', s.apiKey)));
 
 // --- The crawler: the vendors when their keys are configured, else our own measurement and crawler. ---
 
@@ -266,4 +271,11 @@ export const crawlerRefreshWorkflow = (): OnboardingWorkflow => kept('crawlerRef
 const queueOn = <Q extends object>(arn: string): Q => onFirstCall<Q>(async () => sfnQueue(stepFunctions(), arn) as Q);
 
 export const bookingQueue = (): BookingQueue => kept('bookingQueue', () => queueOn<BookingQueue>(bookingStateMachineArn()));
+
+/** A batch's workflow, named after the batch: started once however often it is asked. */
+export const onboardingBatchQueue = (): BatchQueue =>
+  kept('onboardingBatchQueue', () => {
+    const queue = queueOn<Queue<{ batchId: string }>>(onboardingBatchStateMachineArn());
+    return { start: async (batchId) => void (await queue.enqueue(batchId, { batchId })) };
+  });
 export const paymentQueue = (): PaymentQueue => kept('paymentQueue', () => queueOn<PaymentQueue>(paymentsStateMachineArn()));

@@ -204,8 +204,6 @@ export function emailSettings(env: Env = process.env) {
       baseUrl: r.url('RESEND_BASE_URL', 'https://api.resend.com')!,
       from: r.required('EMAIL_FROM'),
       teamAddress: r.optional('TEAM_NOTIFICATION_EMAIL'),
-      // Resend's limit is per team, across its keys (vendor-contracts §3).
-      pace: r.pace('RESEND_RATE_LIMIT', '5/1'),
     };
   });
 }
@@ -242,8 +240,6 @@ export function taskToolSettings(env: Env = process.env) {
       token,
       apiBase: r.url('CLICKUP_API_BASE', 'https://api.clickup.com/api/v2')!,
       spaceId: r.required('CLICKUP_SPACE_ID'),
-      // Per token: 100 a minute on the Free, Unlimited and Business plans (vendor-contracts §1).
-      pace: r.pace('CLICKUP_RATE_LIMIT', '100/60'),
     };
   });
 }
@@ -261,29 +257,24 @@ export function storageSettings(env: Env = process.env) {
       apiBase: r.url('DROPBOX_API_BASE', 'https://api.dropboxapi.com')!,
       contentBase: r.url('DROPBOX_CONTENT_BASE', 'https://content.dropboxapi.com')!,
       rootPath: normaliseRoot(r.optional('DROPBOX_ROOT_PATH', '/Clients')!),
-      // Dropbox publishes no figure; its 429s and write contention are waited out as it says.
-      pace: r.pace('DROPBOX_RATE_LIMIT', 'none'),
     };
   });
 }
 
 export function chatSettings(env: Env = process.env) {
   return section(env, (r) => {
-    // About one message a second, per incoming webhook or per channel (vendor-contracts §4).
-    const pace = r.pace('SLACK_RATE_LIMIT', '1/1');
     const webhookUrl = r.url('SLACK_WEBHOOK_URL');
-    if (webhookUrl) return { mode: 'incoming-webhook' as const, webhookUrl, pace };
+    if (webhookUrl) return { mode: 'incoming-webhook' as const, webhookUrl };
     const botToken = r.optional('SLACK_BOT_TOKEN');
     if (!botToken) return null;
-    return { mode: 'web-api' as const, botToken, channel: r.required('SLACK_CHANNEL'), apiBase: r.url('SLACK_API_BASE', 'https://slack.com/api')!, pace };
+    return { mode: 'web-api' as const, botToken, channel: r.required('SLACK_CHANNEL'), apiBase: r.url('SLACK_API_BASE', 'https://slack.com/api')! };
   });
 }
 
 export function crmSettings(env: Env = process.env) {
   return section(env, (r) => {
     const apiKey = r.optional('CLOSE_API_KEY');
-    // Close limits each key (its organisation gets three times as much) and publishes no fixed figure: its example is 20 a second.
-    return apiKey ? { apiKey, apiBase: r.url('CLOSE_API_BASE', 'https://api.close.com/api/v1')!, pace: r.pace('CLOSE_RATE_LIMIT', '20/1') } : null;
+    return apiKey ? { apiKey, apiBase: r.url('CLOSE_API_BASE', 'https://api.close.com/api/v1')! } : null;
   });
 }
 
@@ -323,10 +314,35 @@ export function vendorSettings(env: Env = process.env) {
   }));
 }
 
+/**
+ * Each vendor's rate limit for the plan in use (null: not paced): what workflow steps pace their calls
+ * to (lib/integrations/pacing.ts), and what a batch's completion is estimated from. Apart from the
+ * credentials, so a function that only estimates holds none.
+ */
+export function vendorRates(env: Env = process.env) {
+  return section(env, (r) => ({
+    // Per token: 100 a minute on the Free, Unlimited and Business plans (vendor-contracts §1).
+    clickup: r.pace('CLICKUP_RATE_LIMIT', '100/60'),
+    // Dropbox publishes no figure; its 429s and write contention are waited out as it says.
+    dropbox: r.pace('DROPBOX_RATE_LIMIT', 'none'),
+    // Per team, across its keys (vendor-contracts §3).
+    resend: r.pace('RESEND_RATE_LIMIT', '5/1'),
+    // About one message a second, per incoming webhook or per channel (vendor-contracts §4).
+    slack: r.pace('SLACK_RATE_LIMIT', '1/1'),
+    // Per key (its organisation gets three times as much); Close publishes no fixed figure, its example is 20 a second.
+    close: r.pace('CLOSE_RATE_LIMIT', '20/1'),
+  }));
+}
+export type VendorRates = ReturnType<typeof vendorRates>;
+
 // --- Workflows. serverless.yml sets each machine's ARN (the local one on the local stage). ---
 
 export function onboardingStateMachineArn(env: Env = process.env): string {
   return section(env, (r) => r.required('ONBOARDING_STATE_MACHINE_ARN'));
+}
+
+export function onboardingBatchStateMachineArn(env: Env = process.env): string {
+  return section(env, (r) => r.required('ONBOARDING_BATCH_STATE_MACHINE_ARN'));
 }
 
 export function enhancedOnboardingStateMachineArn(env: Env = process.env): string {
@@ -444,6 +460,7 @@ export function loadConfig(env: Env = process.env) {
     stripeWebhook: () => stripeWebhookSettings(env),
     crawl: () => crawlSettings(env),
     vendors: () => vendorSettings(env),
+    vendorRates: () => vendorRates(env),
     onboardingWaitMs: () => onboardingWaitMs(env),
     rateLimits: () => rateLimitSettings(env),
     onboardingLimits: () => onboardingLimitSettings(env),

@@ -30,6 +30,11 @@ export class InvalidInput extends DomainError {
   }
 }
 
+/** The body comes in a media type the route does not take. */
+export class UnsupportedMediaType extends DomainError {
+  readonly code = 'unsupported_media_type';
+}
+
 /** No valid credentials were presented. */
 export class Unauthenticated extends DomainError {
   readonly code: string;

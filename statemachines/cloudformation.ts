@@ -6,12 +6,14 @@
 import { bookingMachine } from './booking.ts';
 import { crawlerRefreshMachine } from './crawler-refresh.ts';
 import { placeholdersIn, stepOfPlaceholder, type Machine } from './asl.ts';
+import { onboardingBatchMachine } from './onboarding-batch.ts';
 import { onboardingMachines } from './onboarding.ts';
 import { paymentsMachine } from './payments.ts';
 
 /** By the name each is deployed under: agency-backend-<stage>-<name>. */
 export const stateMachines = {
   ...onboardingMachines,
+  'onboarding-batch': onboardingBatchMachine,
   booking: bookingMachine,
   payments: paymentsMachine,
   'crawler-refresh': crawlerRefreshMachine,

@@ -23,6 +23,8 @@ export interface GuardDeps {
   memberships?: Pick<MembershipStore, 'get' | 'ofUser'>;
   /** The configured key of the kind this guard's routes take; unset closes the key path. */
   key?: string;
+  /** For routes that take both (keyKindOf 'admin+internal'): the internal service key, beside the admin key in `key`. */
+  serviceKey?: string;
 }
 
 /** Users whose app_metadata says this are admins (app_metadata is writable only with the service-role key). */
@@ -49,9 +51,10 @@ export function accessGuard(takes: KeyKind, makeDeps: () => GuardDeps, { readsRo
     async authenticate(access, headers) {
       const recognising = access.who === 'anyone' && access.recognise === 'admin';
       if ((access.who === 'anyone' && !recognising) || access.who === 'path-secret' || access.who === 'signed') return ANONYMOUS;
-      const key = keyFor(access, use);
-      const presented = key && headers[key.header];
-      if (key && presented !== undefined) {
+      const keys = keysFor(access, use);
+      for (const key of keys) {
+        const presented = headers[key.header];
+        if (presented === undefined) continue;
         if (secretsEqual(presented, key.value())) return key.caller;
         throw new Unauthenticated(`The ${key.name} is not valid`);
       }
@@ -63,12 +66,14 @@ export function accessGuard(takes: KeyKind, makeDeps: () => GuardDeps, { readsRo
       // header that holds no bearer token ("Basic ...", "Bearer" alone, an oversized one) among them.
       if (recognising && !token && !headers.authorization?.trim()) return ANONYMOUS;
       if (token) throw new Unauthenticated('The bearer token is invalid, expired or revoked');
-      throw new Unauthenticated(key ? `Send the ${key.name} (${key.header}) or a bearer token` : 'Send the access token as Authorization: Bearer <token>');
+      throw new Unauthenticated(
+        keys.length ? `Send the ${keys.map((k) => `${k.name} (${k.header})`).join(' or the ')} or a bearer token` : 'Send the access token as Authorization: Bearer <token>',
+      );
     },
 
     async authorize(access, caller, request) {
       if (access.who === 'admin') {
-        if (!isAdmin(caller)) throw new Forbidden('This is for admins only');
+        if (!isAdmin(caller) && !(access.serviceKey && caller.kind === 'service')) throw new Forbidden('This is for admins only');
         return { caller };
       }
       // Anyone may call; the grant names an admin as one, and everyone else as anonymous.
@@ -111,14 +116,15 @@ const missingStore = (): never => {
 export const isAdmin = (caller: Caller): boolean =>
   caller.kind === 'admin-key' || (caller.kind === 'user' && caller.user.appMetadata.role === ADMIN_ROLE);
 
-function keyFor(access: Access, use: () => GuardDeps) {
+/** The keys a rule takes, each in its own header. */
+function keysFor(access: Access, use: () => GuardDeps) {
+  const service = (value: () => string | undefined) => ({ header: 'x-api-key', name: 'API key', value, caller: { kind: 'service' } as const });
   if (recognisesAdmin(access)) {
-    return { header: 'x-admin-key', name: 'admin key', value: () => use().key, caller: { kind: 'admin-key' } as const };
+    const admin = { header: 'x-admin-key', name: 'admin key', value: () => use().key, caller: { kind: 'admin-key' } as const };
+    return access.who === 'admin' && access.serviceKey ? [admin, service(() => use().serviceKey)] : [admin];
   }
-  if (access.who === 'member' && access.serviceKey) {
-    return { header: 'x-api-key', name: 'API key', value: () => use().key, caller: { kind: 'service' } as const };
-  }
-  return undefined;
+  if (access.who === 'member' && access.serviceKey) return [service(() => use().key)];
+  return [];
 }
 
 /** The account id a request names, if it names one; a malformed one is refused like any other invalid input. */

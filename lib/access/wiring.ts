@@ -13,8 +13,8 @@ import { adminApiKey, internalApiKey } from '../config.ts';
 import { db, tables } from '../store/dynamodb.ts';
 import { accessGuard } from './guard.ts';
 
-const guardTaking = (takes: KeyKind, key: () => string | undefined) =>
-  accessGuard(takes, () => ({ identity: identity(), memberships: dynamodbMemberships({ db, tables }), key: key() }));
+const guardTaking = (takes: KeyKind, key: () => string | undefined, serviceKey?: () => string | undefined) =>
+  accessGuard(takes, () => ({ identity: identity(), memberships: dynamodbMemberships({ db, tables }), key: key(), serviceKey: serviceKey?.() }));
 
 /** For routes that take a bearer token only. */
 export const guard = /* @__PURE__ */ guardTaking('none', () => undefined);
@@ -22,3 +22,5 @@ export const guard = /* @__PURE__ */ guardTaking('none', () => undefined);
 export const serviceGuard = /* @__PURE__ */ guardTaking('internal', internalApiKey);
 /** For admin routes: the admin key (x-admin-key), or a signed-in admin user. */
 export const adminGuard = /* @__PURE__ */ guardTaking('admin', adminApiKey);
+/** For the agency's own routes (batch onboarding): the admin key, the internal API key, or a signed-in admin user. */
+export const agencyGuard = /* @__PURE__ */ guardTaking('admin+internal', adminApiKey, internalApiKey);

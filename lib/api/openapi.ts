@@ -1,4 +1,4 @@
-import type { Access, JSONSchema, RouteSpec } from '../http/route.ts';
+import { rowsBody, type Access, type JSONSchema, type RouteSpec } from '../http/route.ts';
 import { PERMISSIONS } from '../permissions.ts';
 
 const errorBody = {
@@ -34,7 +34,7 @@ function securityFor(access: Access): Record<string, string[]>[] {
     case 'user':
       return [{ bearerAuth: [] }];
     case 'admin':
-      return [{ adminKey: [] }, { bearerAuth: [] }];
+      return [{ adminKey: [] }, ...(access.serviceKey ? [{ internalApiKey: [] }] : []), { bearerAuth: [] }];
     case 'member':
       return [...(access.serviceKey ? [{ internalApiKey: [] }] : []), { bearerAuth: [] }, ...(access.anonymous ? [{}] : [])];
     default:
@@ -45,6 +45,7 @@ function securityFor(access: Access): Record<string, string[]>[] {
 /** The route's access rule in words, with the roles the permission table gives it (x-access). */
 function accessNote(access: Access) {
   if (access.who === 'anyone' && access.recognise) return { who: access.who, recognise: access.recognise };
+  if (access.who === 'admin' && access.serviceKey) return { who: access.who, serviceKey: true };
   if (access.who !== 'member') return { who: access.who };
   const account =
     'path' in access.account
@@ -121,6 +122,15 @@ function operation(r: RouteSpec) {
     security: securityFor(r.access),
     'x-access': accessNote(r.access),
     ...(parameters.length ? { parameters } : {}),
+    ...(r.rows
+      ? {
+          requestBody: {
+            required: true,
+            description: `Each row is checked on its own: the valid ones are taken, the others listed by line. As CSV, the first line names the columns (the fields of a row); an empty cell is a field not given.`,
+            content: { 'application/json': { schema: rowsBody(r.rows) }, 'text/csv': { schema: { type: 'string' } } },
+          },
+        }
+      : {}),
     ...(r.body
       ? {
           requestBody: {

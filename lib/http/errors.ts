@@ -15,6 +15,7 @@ import {
   RateLimited,
   Unauthenticated,
   Unavailable,
+  UnsupportedMediaType,
   VendorError,
   type ErrorDetail,
 } from '../errors.ts';
@@ -41,6 +42,7 @@ const domainStatus: [abstract new (...args: never[]) => DomainError, number][] =
   [Conflict, 409],
   [Gone, 410],
   [PayloadTooLarge, 413],
+  [UnsupportedMediaType, 415],
   [RateLimited, 429],
   [VendorError, 500],
   [Unavailable, 503],

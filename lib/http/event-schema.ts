@@ -41,3 +41,8 @@ export function schemaKey(value: unknown): string {
   }
   return JSON.stringify(value);
 }
+
+/** The schema each row of a batch route's body is checked against (RouteSpec.rows); undefined for other routes. */
+export function rowSchemaOf(spec: RouteSpec): Record<string, unknown> | undefined {
+  return spec.rows ? (spec.rows.schema as Record<string, unknown>) : undefined;
+}

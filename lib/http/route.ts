@@ -25,8 +25,11 @@ export type Access =
   | { who: 'signed' }
   /** Any signed-in user: Authorization: Bearer <identity-provider access token>. */
   | { who: 'user' }
-  /** The admin key (x-admin-key), or a signed-in user whose app_metadata says role "admin". */
-  | { who: 'admin' }
+  /**
+   * The admin key (x-admin-key), or a signed-in user whose app_metadata says role "admin"; with
+   * `serviceKey`, the internal service token (x-api-key) too: the agency's own systems.
+   */
+  | { who: 'admin'; serviceKey?: true }
   /** A signed-in user whose role in the account allows the permission (lib/permissions.ts). */
   | {
       who: 'member';
@@ -51,10 +54,16 @@ export type AccountFrom =
    */
   | { named: 'body' | 'query' };
 
-/** Which of the service's keys a rule takes besides a bearer token: the internal API key, the admin key, or neither. */
-export type KeyKind = 'none' | 'internal' | 'admin';
+/** Which of the service's keys a rule takes besides a bearer token: the internal API key, the admin key, both, or neither. */
+export type KeyKind = 'none' | 'internal' | 'admin' | 'admin+internal';
 export const keyKindOf = (access: Access): KeyKind =>
-  recognisesAdmin(access) ? 'admin' : access.who === 'member' && access.serviceKey ? 'internal' : 'none';
+  access.who === 'admin' && access.serviceKey
+    ? 'admin+internal'
+    : recognisesAdmin(access)
+      ? 'admin'
+      : access.who === 'member' && access.serviceKey
+        ? 'internal'
+        : 'none';
 
 /** Whether the rule tells admins apart: admin routes, and public ones that recognise them. */
 export const recognisesAdmin = (access: Access): boolean => access.who === 'admin' || (access.who === 'anyone' && access.recognise === 'admin');
@@ -87,10 +96,23 @@ export interface RouteSpec {
    * wrong secret, whatever its shape, must look the same: 404).
    */
   params?: JSONSchema;
-  /** Keep the body as the raw string (webhooks verify signatures over the bytes). */
+  /** Keep the body as the raw string (webhooks verify signatures over the bytes; a batch may come as CSV). */
   rawBody?: boolean;
+  /** A batch route: its body is rows, each checked on its own (lib/http/rows.ts); the route is rawBody. */
+  rows?: RowsSpec;
   responses: Record<number, ResponseSpec>;
 }
+
+/** The rows of a batch route's body: JSON `{ <key>: [...] }` or CSV, at most `max`, each checked against `schema`. */
+export interface RowsSpec {
+  key: string;
+  schema: JSONSchema;
+  max: number;
+}
+
+/** The JSON body a batch route takes (for its description): its rows under their key. */
+export const rowsBody = (rows: RowsSpec) =>
+  ({ type: 'object', required: [rows.key], properties: { [rows.key]: { type: 'array', minItems: 1, maxItems: rows.max, items: rows.schema } } }) as const;
 
 export const route = <const R extends RouteSpec>(r: R): R => r;
 

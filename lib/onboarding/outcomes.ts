@@ -51,19 +51,28 @@ export interface StepResult {
 
 export const skipped = (reason: string): StepResult => ({ outcome: 'skipped', details: { reason } });
 
+/** A step's latest report, in short: what a run's view needs. */
+export interface StepProgress {
+  integration: Integration;
+  part?: string;
+  outcome: StepReport['outcome'];
+  at: string;
+  vendor?: string;
+  until?: string;
+}
+
 /**
- * Where each integration of a running run stands, from its steps' reports: its
- * latest report's outcome, "waiting for <vendor> until <time>" while it waits
- * for a vendor, or "pending" before its step has reported.
+ * Where each integration of a running run stands, from its steps' latest
+ * reports: the outcome, "waiting for <vendor> until <time>" while it waits for
+ * a vendor, or "pending" before its step has reported.
  */
-export function progressOf(reports: StepReport[], integrations: readonly Integration[]): Record<string, string> {
+export function progressOf(reports: StepProgress[], integrations: readonly Integration[]): Record<string, string> {
   return Object.fromEntries(
     integrations.map((integration) => {
       const latest = reports.filter((r) => r.integration === integration).sort((a, b) => a.at.localeCompare(b.at)).at(-1);
       if (!latest) return [integration, 'pending'];
-      if (latest.outcome === 'waiting') return [integration, `waiting for ${String(latest.details.vendor)} until ${String(latest.details.until)}`];
+      if (latest.outcome === 'waiting') return [integration, `waiting for ${latest.vendor} until ${latest.until}`];
       return [integration, latest.outcome];
     }),
   );
 }
-

@@ -44,6 +44,66 @@ export const running = {
   },
 } as const;
 
+/** One company of a batch: the portal form's fields and aliases, without an account to name (each row is a client of its own). */
+const { accountId: _accountId, ...rowFields } = onboardingBody.properties;
+export const batchRow = { ...onboardingBody, properties: rowFields } as const;
+
+const rowProblems = {
+  type: 'array',
+  items: {
+    type: 'object',
+    required: ['line', 'errors'],
+    properties: {
+      line: { type: 'integer', description: 'The row\'s place in the JSON list (1 for the first), or its line in the CSV file (2 for the first after the header)' },
+      errors: { type: 'array', items: { type: 'object', required: ['message'], properties: { path: { type: 'string' }, message: { type: 'string' } } } },
+    },
+  },
+} as const;
+
+const batchTaken = {
+  type: 'object',
+  required: ['batchId', 'queued', 'invalid', 'statusUrl'],
+  properties: {
+    batchId: { type: 'string' },
+    queued: { type: 'integer', description: 'Rows taken; each becomes an onboarding run' },
+    invalid: rowProblems,
+    statusUrl: { type: 'string', format: 'uri' },
+  },
+} as const;
+
+const rowState = { enum: ['queued', 'running', 'waiting', 'done', 'held', 'not_started'] } as const;
+const batchViewSchema = {
+  type: 'object',
+  required: ['batchId', 'createdAt', 'rows', 'invalid', 'counts', 'items'],
+  properties: {
+    batchId: { type: 'string' },
+    createdAt: { type: 'string', format: 'date-time' },
+    rows: { type: 'integer', description: 'Rows taken' },
+    invalid: rowProblems,
+    counts: { type: 'object', description: 'Rows by state', additionalProperties: { type: 'integer' } },
+    estimatedCompletion: {
+      type: 'string',
+      format: 'date-time',
+      description: "When the last run should finish: the busiest vendor's calls still to make, at the pace its configured limit allows; absent once every run has ended",
+    },
+    items: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['line', 'email', 'state'],
+        properties: {
+          line: { type: 'integer' },
+          email: { type: 'string' },
+          state: rowState,
+          runId: { type: 'string', description: 'Its run (GET /api/onboarding/runs/{runId})' },
+          accountId: { type: 'string' },
+          error: { type: 'string', description: 'Why a row could not be started' },
+        },
+      },
+    },
+  },
+} as const;
+
 /** The answers of a submitted portal form (onboarding-v2, and enhanced onboarding): the run's result, or 202 while it runs. */
 export const submissionAnswers = (result: JSONSchema, whenDone: string) => ({
   200: { description: whenDone, schema: result },
@@ -86,4 +146,40 @@ export const onboardingRoutes = {
       500: { description: 'Finished with failed integrations, stopped before recording an outcome (onboarding_stopped), or never started (onboarding_not_started: submit again)' },
     },
   }),
+  onboardingBatch: route({
+    method: 'POST',
+    path: '/api/onboarding/batch',
+    operationId: 'onboardingBatch',
+    summary:
+      'Import clients: up to 500 companies, as JSON ({ companies: [...] }) or CSV (text/csv, a header line of field names), each row checked on its own and each valid one an ordinary onboarding run, started in order and paced to the vendors',
+    tag: 'onboarding',
+    access: { who: 'admin', serviceKey: true },
+    rawBody: true,
+    rows: { key: 'companies', schema: batchRow, max: 500 },
+    responses: {
+      202: { description: 'Taken: the valid rows are queued; the refused ones are listed by line (their place in the list, or their line in the CSV file)', schema: batchTaken },
+      400: { description: 'No valid row (no_valid_rows, each refused by line), no rows, over 500 rows (too_many_rows), malformed JSON or CSV, or a CSV column no row takes' },
+      401: { description: 'Neither the internal API key, the admin key nor an admin user\'s bearer token' },
+      403: { description: 'Signed in, but not an admin' },
+      413: { description: 'The body is over 256 KB' },
+      415: { description: 'Neither application/json nor text/csv' },
+      429: { description: 'Too many submissions with this key, or by this user; Retry-After says when to try again' },
+    },
+  }),
+  onboardingBatchStatus: route({
+    method: 'GET',
+    path: '/api/onboarding/batches/{batchId}',
+    params: { type: 'object', required: ['batchId'], properties: { batchId: idParam } },
+    operationId: 'onboardingBatchStatus',
+    summary: 'Where a batch stands: its rows by state (queued, running, waiting on a vendor, done, held, not started), each row, and when the last run should finish',
+    tag: 'onboarding',
+    access: { who: 'admin', serviceKey: true },
+    responses: {
+      200: { description: 'The batch', schema: batchViewSchema },
+      401: { description: 'Neither the internal API key, the admin key nor an admin user\'s bearer token' },
+      403: { description: 'Signed in, but not an admin' },
+      404: { description: 'No such batch' },
+    },
+  }),
 };
+

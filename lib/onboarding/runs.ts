@@ -1,6 +1,6 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { applied, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
-import type { OnboardingResult, StepReport } from './outcomes.ts';
+import type { OnboardingResult, StepProgress, StepReport } from './outcomes.ts';
 
 export interface RunRecord {
   run_id: string;
@@ -13,12 +13,16 @@ export interface RunRecord {
   result?: OnboardingResult;
   started_at: string;
   finished_at?: string;
+  /** Each step's latest report, in short (what the run view shows while it runs), by `<integration>[#<part>]`. */
+  progress?: Record<string, StepProgress>;
 }
 
 export interface RunStore {
   /** Notes that a run exists for the account (once; later calls change nothing). True when this call noted it. */
   begin(runId: string, accountId: string, workflow?: string): Promise<boolean>;
   get(runId: string): Promise<RunRecord | undefined>;
+  /** The runs of these ids that exist, in no particular order. */
+  getMany(runIds: string[]): Promise<RunRecord[]>;
   /** Stores a result unless a later attempt already stored one. */
   saveResult(runId: string, accountId: string, attempt: number, result: OnboardingResult): Promise<void>;
   recordStep(runId: string, report: StepReport): Promise<void>;
@@ -26,6 +30,15 @@ export interface RunStore {
 }
 
 type Deps = { db: DynamoDBDocumentClient; tables: Pick<Tables, 'onboarding_runs'>; now?: () => Date };
+
+/** The run item's attributes that hold its steps' progress: progress#<integration>[#<part>]. */
+const PROGRESS = 'progress#';
+
+function recordOf(item: Record<string, unknown>): RunRecord {
+  const progress = Object.fromEntries(Object.entries(item).filter(([name]) => name.startsWith(PROGRESS)).map(([name, value]) => [name.slice(PROGRESS.length), value]));
+  const rest = Object.fromEntries(Object.entries(item).filter(([name]) => !name.startsWith(PROGRESS)));
+  return { ...(rest as unknown as RunRecord), ...(Object.keys(progress).length ? { progress: progress as RunRecord['progress'] } : {}) };
+}
 
 export function dynamodbRuns({ db, tables, now = () => new Date() }: Deps): RunStore {
   const TableName = tables.onboarding_runs;
@@ -44,7 +57,22 @@ export function dynamodbRuns({ db, tables, now = () => new Date() }: Deps): RunS
 
     async get(runId) {
       const res = await db.send(new GetCommand({ TableName, Key: { run_id: runId, item: 'run' }, ConsistentRead: true }));
-      return res.Item as RunRecord | undefined;
+      return res.Item && recordOf(res.Item);
+    },
+
+    async getMany(runIds) {
+      const found: RunRecord[] = [];
+      for (let i = 0; i < runIds.length; i += 100) {
+        let keys: Record<string, unknown>[] | undefined = runIds.slice(i, i + 100).map((run_id) => ({ run_id, item: 'run' }));
+        // What DynamoDB leaves unprocessed is asked again (a busy table answers part of a batch).
+        for (let round = 0; keys?.length && round < 8; round++) {
+          const res: BatchGetCommandOutput = await db.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: keys, ConsistentRead: true } } }));
+          found.push(...(res.Responses?.[TableName] ?? []).map(recordOf));
+          keys = res.UnprocessedKeys?.[TableName]?.Keys;
+        }
+        if (keys?.length) throw new Error(`${keys.length} runs could not be read`);
+      }
+      return found;
     },
 
     async saveResult(runId, accountId, attempt, result) {
@@ -70,8 +98,21 @@ export function dynamodbRuns({ db, tables, now = () => new Date() }: Deps): RunS
     },
 
     async recordStep(runId, report) {
-      const item = `step#${report.integration}${report.part ? `#${report.part}` : ''}`;
-      await db.send(new PutCommand({ TableName, Item: { run_id: runId, item, ...report } }));
+      const which = `${report.integration}${report.part ? `#${report.part}` : ''}`;
+      await db.send(new PutCommand({ TableName, Item: { run_id: runId, item: `step#${which}`, ...report } }));
+      // And in short on the run itself, so a run's (or a batch's) view reads one item per run.
+      const { vendor, until } = report.details as { vendor?: string; until?: string };
+      await db.send(
+        new UpdateCommand({
+          TableName,
+          Key: { run_id: runId, item: 'run' },
+          UpdateExpression: 'SET #progress = :report',
+          ExpressionAttributeNames: { '#progress': `${PROGRESS}${which}` },
+          ExpressionAttributeValues: {
+            ':report': { integration: report.integration, part: report.part, outcome: report.outcome, at: report.at, ...(report.outcome === 'waiting' ? { vendor, until } : {}) },
+          },
+        }),
+      );
     },
 
     async steps(runId) {

@@ -4,7 +4,7 @@ import { NotFound } from '../errors.ts';
 import type { OnboardingIntake } from './intake.ts';
 import { runIdFor } from './run-id.ts';
 import { ENHANCED_INTEGRATIONS, ENHANCED_WORKFLOW, INTEGRATIONS, progressOf, type OnboardingResult } from './outcomes.ts';
-import type { RunStore } from './runs.ts';
+import type { RunRecord, RunStore } from './runs.ts';
 import type { OnboardingWorkflow, RunHandle } from './workflow.ts';
 
 export interface OnboardingDeps {
@@ -121,7 +121,7 @@ export async function awaitRun(deps: Pick<OnboardingDeps, 'runs' | 'workflow' | 
           : { state: 'broken', reason: status === 'MISSING' ? 'not_started' : 'stopped', runId: run.runId, accountId: run.accountId };
       }
     }
-    if (now() >= deadline) return { state: 'running', runId: run.runId, accountId: run.accountId, progress: await progress(deps.runs, run.runId, record?.workflow) };
+    if (now() >= deadline) return { state: 'running', runId: run.runId, accountId: run.accountId, progress: progressOfRun(record) };
     const pause = Math.min(maxPollMs, Math.max(minPollMs, (now() - started) / 20));
     await sleep(Math.min(pause, Math.max(0, deadline - now())));
   }
@@ -143,7 +143,7 @@ export async function readRun(
   // A workflow that cannot be asked just now (throttled, unavailable) is taken as still running: asking again will tell.
   // One with no such execution is not: the run was recorded, then its start failed, and nothing will ever finish it.
   const status = await deps.workflow.status(deps.executionArnOf(runId, record.workflow)).catch(() => 'RUNNING' as const);
-  if (status === 'RUNNING') return { state: 'running', runId, accountId: record.account_id, progress: await progress(deps.runs, runId, record.workflow) };
+  if (status === 'RUNNING') return { state: 'running', runId, accountId: record.account_id, progress: progressOfRun(record) };
   // It stopped, perhaps just after the record was read: the result it stored before stopping is the answer (as in awaitRun).
   const latest = await deps.runs.get(runId);
   return latest?.result
@@ -151,8 +151,8 @@ export async function readRun(
     : { state: 'broken', reason: status === 'MISSING' ? 'not_started' : 'stopped', runId, accountId: record.account_id };
 }
 
-/** Where each integration of the run's workflow stands. */
-async function progress(runs: Pick<RunStore, 'steps'>, runId: string, workflow: string | undefined) {
-  return progressOf(await runs.steps(runId), workflow === ENHANCED_WORKFLOW ? ENHANCED_INTEGRATIONS : INTEGRATIONS);
+/** Where each integration of the run's workflow stands (none known before its record is written). */
+export function progressOfRun(record: RunRecord | undefined): Record<string, string> | undefined {
+  if (!record) return undefined;
+  return progressOf(Object.values(record.progress ?? {}), record.workflow === ENHANCED_WORKFLOW ? ENHANCED_INTEGRATIONS : INTEGRATIONS);
 }
-

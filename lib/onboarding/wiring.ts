@@ -7,8 +7,11 @@ import { enhancedOnboardingStateMachineArn, memberRecordsCopying, onboardingLimi
 import { logger } from '../log.ts';
 import { dynamodbRateLimiter } from '../rate-limit/dynamodb-rate-limiter.ts';
 import { db, tables } from '../store/dynamodb.ts';
-import type { OnboardingAccountDeps } from './onboarding-account.ts';
+import { dynamodbBatches } from './dynamodb-batches.ts';
+import type { OnboardingIntake } from './intake.ts';
+import { withOnboardingAccount, type OnboardingAccountDeps } from './onboarding-account.ts';
 import { ENHANCED_WORKFLOW } from './outcomes.ts';
+import { beginOnboarding } from './start-onboarding.ts';
 import { stores } from './stores.ts';
 import type { SubmissionLimitDeps } from './submission-limits.ts';
 
@@ -38,3 +41,13 @@ const machineOf = (workflow: string | undefined): string =>
   workflow === ENHANCED_WORKFLOW ? enhancedOnboardingStateMachineArn() : onboardingStateMachineArn();
 
 export const executionArn = (machineArn: string, runId: string) => `${machineArn.replace(':stateMachine:', ':execution:')}:${runId}`;
+
+/** Where batches are kept. */
+export const batchStore = /* @__PURE__ */ dynamodbBatches({ db, tables });
+
+/** The internal service's onboarding of one client (no account named, its run not waited for): what each row of a batch starts. */
+export const startRowAsService = (intake: OnboardingIntake) =>
+  withOnboardingAccount(accountDeps, { caller: { kind: 'service' } }, intake, async (accountId) => {
+    const run = await beginOnboarding(onboardingDeps, accountId, intake);
+    return { runId: run.runId, accountId };
+  });

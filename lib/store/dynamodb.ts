@@ -20,6 +20,7 @@ export type TableName =
   | 'webhook_events'
   | 'provisioning'
   | 'onboarding_runs'
+  | 'onboarding_batches'
   | 'follow_ups'
   | 'crawler_jobs'
   | 'crawler_events'
@@ -42,6 +43,7 @@ const names: TableName[] = [
   'webhook_events',
   'provisioning',
   'onboarding_runs',
+  'onboarding_batches',
   'follow_ups',
   'crawler_jobs',
   'crawler_events',

@@ -103,6 +103,14 @@ export function fakeIntegrations(): IntegrationStore & { rows: Set<string> } {
 export function fakeRuns(): RunStore & { records: Map<string, RunRecord>; reports: Map<string, StepReport[]> } {
   const records = new Map<string, RunRecord>();
   const reports = new Map<string, StepReport[]>();
+  /** The record, with its steps' latest reports in short, as the run item keeps them. */
+  const withProgress = (runId: string): RunRecord | undefined => {
+    const record = records.get(runId);
+    const mine = reports.get(runId) ?? [];
+    if (!record || !mine.length) return record;
+    const short = (r: StepReport) => ({ integration: r.integration, part: r.part, outcome: r.outcome, at: r.at, ...(r.outcome === 'waiting' ? (r.details as { vendor: string; until: string }) : {}) });
+    return { ...record, progress: Object.fromEntries(mine.map((r) => [`${r.integration}${r.part ? `#${r.part}` : ''}`, short(r)])) };
+  };
   return {
     records,
     reports,
@@ -111,7 +119,8 @@ export function fakeRuns(): RunStore & { records: Map<string, RunRecord>; report
       records.set(runId, { run_id: runId, account_id: accountId, status: 'running', attempt: -1, started_at: now(), ...(workflow ? { workflow } : {}) });
       return true;
     },
-    get: async (runId) => records.get(runId),
+    get: async (runId) => withProgress(runId),
+    getMany: async (runIds) => runIds.flatMap((id) => withProgress(id) ?? []),
     async saveResult(runId, accountId, attempt, result) {
       const current = records.get(runId);
       if (current && current.attempt > attempt) return;

@@ -21,9 +21,12 @@ function setup() {
       return tokens.get(token);
     },
   };
-  const keys: Record<KeyKind, string | undefined> = { none: undefined, internal: 'service-key', admin: 'admin-key' };
+  const keys: Record<KeyKind, string | undefined> = { none: undefined, internal: 'service-key', admin: 'admin-key', 'admin+internal': 'admin-key' };
   const guards = Object.fromEntries(
-    (['none', 'internal', 'admin'] as const).map((kind) => [kind, accessGuard(kind, () => ({ identity, memberships, key: keys[kind] }))]),
+    (['none', 'internal', 'admin', 'admin+internal'] as const).map((kind) => [
+      kind,
+      accessGuard(kind, () => ({ identity, memberships, key: keys[kind], serviceKey: kind === 'admin+internal' ? 'service-key' : undefined })),
+    ]),
   ) as Record<KeyKind, Guard>;
   /** Each rule is enforced by the guard of its kind of key, as the HTTP stack insists. */
   const guard: Guard = {
@@ -192,4 +195,21 @@ describe('mayAct: the guard\'s rule for a membership, asked again where what a u
     expect(mayAct(undefined, 'billing')).toBe(false);
     expect(mayAct(membership('admin'), 'manage')).toBe(false);
   });
+
+  it("admits the agency's own systems to a route that takes both keys: the admin key, the service key, or an admin user; nobody else", async () => {
+    const s = setup();
+    const agency: Access = { who: 'admin', serviceKey: true };
+    expect(await decide(s.guard, agency, { 'x-api-key': 'service-key' })).toEqual({ caller: { kind: 'service' } });
+    expect(await decide(s.guard, agency, { 'x-admin-key': 'admin-key' })).toEqual({ caller: { kind: 'admin-key' } });
+    const admin = await s.person(undefined, ACCOUNT, { appMetadata: { role: 'admin' } });
+    expect((await decide(s.guard, agency, admin.headers)).caller).toMatchObject({ kind: 'user' });
+    const owner = await s.person('owner');
+    await expect(decide(s.guard, agency, owner.headers)).rejects.toMatchObject({ name: 'Forbidden' });
+    await expect(decide(s.guard, agency, { 'x-api-key': 'admin-key' })).rejects.toMatchObject({ name: 'Unauthenticated' });
+    await expect(decide(s.guard, agency, { 'x-admin-key': 'service-key' })).rejects.toMatchObject({ name: 'Unauthenticated' });
+    await expect(decide(s.guard, agency, {})).rejects.toThrow('Send the admin key (x-admin-key) or the API key (x-api-key) or a bearer token');
+    // A route for admins only still refuses the service key: it is no credential there.
+    await expect(decide(s.guard, { who: 'admin' }, { 'x-api-key': 'service-key' })).rejects.toMatchObject({ name: 'Unauthenticated' });
+  });
 });
+

@@ -1,6 +1,7 @@
 // The bench's report: every figure with its floors and budget, "N of M
 // budgets met", and for each figure over budget, by how much and why (from
 // what was measured beside it).
+import { BURST_BUDGET, type BurstFigures } from './burst.ts';
 import type { ColdStarts } from './cold-start.ts';
 import type { OnboardingFigures } from './onboarding.ts';
 import { TIMING_GAP_BUDGET, type TimingGap } from './timing-gap.ts';
@@ -16,6 +17,7 @@ export interface BenchResults {
   onboarding?: OnboardingFigures;
   webhooks?: WebhookScenario[];
   timingGap?: TimingGap;
+  burst?: BurstFigures;
 }
 
 export interface BudgetLine {
@@ -110,6 +112,14 @@ export function budgets(r: BenchResults): BudgetLine[] {
     lines.push(
       line(`forgot-password: known vs unknown address, gap between medians (${g.pairs} pairs, vendors at ${g.vendorLatencyMs} ms)`, g.gap, TIMING_GAP_BUDGET, '', () =>
         `known addresses answered in a median ${ms(g.knownMs)}, unknown ones in ${ms(g.unknownMs)}: the ${g.knownMs > g.unknownMs ? 'known' : 'unknown'} path makes vendor calls the other does not (each costs about ${g.vendorLatencyMs} ms here).`,
+      ),
+    );
+  }
+  if (r.burst) {
+    const b = r.burst;
+    lines.push(
+      line(`burst: ${b.onboardings} onboardings at once, first submission to last run's end ÷ the least the vendors' limits allow`, b.ratio, BURST_BUDGET, '×', () =>
+        `${ms(b.wallMs)} against ${ms(b.minimumMs)}, ${b.busiest}'s ${b.perVendor[b.busiest]!.calls} calls at its limit. The service paces to 95% of each limit (and so that a call 150 ms late cannot overflow a window), a few of its steps wait in a Wait state past their slot, and the last run's remaining steps follow its last call to the busiest vendor.`,
       ),
     );
   }
@@ -225,6 +235,19 @@ export function markdown(r: BenchResults): string {
         `| POST /webhooks/${route} | ${ms(f.p50)} | ${ms(f.p99)} | ${ms(f.floorMs)} | ${f.ratio} | ${f.dynamoCallsPerRequest} (${MIN_DYNAMO_CALLS[route]}) | ${f.backgroundDynamoCallsPerRequest ?? ''} | ${answers(f.answers)} |`,
       );
     }
+  }
+  if (r.burst) {
+    const b = r.burst;
+    out.push('');
+    out.push(`## A burst: ${b.onboardings} onboardings submitted at once, vendors enforcing their limits`);
+    out.push('');
+    out.push(
+      `Limits enforced by the emulators and paced to by the service: ${Object.entries(b.limits).map(([k, v]) => `${k} ${v}`).join(', ')}. From the first submission to the last run's end: ${ms(b.wallMs)}; the least the limits allow: ${ms(b.minimumMs)} (${b.busiest}); ratio ${b.ratio}. Runs ended: ${answers(b.answers)}.`,
+    );
+    out.push('');
+    out.push('| Vendor | Calls | Per onboarding | Refused (429) | Least time at its limit |');
+    out.push('|---|---:|---:|---:|---:|');
+    for (const [vendor, v] of Object.entries(b.perVendor)) out.push(`| ${vendor} | ${v.calls} | ${v.callsPerOnboarding} | ${v.refused} | ${v.minimumMs ? ms(v.minimumMs) : 'not limited'} |`);
   }
   if (r.timingGap) {
     const g = r.timingGap;

@@ -8,8 +8,10 @@
 //   npm run bench -- --quick           fewer rounds, for a first look
 //   npm run bench -- --rounds 30       cold-start rounds (default 20): more narrow the intervals
 //                                      that decide whether a floor proves a budget unmeetable
-//   npm run bench -- --only cold,warm  some parts (cold, warm, onboarding, webhooks, gap); without
+//   npm run bench -- --only cold,warm  some parts (cold, warm, onboarding, webhooks, gap, burst); without
 //                                      cold and warm, nothing is packaged: e.g. --only gap
+//   npm run bench -- --only burst      fifty onboardings at once against the vendors' limits (scaled down),
+//                                      on a stack of its own
 //   npm run bench -- --only cold --functions login,status
 //                                      cold starts of some functions only (no variants)
 //   npm run bench -- --cpu-prof DIR    also one untimed cold start of each function and its
@@ -21,6 +23,7 @@ import { parseArgs } from 'node:util';
 import { hermetic } from '../local/serverless-config.ts';
 import { buildLikeLambda, packageService, type PackagedFunction } from './build.ts';
 import { measureColdStarts, type SdkFloorBuilder, type Variant } from './cold-start.ts';
+import { measureBurst } from './burst.ts';
 import { measureOnboarding } from './onboarding.ts';
 import { budgets, markdown, type BenchResults } from './report.ts';
 import { startScenario } from './scenario.ts';
@@ -33,7 +36,7 @@ const ROOT = resolve(import.meta.dirname, '..');
 const { values: args } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
-    only: { type: 'string', default: 'cold,warm,onboarding,webhooks,gap' },
+    only: { type: 'string', default: 'cold,warm,onboarding,webhooks,gap,burst' },
     rounds: { type: 'string' },
     functions: { type: 'string' },
     'cpu-prof': { type: 'string' },
@@ -49,7 +52,14 @@ const settings = {
   /** Deliveries timed per route in each webhook scenario: rounds of one scenario's batch until there are this many. */
   webhookDeliveries: args.quick ? 400 : 1200,
   timingGapPairs: args.quick ? 24 : 40,
+  burstOnboardings: args.quick ? 20 : 50,
 };
+
+/**
+ * The burst's vendor limits: Resend, Slack and Close at their published figures, ClickUp's 100 per token in a
+ * window of 12 s instead of a minute, so fifty clients take a couple of minutes.
+ */
+const BURST_LIMITS = { CLICKUP_RATE_LIMIT: '100/12', RESEND_RATE_LIMIT: '5/1', SLACK_RATE_LIMIT: '1/1', CLOSE_RATE_LIMIT: '20/1' };
 
 const work = join(ROOT, '.local', `bench-${process.pid}`);
 const progress = (line: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
@@ -58,6 +68,9 @@ const results: BenchResults = {
   machine: { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model.trim() ?? 'unknown', platform: `${platform()} ${release()}`, loadAverage: loadavg() },
   settings,
 };
+
+/** Thrown when nothing is left to measure on the scenario's stack. */
+class Done extends Error {}
 
 // Set by Ctrl-C or a kill while the stack runs (below).
 let interrupted = false;
@@ -83,6 +96,12 @@ try {
     progress('packaging the service (sls package)');
     functions = await packageService(work, 'local', {});
   }
+
+  if (parts.has('burst')) {
+    progress(`burst: ${settings.burstOnboardings} onboardings at once, vendors at ${Object.values(BURST_LIMITS).join(', ')}`);
+    results.burst = await measureBurst({ workFolder: relative(ROOT, join(work, 'esbuild-burst')), onboardings: settings.burstOnboardings, limits: BURST_LIMITS, progress });
+  }
+  if (![...parts].some((part) => part !== 'burst')) throw new Done();
 
   progress('starting the local stack and walking through the scenario');
   // Relative to the service, as serverless-esbuild takes its work folder.
@@ -172,9 +191,12 @@ try {
     await scenario.close();
   }
 } catch (error) {
-  if (!interrupted) throw error;
-  // A part cut short by the stack stopping under it: the signal's handler ends the bench, with nothing written.
-  await new Promise(() => {});
+  // Done: only the burst was asked for, so no scenario stack.
+  if (!(error instanceof Done)) {
+    if (!interrupted) throw error;
+    // A part cut short by the stack stopping under it: the signal's handler ends the bench, with nothing written.
+    await new Promise(() => {});
+  }
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -63,18 +63,20 @@ export class MustWait extends Error {
 
 /** Paced below the limit, so that calls a little late or early never make a vendor window overflow. */
 export const PACE_SHARE = 0.95;
+/** After a quiet spell, this share of the limit may go at once: with the pace, a vendor window still takes less than its limit. */
+export const BURST_SHARE = 0.03;
 /** How late a call may be sent after its slot (its Lambda, the network) and still not share a window with the limit's worth after it. */
 export const LATENESS_MS = 150;
 
 /**
  * The spacing of slots and the burst a rule allows: at most 95% of the rate, and slow enough that
- * the limit's worth of slots spans its window and a little more; after a quiet spell, about 5% of
- * the limit may go at once.
+ * the limit's worth of slots spans its window and a little more; after a quiet spell, 3% of the
+ * limit may go at once.
  */
 export function cadenceOf(rate: Rate): { intervalMs: number; burstMs: number } {
   const windowMs = rate.windowSeconds * 1000;
   const intervalMs = Math.max(windowMs / (rate.limit * PACE_SHARE), (windowMs + LATENESS_MS) / rate.limit);
-  const burst = Math.floor(rate.limit * (1 - PACE_SHARE));
+  const burst = Math.floor(rate.limit * BURST_SHARE);
   return { intervalMs, burstMs: burst * intervalMs };
 }
 

@@ -102,7 +102,7 @@ const http: Record<string, Builder> = {
     req(fn, 'an admin starts a crawl → 202', { ...accountPath(s, fn, admin), body: { url: s.siteUrl, industry: 'Bakery', city: 'Springfield', region: 'Oregon' } }),
 };
 
-/** The HTTP functions the cold-start probe has a request for (tests/build/bench-requests.test.ts holds it to serverless.yml). */
+/** The HTTP functions the cold-start probe has a request for (tests/build/bench-requests.test.ts holds it to the service's functions). */
 export const probedHttpFunctions = (): string[] => Object.keys(http);
 
 export async function probeRequest(s: Scenario, fn: PackagedFunction): Promise<ProbeRequest> {

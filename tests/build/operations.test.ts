@@ -7,10 +7,9 @@
 // switches are read with `sls print`, which resolves the same configuration.
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { serviceFunctions } from '../../infra/functions.ts';
 import { FOLLOW_UPS_RECORDED } from '../../lib/provisioning/follow-ups.ts';
 import { functionLogicalId, hermetic, SLS_BIN } from '../../local/serverless-config.ts';
 import { packaged, type Template } from '../support/packaged.ts';
@@ -20,9 +19,7 @@ const { operationsSettings } = createRequire(import.meta.url)('../../infra/opera
   operationsSettings: (raw: Record<string, string>) => { logRetentionInDays: number; tracing: boolean; alarmEmail: string };
 };
 
-const declared = parse(readFileSync('serverless.yml', 'utf8'), { logLevel: 'silent' }) as {
-  functions: Record<string, { events?: { httpApi?: unknown }[] }>;
-};
+const declared = { functions: serviceFunctions() };
 const httpFunctions = Object.entries(declared.functions).filter(([, fn]) => (fn.events ?? []).some((e) => e.httpApi)).map(([key]) => key);
 
 let template: Template;

@@ -1,6 +1,7 @@
 // `npm run package` builds the CloudFormation template offline, with no AWS
 // credentials; this checks the template holds what serverless.yml declares
-// and that no function may touch every resource.
+// (its functions made from the route catalog and the state machines' steps,
+// infra/functions.ts) and that no function may touch every resource.
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { serviceFunctions } from '../../infra/functions.ts';
 import { settingsReadBy } from '../../infra/settings-per-function.mjs';
 import { stagingFolders } from '../../infra/zip-staging-cleanup.mjs';
 import { catalog } from '../../lib/api/catalog.ts';
@@ -21,9 +23,9 @@ let out: string;
 let work: string;
 let template: Template;
 let packagerPid: number;
-const declared = parse(readFileSync('serverless.yml', 'utf8'), { logLevel: 'silent' }) as {
-  functions: Record<string, unknown>;
-  custom: { settings: Record<string, unknown> };
+const declared = {
+  ...(parse(readFileSync('serverless.yml', 'utf8'), { logLevel: 'silent' }) as { custom: { settings: Record<string, unknown> } }),
+  functions: serviceFunctions(),
 };
 /** Credentials, keys and URLs that are secrets themselves (Slack's incoming webhook). */
 const SECRET = /(_KEY|_TOKEN|_SECRET|^SLACK_WEBHOOK_URL)$/;

@@ -10,7 +10,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['tests/**/*.test.ts'],
-          exclude: ['tests/e2e/**', 'tests/faults/**'],
+          exclude: ['tests/e2e/**', 'tests/faults/**', 'tests/burst/**'],
           setupFiles: ['tests/support/test-settings.ts'],
           // A folder where the files reading the packaged template share one `sls package` (tests/support/packaged.ts).
           globalSetup: ['tests/support/package-setup.ts'],

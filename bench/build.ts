@@ -8,6 +8,7 @@ import { join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import * as esbuild from 'esbuild';
 import { parse } from 'yaml';
+import { serviceFunctions } from '../infra/functions.ts';
 import { buildTimeValues, builtinsThroughRequire, credentialsFromEnvironment, precompiledValidators } from '../infra/esbuild-plugins.mjs';
 import { hermetic, SLS_BIN } from '../local/serverless-config.ts';
 
@@ -64,9 +65,9 @@ export async function packageService(work: string, stage: string, settings: Reco
   });
 }
 
+/** Every function of the service: those made from the catalog and the state machines' steps, and serverless.yml's own. */
 export function declaredFunctions(): Record<string, DeclaredFunction> {
-  const yml = parse(readFileSync(join(ROOT, 'serverless.yml'), 'utf8'), { logLevel: 'silent' }) as { functions: Record<string, DeclaredFunction> };
-  return yml.functions;
+  return serviceFunctions();
 }
 
 /**

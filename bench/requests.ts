@@ -95,6 +95,17 @@ const http: Record<string, Builder> = {
   'onboarding-v2': async (s, fn) =>
     req(fn, 'the owner resubmits the portal form → 200 (the run is done)', { headers: bearer(s.owner.token), body: { email: s.owner.email, companyName: 'Bench Bakery', companyUrl: s.siteUrl } }),
   'onboarding-run': async (s, fn) => req(fn, 'an operator reads a run → 200', { path: `/api/onboarding/runs/${s.account.runId}`, pathParameters: { runId: s.account.runId }, headers: service }),
+  'onboarding-batch': async (_, fn) =>
+    req(fn, 'the portal backend imports a client as CSV → 202', {
+      raw: `email,companyName\ncold-${crypto.randomUUID()}@example.com,Cold Import\n`,
+      headers: { ...service, 'content-type': 'text/csv' },
+    }),
+  'onboarding-batch-status': async (s, fn) => {
+    const taken = await s.api('/api/onboarding/batch', { raw: JSON.stringify({ companies: [{ email: `cold-${crypto.randomUUID()}@example.com`, companyName: 'Cold Import' }] }), headers: { ...service, 'content-type': 'application/json' } });
+    if (taken.status !== 202) throw new Error(`importing a client: expected 202, got ${taken.status} ${JSON.stringify(taken.body).slice(0, 300)}`);
+    const batchId = taken.body.batchId as string;
+    return req(fn, 'an operator reads a batch → 200', { path: `/api/onboarding/batches/${batchId}`, pathParameters: { batchId }, headers: service });
+  },
   'enhanced-onboarding': async (s, fn) =>
     req(fn, 'an enhanced onboarding → 200 or 202', { headers: service, body: { email: s.owner.email, companyName: 'Bench Bakery', companyUrl: s.siteUrl } }),
   'crawler-summary': async (s, fn) => req(fn, 'an admin reads the crawler summary → 200', accountPath(s, fn, admin)),
@@ -102,7 +113,7 @@ const http: Record<string, Builder> = {
     req(fn, 'an admin starts a crawl → 202', { ...accountPath(s, fn, admin), body: { url: s.siteUrl, industry: 'Bakery', city: 'Springfield', region: 'Oregon' } }),
 };
 
-/** The HTTP functions the cold-start probe has a request for (tests/build/bench-requests.test.ts holds it to serverless.yml). */
+/** The HTTP functions the cold-start probe has a request for (tests/build/bench-requests.test.ts holds it to the service's functions). */
 export const probedHttpFunctions = (): string[] => Object.keys(http);
 
 export async function probeRequest(s: Scenario, fn: PackagedFunction): Promise<ProbeRequest> {

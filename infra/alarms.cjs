@@ -111,7 +111,8 @@ module.exports = async ({ resolveConfigurationProperty, resolveVariable }) => {
       service,
       stage,
       machines: Object.keys(cloudformation.stateMachines),
-      functions: functions ?? {},
+      // serverless.yml lists its functions as the generated ones (infra/functions.ts) and its own.
+      functions: Object.assign({}, ...[functions ?? {}].flat()),
       functionLogicalId: cloudformation.functionLogicalId,
     }),
   };

@@ -53,7 +53,7 @@ export function fnv1a(text) {
 }
 
 /**
- * @param functions the service's functions as serverless.yml declares them ({ key: { handler, events } })
+ * @param functions the service's functions as Serverless resolves them ({ key: { handler, events } }; infra/functions.ts)
  */
 export function precompiledValidators(functions) {
   return {
@@ -110,7 +110,7 @@ function fnv1a(text) {
 }
 export function validatorFor(schema) {
   const validate = precompiled[fnv1a(schemaKey(schema))];
-  if (!validate) throw new Error('No precompiled validator for this route: is it in lib/api/catalog.ts and on this function in serverless.yml?');
+  if (!validate) throw new Error('No precompiled validator for this route: is it in lib/api/catalog.ts, with this function as its lambda?');
   return validate;
 }
 `;

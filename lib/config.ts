@@ -1,7 +1,7 @@
 // The one place that reads the environment. Each section below is a function
 // that reads its variables by their literal names, validates them and returns
 // a frozen value; a missing required value throws a ConfigError naming the
-// variable. The adapters (adapters.ts) read a section when they are built, at
+// variable. The adapters (lib/wiring/) read a section when they are built, at
 // cold start, so a misconfigured deployment fails loudly on its first call.
 //
 // Sections are plain functions so that esbuild leaves out of a Lambda's bundle

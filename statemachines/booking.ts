@@ -5,7 +5,14 @@
 // execution FAILED at that state, and a redrive re-runs only what did not
 // succeed. The execution is named after the delivery's event key, so each
 // event runs once.
+import type { LambdaSpec } from '../lib/lambda-spec.ts';
 import { bookingRetry, lambdaTask, stateOf, type Machine, type Retrier } from './asl.ts';
+
+/** Its steps (infra/functions.ts makes their functions). */
+export const bookingSteps: readonly LambdaSpec[] = [
+  { handler: 'functions/webhooks/steps/record-booking-task.ts', timeout: 120 },
+  { handler: 'functions/webhooks/steps/post-booking-alert.ts', timeout: 120 },
+];
 
 const BOOKING_INPUT = { 'accountId.$': '$.accountId', 'eventKey.$': '$.eventKey', 'booking.$': '$.booking', 'execution.$': '$$.Execution.Name' };
 

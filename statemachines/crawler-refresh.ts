@@ -3,10 +3,14 @@
 // with its retry policies, here working for a job rather than a run.
 //
 //   Crawl (AnalyseSite ∥ ScrapeSite, each caught) ─► FinishCrawlJob ─► JobCompleted? ─► Crawled | CrawlFailed
+import type { LambdaSpec } from '../lib/lambda-spec.ts';
 import { integrations, type Integration } from '../lib/provisioning/registry.ts';
 import { bookkeepingRetry, catchAll, failedOutcome, integrationTask, lambdaTask, STEP_ANSWER, stateOf, type Machine } from './asl.ts';
 
 const JOB_INPUT = { 'accountId.$': '$.accountId', 'jobId.$': '$.jobId' };
+
+/** Its step besides the registry's analysis and scrape; the enhanced onboarding's Gather stage ends with it too. */
+export const crawlerRefreshSteps: readonly LambdaSpec[] = [{ handler: 'functions/crawler/steps/finish-crawl-job.ts', timeout: 60 }];
 
 function crawlBranch(key: Integration) {
   const spec = integrations[key];

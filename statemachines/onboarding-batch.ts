@@ -2,7 +2,11 @@
 // a time in line order, until none is queued (lib/onboarding/batches.ts). It
 // waits for none of them: each run paces itself at the vendors. Named after
 // the batch, so a batch is started once.
+import type { LambdaSpec } from '../lib/lambda-spec.ts';
 import { bookkeepingRetry, lambdaTask, stateOf, type Machine } from './asl.ts';
+
+/** Its one step: a few rows started per call, each in a few DynamoDB calls and a StartExecution. */
+export const onboardingBatchSteps: readonly LambdaSpec[] = [{ handler: 'functions/onboarding/steps/start-batch-rows.ts', timeout: 120 }];
 
 const START = stateOf('start-batch-rows');
 

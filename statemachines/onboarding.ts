@@ -12,6 +12,7 @@
 // count. On the first pass it fails with AwaitingRedrive (never retried, never
 // caught), so the execution ends FAILED right there; after an operator fixes
 // the cause, a redrive runs just those steps, each stage after the one it needs.
+import type { LambdaSpec } from '../lib/lambda-spec.ts';
 import { integrations, workflows, type IntegrationSpec, type Stage, type Workflow, type WorkflowName } from '../lib/provisioning/registry.ts';
 import { bookkeepingRetry, catchAll, failedOutcome, lambdaTask, pacedTask, stateOf, type Machine, type State } from './asl.ts';
 
@@ -19,6 +20,12 @@ import { bookkeepingRetry, catchAll, failedOutcome, lambdaTask, pacedTask, state
 const RUN_INPUT = { 'accountId.$': '$.accountId', 'email.$': '$.email', 'runId.$': '$.runId', 'portalSlug.$': '$.slug.portalSlug' };
 /** Steps that only touch our own tables finish within their Lambda's 60 s. */
 const BOOKKEEPING_TIMEOUT = 60;
+
+/** The workflows' own steps besides the registry's integrations (infra/functions.ts makes their functions). */
+export const onboardingSteps: readonly LambdaSpec[] = [
+  { handler: 'functions/onboarding/steps/assign-slug.ts', timeout: BOOKKEEPING_TIMEOUT },
+  { handler: 'functions/onboarding/steps/record-outcome.ts', timeout: BOOKKEEPING_TIMEOUT },
+];
 const REDRIVE_COUNT = '$$.Execution.RedriveCount';
 /** The held retry's extra input: held on the first pass, run for real once an operator redrives. */
 const HELD = { hold: true, 'redriveCount.$': REDRIVE_COUNT };

@@ -4,7 +4,11 @@
 // often it is delivered. Not an onboarding workflow (no Catch): whatever
 // still fails after its retries leaves the execution FAILED, where an
 // operator sees it and redrives it.
+import type { LambdaSpec } from '../lib/lambda-spec.ts';
 import { lambdaTask, paymentRetry, stateOf, type Machine } from './asl.ts';
+
+/** Its step (infra/functions.ts makes its function). */
+export const paymentsSteps: readonly LambdaSpec[] = [{ handler: 'functions/webhooks/steps/apply-payment-event.ts' }];
 
 export const paymentsMachine: Machine = {
   Comment:

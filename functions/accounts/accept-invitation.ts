@@ -1,10 +1,12 @@
 import { signedInUser } from '../../lib/access/guard.ts';
-import { guard } from '../../lib/access/wiring.ts';
 import { accountRoutes } from '../../lib/accounts/routes.ts';
 import { acceptInvitation } from '../../lib/accounts/team.ts';
-import { memberships, invitations } from '../../lib/accounts/wiring.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
+import { guard } from '../../lib/wiring/guards.ts';
+import { invitations, memberships } from '../../lib/wiring/stores.ts';
 
-export const handler = httpEndpoint(accountRoutes.acceptInvitation, guard, async ({ access, pathParams }) => {
-  return json(200, await acceptInvitation({ memberships, invitations }, signedInUser(access), pathParams.invitationId!));
+const deps = { memberships: memberships(), invitations: invitations() };
+
+export const handler = httpEndpoint(accountRoutes.acceptInvitation, guard(), async ({ access, pathParams }) => {
+  return json(200, await acceptInvitation(deps, signedInUser(access), pathParams.invitationId!));
 });

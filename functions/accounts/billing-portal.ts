@@ -1,12 +1,14 @@
 import { grantedAccount } from '../../lib/access/guard.ts';
-import { guard } from '../../lib/access/wiring.ts';
 import { accountRoutes } from '../../lib/accounts/routes.ts';
 import { openBillingPortal } from '../../lib/checkout/billing-portal.ts';
-import { billingStore, checkoutPayments, settings } from '../../lib/checkout/wiring.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
+import { checkoutPayments } from '../../lib/wiring/adapters.ts';
+import { checkoutSettings } from '../../lib/wiring/checkout.ts';
+import { guard } from '../../lib/wiring/guards.ts';
+import { billing } from '../../lib/wiring/stores.ts';
 
-const deps = { billing: billingStore(), payments: checkoutPayments(), dashboardUrl: settings.dashboardUrl };
+const deps = { billing: billing(), payments: checkoutPayments(), dashboardUrl: checkoutSettings().dashboardUrl };
 
-export const handler = httpEndpoint(accountRoutes.billingPortal, guard, async ({ access }) =>
+export const handler = httpEndpoint(accountRoutes.billingPortal, guard(), async ({ access }) =>
   json(200, await openBillingPortal(deps, grantedAccount(access).id), { 'cache-control': 'no-store' }),
 );

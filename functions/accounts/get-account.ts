@@ -1,16 +1,15 @@
 import { grantedAccount } from '../../lib/access/guard.ts';
-import { guard } from '../../lib/access/wiring.ts';
 import { accountView } from '../../lib/accounts/account-view.ts';
 import { accountRoutes } from '../../lib/accounts/routes.ts';
-import { accountStore, memberships } from '../../lib/accounts/wiring.ts';
 import { NotFound } from '../../lib/errors.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
-import { dynamodbRuns, runOutcomes } from '../../lib/onboarding/runs.ts';
-import { db, tables } from '../../lib/store/dynamodb.ts';
+import { runOutcomes } from '../../lib/onboarding/runs.ts';
+import { guard } from '../../lib/wiring/guards.ts';
+import { accounts, memberships, runs } from '../../lib/wiring/stores.ts';
 
-const deps = { accounts: accountStore, memberships, onboardingOutcome: runOutcomes(dynamodbRuns({ db, tables })) };
+const deps = { accounts: accounts(), memberships: memberships(), onboardingOutcome: runOutcomes(runs()) };
 
-export const handler = httpEndpoint(accountRoutes.getAccount, guard, async ({ access }) => {
+export const handler = httpEndpoint(accountRoutes.getAccount, guard(), async ({ access }) => {
   const { id, role } = grantedAccount(access);
   const view = await accountView(deps, id, role ?? 'owner');
   if (!view) throw new NotFound('No such account, or not one you belong to');

@@ -1,9 +1,11 @@
 import { logIn } from '../../lib/auth/log-in.ts';
 import { authRoutes } from '../../lib/auth/routes.ts';
-import { identity, rateLimiter, settings } from '../../lib/auth/wiring.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
+import { identity } from '../../lib/wiring/adapters.ts';
+import { authSettings } from '../../lib/wiring/auth.ts';
+import { rateLimiter } from '../../lib/wiring/stores.ts';
 
-const deps = { identity: identity(), limiter: rateLimiter(), settings: settings() };
+const deps = { identity: identity(), limiter: rateLimiter(), settings: authSettings() };
 
 export const handler = httpEndpoint(authRoutes.login, async ({ body, clientIp }) =>
   json(200, await logIn(deps, { email: body.email, password: body.password, clientIp })),

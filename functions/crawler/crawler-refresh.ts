@@ -1,12 +1,13 @@
-import { adminGuard } from '../../lib/access/wiring.ts';
 import { requestRefresh } from '../../lib/crawler/request-refresh.ts';
 import { crawlerRoutes } from '../../lib/crawler/routes.ts';
-import { crawlerDeps, refreshWorkflow } from '../../lib/crawler/wiring.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
+import { adminGuard } from '../../lib/wiring/guards.ts';
+import { accounts, crawlRecords } from '../../lib/wiring/stores.ts';
+import { crawlerRefreshWorkflow } from '../../lib/wiring/workflows.ts';
 
-const deps = { ...crawlerDeps, workflow: refreshWorkflow() };
+const deps = { ...crawlRecords(), accounts: accounts(), workflow: crawlerRefreshWorkflow() };
 
-export const handler = httpEndpoint(crawlerRoutes.crawlerRefresh, adminGuard, async (request) => {
+export const handler = httpEndpoint(crawlerRoutes.crawlerRefresh, adminGuard(), async (request) => {
   const accountId = request.pathParams.accountId!;
   const job = await requestRefresh(deps, accountId, request.body);
   return json(202, {

@@ -1,19 +1,22 @@
-import { serviceGuard } from '../../lib/access/wiring.ts';
 import { onboardEnhanced } from '../../lib/enhanced-onboarding/enhanced-onboarding.ts';
 import { enhancedOnboardingRoutes } from '../../lib/enhanced-onboarding/routes.ts';
-import { enhancedOnboardingDeps } from '../../lib/enhanced-onboarding/wiring.ts';
 import { httpEndpoint } from '../../lib/http/endpoint.ts';
 import { httpAnswer } from '../../lib/onboarding/answer.ts';
 import { normaliseIntake } from '../../lib/onboarding/intake.ts';
 import { withOnboardingAccount } from '../../lib/onboarding/onboarding-account.ts';
 import { limitAccount, limitSubmitter } from '../../lib/onboarding/submission-limits.ts';
-import { accountDeps, submissionLimits } from '../../lib/onboarding/wiring.ts';
+import { serviceGuard } from '../../lib/wiring/guards.ts';
+import { accountDeps, enhancedOnboardingDeps, submissionLimits } from '../../lib/wiring/onboarding.ts';
 
-export const handler = httpEndpoint(enhancedOnboardingRoutes.enhancedOnboarding, serviceGuard, async (request) => {
+const deps = enhancedOnboardingDeps();
+const accounts = accountDeps();
+const limits = submissionLimits();
+
+export const handler = httpEndpoint(enhancedOnboardingRoutes.enhancedOnboarding, serviceGuard(), async (request) => {
   const intake = normaliseIntake(request.body);
-  await limitSubmitter(submissionLimits, request.access.caller);
-  return withOnboardingAccount(accountDeps, request.access, intake, async (accountId) => {
-    await limitAccount(submissionLimits, accountId, 'enhanced');
-    return httpAnswer(await onboardEnhanced(enhancedOnboardingDeps, accountId, intake), request);
+  await limitSubmitter(limits, request.access.caller);
+  return withOnboardingAccount(accounts, request.access, intake, async (accountId) => {
+    await limitAccount(limits, accountId, 'enhanced');
+    return httpAnswer(await onboardEnhanced(deps, accountId, intake), request);
   });
 });

@@ -1,4 +1,3 @@
-import { serviceGuard } from '../../lib/access/wiring.ts';
 import { httpEndpoint } from '../../lib/http/endpoint.ts';
 import { httpAnswer } from '../../lib/onboarding/answer.ts';
 import { normaliseIntake } from '../../lib/onboarding/intake.ts';
@@ -6,13 +5,18 @@ import { withOnboardingAccount } from '../../lib/onboarding/onboarding-account.t
 import { onboardingRoutes } from '../../lib/onboarding/routes.ts';
 import { onboard } from '../../lib/onboarding/start-onboarding.ts';
 import { limitAccount, limitSubmitter } from '../../lib/onboarding/submission-limits.ts';
-import { accountDeps, onboardingDeps, submissionLimits } from '../../lib/onboarding/wiring.ts';
+import { serviceGuard } from '../../lib/wiring/guards.ts';
+import { accountDeps, onboardingDeps, submissionLimits } from '../../lib/wiring/onboarding.ts';
 
-export const handler = httpEndpoint(onboardingRoutes.onboardingV2, serviceGuard, async (request) => {
+const deps = onboardingDeps();
+const accounts = accountDeps();
+const limits = submissionLimits();
+
+export const handler = httpEndpoint(onboardingRoutes.onboardingV2, serviceGuard(), async (request) => {
   const intake = normaliseIntake(request.body);
-  await limitSubmitter(submissionLimits, request.access.caller);
-  return withOnboardingAccount(accountDeps, request.access, intake, async (accountId) => {
-    await limitAccount(submissionLimits, accountId, 'onboarding');
-    return httpAnswer(await onboard(onboardingDeps, accountId, intake), request);
+  await limitSubmitter(limits, request.access.caller);
+  return withOnboardingAccount(accounts, request.access, intake, async (accountId) => {
+    await limitAccount(limits, accountId, 'onboarding');
+    return httpAnswer(await onboard(deps, accountId, intake), request);
   });
 });

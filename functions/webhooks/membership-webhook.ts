@@ -1,17 +1,16 @@
-import { memberships, teamDeps } from '../../lib/accounts/wiring.ts';
-import { onboardingWorkflow } from '../../lib/adapters.ts';
 import { memberRecordsCopying } from '../../lib/config.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
-import { stores as onboardingStores } from '../../lib/onboarding/stores.ts';
 import { receiveMembershipDelivery } from '../../lib/webhooks/receive-membership.ts';
 import { webhookRoutes } from '../../lib/webhooks/routes.ts';
-import { webhookStores } from '../../lib/webhooks/stores.ts';
+import { teamDeps } from '../../lib/wiring/accounts.ts';
+import { memberships, onboardingStores, webhookStores } from '../../lib/wiring/stores.ts';
+import { onboardingWorkflow } from '../../lib/wiring/workflows.ts';
 
 const deps = {
-  ...webhookStores,
-  memberships,
-  team: teamDeps,
-  onboarding: { ...onboardingStores, workflow: onboardingWorkflow() },
+  ...webhookStores(),
+  memberships: memberships(),
+  team: teamDeps(),
+  onboarding: { ...onboardingStores(), workflow: onboardingWorkflow() },
   copyingMemberRecords: memberRecordsCopying(),
 };
 

@@ -1,7 +1,8 @@
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
 import { receivePaymentEvent } from '../../lib/payments/receive-payment-event.ts';
 import { paymentRoutes } from '../../lib/payments/routes.ts';
-import { paymentEvents, paymentQueue } from '../../lib/adapters.ts';
+import { paymentEvents } from '../../lib/wiring/adapters.ts';
+import { paymentQueue } from '../../lib/wiring/workflows.ts';
 
 const deps = { payments: paymentEvents(), queue: paymentQueue() };
 

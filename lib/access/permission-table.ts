@@ -15,7 +15,7 @@ function callers(access: Access): string {
     case 'user':
       return 'any signed-in user';
     case 'admin':
-      return 'the admin key, or a signed-in admin user';
+      return access.serviceKey ? 'the admin key, the internal API key, or a signed-in admin user' : 'the admin key, or a signed-in admin user';
     case 'member':
       return [
         `${PERMISSIONS[access.permission].join(', ')} (${access.permission})`,

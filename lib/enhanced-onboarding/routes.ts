@@ -31,6 +31,7 @@ export const enhancedOnboardingRoutes = {
     method: 'POST',
     path: '/api/onboarding/enhanced',
     operationId: 'enhancedOnboarding',
+    lambda: { handler: 'functions/onboarding/enhanced-onboarding.ts' },
     summary: 'Onboard a company as onboarding-v2 does, plus an analysis and a scrape of its website, filed as CSV in its storage folder',
     tag: 'onboarding',
     access: { who: 'member', permission: 'onboard', account: { named: 'body' }, serviceKey: true },

@@ -1,4 +1,5 @@
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import type { LambdaSpec } from '../lambda-spec.ts';
 import type { Permission } from '../permissions.ts';
 
 export type { JSONSchema };
@@ -85,6 +86,8 @@ export interface RouteSpec {
   /** API Gateway style, e.g. /api/crawler/accounts/{accountId}/summary */
   path: string;
   operationId: string;
+  /** The function that serves it: required of every route of the catalog (lib/api/catalog.ts), whose functions and events infra/functions.ts makes. */
+  lambda?: LambdaSpec;
   summary: string;
   tag: string;
   access: Access;

@@ -124,6 +124,7 @@ export const onboardingRoutes = {
     method: 'POST',
     path: '/api/onboarding-v2',
     operationId: 'onboardingV2',
+    lambda: { handler: 'functions/onboarding/onboarding-v2.ts' },
     summary: 'Onboard a company that completed the portal form: records, portal slug, and every integration',
     tag: 'onboarding',
     access: { who: 'member', permission: 'onboard', account: { named: 'body' }, serviceKey: true },
@@ -135,6 +136,7 @@ export const onboardingRoutes = {
     path: '/api/onboarding/runs/{runId}',
     params: { type: 'object', required: ['runId'], properties: { runId: idParam } },
     operationId: 'onboardingRun',
+    lambda: { handler: 'functions/onboarding/onboarding-run.ts' },
     summary: 'The answer of an onboarding run: the same body and status the onboarding endpoint gives, or 202 while it runs',
     tag: 'onboarding',
     access: { who: 'member', permission: 'read', account: { runPath: 'runId' }, serviceKey: true },
@@ -154,6 +156,7 @@ export const onboardingRoutes = {
       'Import clients: up to 500 companies, as JSON ({ companies: [...] }) or CSV (text/csv, a header line of field names), each row checked on its own and each valid one an ordinary onboarding run, started in order and paced to the vendors',
     tag: 'onboarding',
     access: { who: 'admin', serviceKey: true },
+    lambda: { handler: 'functions/onboarding/onboarding-batch.ts' },
     rawBody: true,
     rows: { key: 'companies', schema: batchRow, max: 500 },
     responses: {
@@ -174,6 +177,7 @@ export const onboardingRoutes = {
     summary: 'Where a batch stands: its rows by state (queued, running, waiting on a vendor, done, held, not started), each row, and when the last run should finish',
     tag: 'onboarding',
     access: { who: 'admin', serviceKey: true },
+    lambda: { handler: 'functions/onboarding/onboarding-batch-status.ts' },
     responses: {
       200: { description: 'The batch', schema: batchViewSchema },
       401: { description: 'Neither the internal API key, the admin key nor an admin user\'s bearer token' },

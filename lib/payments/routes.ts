@@ -5,6 +5,7 @@ export const paymentRoutes = {
     method: 'POST',
     path: '/webhooks/payments',
     operationId: 'paymentsWebhook',
+    lambda: { handler: 'functions/webhooks/payments-webhook.ts' },
     summary:
       'Stripe events (checkout.session.completed, invoice.paid, invoice.payment_failed, customer.subscription.updated and .deleted), verified by the Stripe-Signature header over the raw body',
     tag: 'webhooks',

@@ -2,17 +2,22 @@
 // them. Both onboarding state machines are built from this at build time
 // (statemachines/onboarding.ts): a branch per integration with its retry
 // policy and a Catch, its held retry for a redrive, and RecordOutcome told
-// the workflow's integrations. Adding an integration is an entry here, its
-// step (a function in serverless.yml), its adapter and its settings.
+// the workflow's integrations; so is each step's function (infra/functions.ts).
+// Adding an integration is an entry here, its step's handler file, its adapter
+// and its settings.
 //
 // Plain data: step Lambdas import it (through outcomes.ts), so it stays light.
+
+import type { LambdaSpec } from '../lambda-spec.ts';
 
 /** How the state machine retries a step; the retriers are in statemachines/asl.ts. */
 export type RetryPolicy = 'vendor' | 'site';
 
 export interface IntegrationSpec {
-  /** The serverless.yml function that does the work; its state and ${...Arn} placeholder are named after it. */
+  /** The function that does the work; its state and ${...Arn} placeholder are named after it. */
   readonly step: string;
+  /** That function: its handler file (named after the step) and its settings. */
+  readonly lambda: LambdaSpec;
   readonly retry: RetryPolicy;
   /** How long one call may take before the state machine gives up on it: the function's timeout and a margin. */
   readonly timeoutSeconds: number;
@@ -37,18 +42,46 @@ const SITE_JOB = { 'jobId.$': '$.runId' } as const;
 /** Every integration, under the key the run's answer reports it by (the contract's names for the first five). */
 export const integrations = {
   // A folder, three lists and eleven starter tasks.
-  clickup: { step: 'provision-task-tool', retry: 'vendor', timeoutSeconds: 150, calls: { clickup: 15 } },
+  clickup: {
+    step: 'provision-task-tool',
+    retry: 'vendor',
+    timeoutSeconds: 150,
+    calls: { clickup: 15 },
+    lambda: { handler: 'functions/onboarding/steps/provision-task-tool.ts', timeout: 120 },
+  },
   // The folder tree in one batch, and its shared link.
-  dropbox: { step: 'provision-storage-tree', retry: 'vendor', timeoutSeconds: 150, calls: { dropbox: 2 } },
+  dropbox: {
+    step: 'provision-storage-tree',
+    retry: 'vendor',
+    timeoutSeconds: 150,
+    calls: { dropbox: 2 },
+    lambda: { handler: 'functions/onboarding/steps/provision-storage-tree.ts', timeout: 120 },
+  },
   // The owner's invitation, the welcome and the team's notice; the storage-ready e-mail is its part after the folder.
-  resend: { step: 'send-onboarding-emails', retry: 'vendor', timeoutSeconds: 150, parts: [{ part: 'after-storage', after: 'dropbox' }], calls: { resend: 3 } },
-  slack: { step: 'post-chat-notices', retry: 'vendor', timeoutSeconds: 150, calls: { slack: 1 } },
+  resend: {
+    step: 'send-onboarding-emails',
+    retry: 'vendor',
+    timeoutSeconds: 150,
+    parts: [{ part: 'after-storage', after: 'dropbox' }],
+    calls: { resend: 3 },
+    lambda: { handler: 'functions/onboarding/steps/send-onboarding-emails.ts', timeout: 120 },
+  },
+  slack: { step: 'post-chat-notices', retry: 'vendor', timeoutSeconds: 150, calls: { slack: 1 }, lambda: { handler: 'functions/onboarding/steps/post-chat-notices.ts', timeout: 120 } },
   // The lead found by e-mail (or by domain) and updated, or created.
-  close: { step: 'sync-crm-lead', retry: 'vendor', timeoutSeconds: 150, calls: { close: 3 } },
+  close: { step: 'sync-crm-lead', retry: 'vendor', timeoutSeconds: 150, calls: { close: 3 }, lambda: { handler: 'functions/onboarding/steps/sync-crm-lead.ts', timeout: 120 } },
   // The site's analysis and scrape are a crawl job named after the run.
-  analysis: { step: 'analyse-site', retry: 'site', timeoutSeconds: 330, input: SITE_JOB },
-  scrape: { step: 'scrape-site', retry: 'site', timeoutSeconds: 330, input: SITE_JOB },
-  upload: { step: 'upload-site-csv', retry: 'vendor', timeoutSeconds: 150, input: SITE_JOB, calls: { dropbox: 1 } },
+  // PageSpeed runs take up to a minute per form factor; a measurement, seconds.
+  analysis: { step: 'analyse-site', retry: 'site', timeoutSeconds: 330, input: SITE_JOB, lambda: { handler: 'functions/crawler/steps/analyse-site.ts', timeout: 300 } },
+  // A crawl stops starting requests after 180 s (Firecrawl: gives up after 240 s).
+  scrape: { step: 'scrape-site', retry: 'site', timeoutSeconds: 330, input: SITE_JOB, lambda: { handler: 'functions/crawler/steps/scrape-site.ts', timeout: 300, memorySize: 1024 } },
+  upload: {
+    step: 'upload-site-csv',
+    retry: 'vendor',
+    timeoutSeconds: 150,
+    input: SITE_JOB,
+    calls: { dropbox: 1 },
+    lambda: { handler: 'functions/crawler/steps/upload-site-csv.ts', timeout: 120 },
+  },
 } as const satisfies Record<string, IntegrationSpec>;
 
 export type Integration = keyof typeof integrations;

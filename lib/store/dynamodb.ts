@@ -63,7 +63,7 @@ export function createDocumentClient(client: DynamoDBClient = createDynamoDBClie
 
 /**
  * Created once per Lambda instance and reused by warm invocations. Marked pure:
- * a bundle that imports this module but never uses the client (a wiring module
+ * a bundle that imports this module but never uses the client (a lib/wiring module
  * imported for something else) drops it, instead of constructing it, and
  * initialising the SDK behind it, at every cold start (about 25 ms).
  */

@@ -7,22 +7,20 @@
 // switches are read with `sls print`, which resolves the same configuration.
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { serviceFunctions } from '../../infra/functions.ts';
 import { FOLLOW_UPS_RECORDED } from '../../lib/provisioning/follow-ups.ts';
 import { functionLogicalId, hermetic, SLS_BIN } from '../../local/serverless-config.ts';
 import { packaged, type Template } from '../support/packaged.ts';
+import { stateMachines } from '../../statemachines/cloudformation.ts';
 
 const run = promisify(execFile);
 const { operationsSettings } = createRequire(import.meta.url)('../../infra/operations.cjs') as {
   operationsSettings: (raw: Record<string, string>) => { logRetentionInDays: number; tracing: boolean; alarmEmail: string };
 };
 
-const declared = parse(readFileSync('serverless.yml', 'utf8'), { logLevel: 'silent' }) as {
-  functions: Record<string, { events?: { httpApi?: unknown }[] }>;
-};
+const declared = { functions: serviceFunctions() };
 const httpFunctions = Object.entries(declared.functions).filter(([, fn]) => (fn.events ?? []).some((e) => e.httpApi)).map(([key]) => key);
 
 let template: Template;
@@ -44,7 +42,7 @@ function holds(condition: any): boolean {
 describe('the alarms of the packaged template', () => {
   it('watch every state machine for failed, timed-out and aborted executions', () => {
     const machines = ofType(template, 'AWS::StepFunctions::StateMachine').map(([, m]) => String(m.Properties.StateMachineName));
-    expect(machines).toHaveLength(5);
+    expect(machines).toHaveLength(Object.keys(stateMachines).length);
     for (const name of machines) {
       const watching = alarms().filter((a) => a.Namespace === 'AWS/States' && JSON.stringify(dimension(a, 'StateMachineArn')).endsWith(`:stateMachine:${name}"}`));
       expect(watching.map((a) => a.MetricName).sort(), name).toEqual(['ExecutionsAborted', 'ExecutionsFailed', 'ExecutionsTimedOut']);
@@ -77,7 +75,7 @@ describe('the alarms of the packaged template', () => {
     const topics = ofType(template, 'AWS::SNS::Topic');
     expect(topics.map(([id, t]) => [id, t.Properties.TopicName])).toEqual([['AlarmTopic', 'agency-backend-ci-alarms']]);
     const all = alarms();
-    expect(all.length).toBe(5 * 3 + Object.keys(declared.functions).length + httpFunctions.length + 1);
+    expect(all.length).toBe(Object.keys(stateMachines).length * 3 + Object.keys(declared.functions).length + httpFunctions.length + 1);
     for (const a of all) expect(a.AlarmActions, a.AlarmName).toEqual([{ Ref: 'AlarmTopic' }]);
     expect(new Set(all.map((a) => a.AlarmName)).size).toBe(all.length);
     for (const a of all) expect(a.AlarmName).toMatch(/^agency-backend-ci-[a-z0-9-]+$/);
@@ -140,7 +138,7 @@ describe('the deploy-time settings', () => {
     expect(svc.provider.tracing).toEqual({ lambda: true });
     expect(holds(svc.Conditions.TracingOn)).toBe(true);
     const machines = Object.values(svc.Resources).filter((r) => r.Type === 'AWS::StepFunctions::StateMachine');
-    expect(machines).toHaveLength(5);
+    expect(machines).toHaveLength(Object.keys(stateMachines).length);
     const policy = svc.Resources.StateMachineTracingPolicy!.Properties;
     for (const m of machines) {
       expect(m.Properties.TracingConfiguration).toEqual({ Enabled: true });

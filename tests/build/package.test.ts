@@ -1,6 +1,7 @@
 // `npm run package` builds the CloudFormation template offline, with no AWS
 // credentials; this checks the template holds what serverless.yml declares
-// and that no function may touch every resource.
+// (its functions made from the route catalog and the state machines' steps,
+// infra/functions.ts) and that no function may touch every resource.
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,8 +10,10 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { serviceFunctions } from '../../infra/functions.ts';
 import { settingsReadBy } from '../../infra/settings-per-function.mjs';
 import { stagingFolders } from '../../infra/zip-staging-cleanup.mjs';
+import { stateMachines } from '../../statemachines/cloudformation.ts';
 import { catalog } from '../../lib/api/catalog.ts';
 import { keyKindOf, type KeyKind } from '../../lib/http/route.ts';
 import { hermetic } from '../../local/serverless-config.ts';
@@ -21,9 +24,9 @@ let out: string;
 let work: string;
 let template: Template;
 let packagerPid: number;
-const declared = parse(readFileSync('serverless.yml', 'utf8'), { logLevel: 'silent' }) as {
-  functions: Record<string, unknown>;
-  custom: { settings: Record<string, unknown> };
+const declared = {
+  ...(parse(readFileSync('serverless.yml', 'utf8'), { logLevel: 'silent' }) as { custom: { settings: Record<string, unknown> } }),
+  functions: serviceFunctions(),
 };
 /** Credentials, keys and URLs that are secrets themselves (Slack's incoming webhook). */
 const SECRET = /(_KEY|_TOKEN|_SECRET|^SLACK_WEBHOOK_URL)$/;
@@ -57,7 +60,7 @@ describe('the packaged template', () => {
     const tables = named('AWS::DynamoDB::Table', 'TableName');
     const machines = named('AWS::StepFunctions::StateMachine', 'StateMachineName');
     expect(tables.length).toBeGreaterThanOrEqual(15);
-    expect(machines.sort()).toEqual(['agency-backend-ci-booking', 'agency-backend-ci-crawler-refresh', 'agency-backend-ci-enhanced-onboarding', 'agency-backend-ci-onboarding', 'agency-backend-ci-payments']);
+    expect(machines.sort()).toEqual(Object.keys(stateMachines).map((name) => `agency-backend-ci-${name}`).sort());
     expect(ofType('AWS::DynamoDB::Table').map(([, t]) => t.Properties.TableName).sort()).toEqual(tables.sort());
     const built = ofType('AWS::StepFunctions::StateMachine');
     expect(built.map(([, m]) => m.Properties.StateMachineName).sort()).toEqual(machines.sort());
@@ -133,13 +136,13 @@ describe('the settings each function carries', () => {
     expect(carrying('SUPABASE_SERVICE_ROLE_KEY')).toEqual(['forgot-password', 'reset-password', 'signup', 'status', 'verify-email']);
     expect(carrying('CLICKUP_API_TOKEN')).toEqual(['provision-task-tool', 'record-booking-task', 'status']);
     // Each service key goes only to the functions whose routes take it (a guard holds one kind of key).
-    const takingKey = (kind: KeyKind) =>
+    const takingKey = (...kinds: KeyKind[]) =>
       Object.entries(declared.functions as Record<string, { events?: { httpApi?: { method: string; path: string } | string }[] }>)
-        .filter(([, fn]) => (fn.events ?? []).some((e) => typeof e.httpApi === 'object' && catalog.some((r) => typeof e.httpApi === 'object' && r.method === e.httpApi.method && r.path === e.httpApi.path && keyKindOf(r.access) === kind)))
+        .filter(([, fn]) => (fn.events ?? []).some((e) => typeof e.httpApi === 'object' && catalog.some((r) => typeof e.httpApi === 'object' && r.method === e.httpApi.method && r.path === e.httpApi.path && kinds.includes(keyKindOf(r.access)))))
         .map(([key]) => key)
         .sort();
-    expect(carrying('INTERNAL_API_KEY')).toEqual(takingKey('internal'));
-    expect(carrying('ADMIN_API_KEY')).toEqual(takingKey('admin'));
+    expect(carrying('INTERNAL_API_KEY')).toEqual(takingKey('internal', 'admin+internal'));
+    expect(carrying('ADMIN_API_KEY')).toEqual(takingKey('admin', 'admin+internal'));
     // Only what sends e-mail reads the mail settings: not reading an account, its members, or a run.
     for (const fn of ['me', 'get-account', 'list-members', 'accept-invitation', 'onboarding-run']) expect(carrying('RESEND_API_KEY'), fn).not.toContain(fn);
   });
@@ -163,6 +166,7 @@ describe('the built bundles', () => {
       PAYMENTS_STATE_MACHINE_ARN: 'arn:aws:states:eu-west-1:000000000000:stateMachine:agency-backend-ci-payments',
       ENHANCED_ONBOARDING_STATE_MACHINE_ARN: 'arn:aws:states:eu-west-1:000000000000:stateMachine:agency-backend-ci-enhanced-onboarding',
       CRAWLER_REFRESH_STATE_MACHINE_ARN: 'arn:aws:states:eu-west-1:000000000000:stateMachine:agency-backend-ci-crawler-refresh',
+      ONBOARDING_BATCH_STATE_MACHINE_ARN: 'arn:aws:states:eu-west-1:000000000000:stateMachine:agency-backend-ci-onboarding-batch',
     };
     for (const [key, fn] of Object.entries(declared.functions as Record<string, { handler: string }>)) {
       const bundle = join(buildDir, `${fn.handler.replace(/\.[^.]+$/, '')}.mjs`);

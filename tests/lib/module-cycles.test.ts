@@ -2,9 +2,9 @@
 // only: a cycle (onboarding importing the crawler while the crawler imports
 // onboarding) means neither can be read, changed or moved without the other.
 // Every import counts, type-only ones too: they couple the code just the same.
-// The composition roots (lib/adapters.ts and each folder's wiring.ts) are the
-// exception: they assemble the capabilities into Lambdas, so they may import
-// any of them, and nothing but another root (or a function file) imports them.
+// lib/wiring, the one composition root, is a module like the others: it may
+// import any capability, and nothing else in lib/ imports it, so it sits at the
+// top of the graph. The function files take what they are given from it.
 // A regex over the sources is enough here, because every import in lib/ is
 // a static `import … from '…'`, `export … from '…'` or `import('…')`.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -27,13 +27,17 @@ function sourceFiles(folder: string): string[] {
 /** The module a file belongs to: its folder under root, or the file itself for root-level files (config.ts, errors.ts). */
 const moduleOf = (root: string, file: string) => relative(root, file).split(sep)[0]!;
 
-/** Where the capabilities are put together: outside the graph of capabilities. */
-const isCompositionRoot = (file: string) => file.endsWith(`${sep}wiring.ts`) || file === join('lib', 'adapters.ts');
+/** Where the capabilities are put together into the functions' deps. */
+const WIRING = join('lib', 'wiring');
+const inWiring = (file: string) => file.startsWith(`${WIRING}${sep}`);
+
+/** Each relative import of a source file, resolved to the file it names. */
+const importsOf = (file: string, text: string) =>
+  [...text.replace(COMMENTS, '').matchAll(SPECIFIER)].map(([, specifier]) => specifier!).filter((s) => s.startsWith('.')).map((s) => normalize(join(dirname(file), s)));
 
 function moduleGraph(root: string, files: Record<string, string>): Graph {
   const graph: Graph = new Map();
   for (const [file, text] of Object.entries(files)) {
-    if (isCompositionRoot(file)) continue;
     const from = moduleOf(root, file);
     for (const [, specifier] of text.replace(COMMENTS, '').matchAll(SPECIFIER)) {
       if (!specifier!.startsWith('.')) continue;
@@ -127,15 +131,25 @@ describe('imports between the capability folders of lib/', () => {
     expect(cyclesOf(moduleGraph('lib', files))).toEqual([]);
   });
 
-  it('keeps the composition roots at the top: no capability imports one', () => {
+  it('keeps the composition root at the top: nothing in lib/ but lib/wiring imports it', () => {
     const importers = sourceFiles('lib')
-      .filter((file) => !isCompositionRoot(file))
-      .flatMap((file) =>
-        [...readFileSync(file, 'utf8').replace(COMMENTS, '').matchAll(SPECIFIER)]
-          .map(([, specifier]) => normalize(join(dirname(file), specifier!)))
-          .filter(isCompositionRoot)
-          .map((root) => `${file} imports ${root}`),
-      );
+      .filter((file) => !inWiring(file))
+      .flatMap((file) => importsOf(file, readFileSync(file, 'utf8')).filter(inWiring).map((target) => `${file} imports ${target}`));
+    expect(sourceFiles(WIRING).length).toBeGreaterThan(3);
     expect(importers).toEqual([]);
+  });
+});
+
+describe('the function files', () => {
+  it('take their stores and adapters from lib/wiring, never building one themselves', () => {
+    // A store or adapter module, or what makes the clients they use.
+    const ADAPTER = /^lib\/(store\/|workflows\/step-functions\.ts$|.*\/(dynamodb|supabase|stripe|resend|clickup|dropbox|slack|close|firecrawl|pagespeed|sfn)-[^/]+\.ts$)/;
+    const builders = sourceFiles('functions').flatMap((file) =>
+      importsOf(file, readFileSync(file, 'utf8'))
+        .filter((target) => ADAPTER.test(target.split(sep).join('/')))
+        .map((target) => `${file} imports ${target}`),
+    );
+    expect(sourceFiles('functions').length).toBeGreaterThan(40);
+    expect(builders).toEqual([]);
   });
 });

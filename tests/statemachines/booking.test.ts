@@ -4,6 +4,7 @@ import validator from 'asl-validator';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { serviceFunctions } from '../../infra/functions.ts';
 import { collectStates, StepFunctionsEngine, type Invoke, type MachineDefinition } from '../../local/stepfunctions/engine.ts';
 import { functionLogicalId } from '../../local/serverless-config.ts';
 import { stateMachines, templates } from '../../statemachines/cloudformation.ts';
@@ -14,7 +15,7 @@ const infra = parse(readFileSync('infra/webhooks.yml', 'utf8'), { logLevel: 'sil
   Resources: { BookingStateMachine: { Properties: { StateMachineName: string } } };
 };
 const machineProps = { ...infra.Resources.BookingStateMachine.Properties, DefinitionSubstitutions: templates.booking.substitutions };
-const yml = parse(readFileSync('serverless.yml', 'utf8'), { logLevel: 'silent' }) as { functions: Record<string, unknown>; params: Record<string, Record<string, unknown>> };
+const yml = parse(readFileSync('serverless.yml', 'utf8'), { logLevel: 'silent' }) as { params: Record<string, Record<string, unknown>> };
 
 describe('the booking state machine definition', () => {
   it('is valid ASL', () => {
@@ -26,7 +27,7 @@ describe('the booking state machine definition', () => {
   it('substitutes exactly its placeholders, each with a declared function', () => {
     const placeholders = new Set([...text.matchAll(/\$\{(\w+)\}/g)].map((m) => m[1]));
     expect(new Set(Object.keys(machineProps.DefinitionSubstitutions))).toEqual(placeholders);
-    const logicalIds = new Set(Object.keys(yml.functions).map(functionLogicalId));
+    const logicalIds = new Set(Object.keys(serviceFunctions()).map(functionLogicalId));
     for (const value of Object.values(machineProps.DefinitionSubstitutions)) expect(logicalIds).toContain(value['Fn::GetAtt'][0]);
   });
 

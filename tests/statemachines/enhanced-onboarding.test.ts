@@ -5,6 +5,7 @@ import validator from 'asl-validator';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { serviceFunctions } from '../../infra/functions.ts';
 import { ENHANCED_INTEGRATIONS } from '../../lib/onboarding/outcomes.ts';
 import { functionLogicalId } from '../../local/serverless-config.ts';
 import { collectStates, StepFunctionsEngine, type Invoke, type InvokeOutcome, type MachineDefinition } from '../../local/stepfunctions/engine.ts';
@@ -13,7 +14,6 @@ import { stateMachines, templates } from '../../statemachines/cloudformation.ts'
 const infra = parse(readFileSync('infra/crawler.yml', 'utf8'), { logLevel: 'silent' }) as {
   Resources: Record<string, { Properties: { DefinitionSubstitutions: string; Definition: string } }>;
 };
-const yml = parse(readFileSync('serverless.yml', 'utf8'), { logLevel: 'silent' }) as { functions: Record<string, unknown> };
 const machines = {
   enhanced: { name: 'enhanced-onboarding', resource: 'EnhancedOnboardingStateMachine' },
   refresh: { name: 'crawler-refresh', resource: 'CrawlerRefreshStateMachine' },
@@ -34,7 +34,7 @@ describe.each(Object.keys(machines) as (keyof typeof machines)[])('the %s state 
     const { substitutions } = templates[machines[m].name];
     const placeholders = new Set([...text(m).matchAll(/\$\{(\w+)\}/g)].map((x) => x[1]));
     expect(new Set(Object.keys(substitutions))).toEqual(placeholders);
-    const logicalIds = new Set(Object.keys(yml.functions).map(functionLogicalId));
+    const logicalIds = new Set(Object.keys(serviceFunctions()).map(functionLogicalId));
     for (const value of Object.values(substitutions)) expect(logicalIds).toContain(value['Fn::GetAtt'][0]);
   });
 });

@@ -2,9 +2,8 @@
 // CloudFormation substitutes, and behaving as designed when run by the local
 // engine with fake steps.
 import validator from 'asl-validator';
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { serviceFunctions } from '../../infra/functions.ts';
 import { collectStates, StepFunctionsEngine, type Invoke, type InvokeOutcome, type MachineDefinition } from '../../local/stepfunctions/engine.ts';
 import { functionLogicalId } from '../../local/serverless-config.ts';
 import { stateMachines, templates } from '../../statemachines/cloudformation.ts';
@@ -12,7 +11,6 @@ import { stateMachines, templates } from '../../statemachines/cloudformation.ts'
 const text = JSON.stringify(stateMachines.onboarding);
 const asl = JSON.parse(text);
 const substitutions = templates.onboarding.substitutions;
-const yml = parse(readFileSync('serverless.yml', 'utf8'), { logLevel: 'silent' }) as { functions: Record<string, unknown> };
 
 describe('the onboarding state machine definition', () => {
   it('is valid ASL', () => {
@@ -24,7 +22,7 @@ describe('the onboarding state machine definition', () => {
   it('substitutes exactly its placeholders, each with a declared function', () => {
     const placeholders = new Set([...text.matchAll(/\$\{(\w+)\}/g)].map((m) => m[1]));
     expect(new Set(Object.keys(substitutions))).toEqual(placeholders);
-    const logicalIds = new Set(Object.keys(yml.functions).map(functionLogicalId));
+    const logicalIds = new Set(Object.keys(serviceFunctions()).map(functionLogicalId));
     for (const value of Object.values(substitutions)) expect(logicalIds).toContain(value['Fn::GetAtt'][0]);
   });
 

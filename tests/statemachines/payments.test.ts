@@ -4,6 +4,7 @@ import validator from 'asl-validator';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { serviceFunctions } from '../../infra/functions.ts';
 import { StepFunctionsEngine, type Invoke, type MachineDefinition } from '../../local/stepfunctions/engine.ts';
 import { functionLogicalId } from '../../local/serverless-config.ts';
 import { stateMachines, templates } from '../../statemachines/cloudformation.ts';
@@ -14,7 +15,7 @@ const infra = parse(readFileSync('infra/webhooks.yml', 'utf8'), { logLevel: 'sil
   Resources: { PaymentsStateMachine: { Properties: { StateMachineName: string } } };
 };
 const machineProps = { ...infra.Resources.PaymentsStateMachine.Properties, DefinitionSubstitutions: templates.payments.substitutions };
-const yml = parse(readFileSync('serverless.yml', 'utf8'), { logLevel: 'silent' }) as { functions: Record<string, unknown>; params: Record<string, Record<string, unknown>> };
+const yml = parse(readFileSync('serverless.yml', 'utf8'), { logLevel: 'silent' }) as { params: Record<string, Record<string, unknown>> };
 
 describe('the payments state machine definition', () => {
   it('is valid ASL, substituting exactly its one placeholder with the declared step function', () => {
@@ -23,7 +24,7 @@ describe('the payments state machine definition', () => {
     expect(isValid).toBe(true);
     expect(Object.keys(machineProps.DefinitionSubstitutions)).toEqual(['ApplyPaymentEventArn']);
     expect(machineProps.DefinitionSubstitutions.ApplyPaymentEventArn!['Fn::GetAtt'][0]).toBe(functionLogicalId('apply-payment-event'));
-    expect(yml.functions['apply-payment-event']).toBeDefined();
+    expect(serviceFunctions()['apply-payment-event']).toBeDefined();
   });
 
   it('is the machine the payment webhook is told to start, on AWS and locally', () => {

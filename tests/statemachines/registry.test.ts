@@ -7,6 +7,7 @@ import validator from 'asl-validator';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { serviceFunctions } from '../../infra/functions.ts';
 import { ENHANCED_INTEGRATIONS, INTEGRATIONS } from '../../lib/onboarding/outcomes.ts';
 import { integrations, workflows, type IntegrationSpec, type Workflow } from '../../lib/provisioning/registry.ts';
 import { collectStates, StepFunctionsEngine, type Invoke, type InvokeOutcome, type MachineDefinition } from '../../local/stepfunctions/engine.ts';
@@ -73,13 +74,14 @@ describe('the registry', () => {
     expect(ENHANCED_INTEGRATIONS).toEqual(workflows['enhanced-onboarding'].integrations);
   });
 
-  it('names steps that serverless.yml declares, with state timeouts no shorter than their functions may run', () => {
-    const yml = parse(readFileSync('serverless.yml', 'utf8'), { logLevel: 'silent' }) as { provider: { timeout: number }; functions: Record<string, { timeout?: number }> };
+  it('names steps the service deploys, with state timeouts no shorter than their functions may run', () => {
+    const yml = parse(readFileSync('serverless.yml', 'utf8'), { logLevel: 'silent' }) as { provider: { timeout: number } };
+    const functions = serviceFunctions();
     for (const [name, machine] of Object.entries(stateMachines)) {
       for (const [state, task] of tasksOf(machine)) {
-        const step = Object.keys(yml.functions).find((key) => task.Resource === placeholder({ step: key }));
+        const step = Object.keys(functions).find((key) => task.Resource === placeholder({ step: key }));
         expect(step, `${name}: ${state} runs ${task.Resource}`).toBeDefined();
-        expect(task.TimeoutSeconds, `${name}: ${state}`).toBeGreaterThanOrEqual(yml.functions[step!]!.timeout ?? yml.provider.timeout);
+        expect(task.TimeoutSeconds, `${name}: ${state}`).toBeGreaterThanOrEqual(functions[step!]!.timeout ?? yml.provider.timeout);
       }
     }
   });
@@ -99,7 +101,7 @@ describe('the generated onboarding machines', () => {
   });
 
   describe('with a new integration added to the registry', () => {
-    const registry = { ...integrations, calendar: { step: 'provision-calendar', retry: 'vendor', timeoutSeconds: 150 } } satisfies Record<string, IntegrationSpec>;
+    const registry = { ...integrations, calendar: { step: 'provision-calendar', retry: 'vendor', timeoutSeconds: 150, lambda: { handler: 'functions/onboarding/steps/provision-calendar.ts' } } } satisfies Record<string, IntegrationSpec>;
     const withCalendar = (workflow: Workflow): Workflow<string> => ({
       integrations: [...workflow.integrations, 'calendar'],
       stages: workflow.stages.map((s, i) => (i === 0 ? { ...s, run: [...s.run, 'calendar'] } : s)),

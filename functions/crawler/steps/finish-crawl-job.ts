@@ -1,4 +1,6 @@
 import { finishCrawlJob, type BranchOutput, type CrawlStepInput } from '../../../lib/crawler/crawl-job.ts';
-import { crawlRecords } from '../../../lib/crawler/stores.ts';
+import { crawlRecords } from '../../../lib/wiring/stores.ts';
 
-export const handler = (input: CrawlStepInput & { branches?: BranchOutput[] }) => finishCrawlJob(crawlRecords, input);
+const deps = crawlRecords();
+
+export const handler = (input: CrawlStepInput & { branches?: BranchOutput[] }) => finishCrawlJob(deps, input);

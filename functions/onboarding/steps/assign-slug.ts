@@ -1,4 +1,6 @@
 import { assignPortalSlug } from '../../../lib/accounts/assign-portal-slug.ts';
-import { stores } from '../../../lib/onboarding/stores.ts';
+import { onboardingStores } from '../../../lib/wiring/stores.ts';
 
-export const handler = (input: { accountId: string }) => assignPortalSlug(stores, input.accountId);
+const deps = onboardingStores();
+
+export const handler = (input: { accountId: string }) => assignPortalSlug(deps, input.accountId);

@@ -1,9 +1,9 @@
-import { chat, stepPace } from '../../../lib/adapters.ts';
 import { portalUrls } from '../../../lib/config.ts';
 import { postChatNotices } from '../../../lib/onboarding/steps/post-chat-notices.ts';
-import { stores } from '../../../lib/onboarding/stores.ts';
 import { integrationStep } from '../../../lib/provisioning/integration-step.ts';
+import { chat, stepPace } from '../../../lib/wiring/adapters.ts';
+import { accounts, ledger, runs } from '../../../lib/wiring/stores.ts';
 
-const deps = { chat: chat(), portalUrl: portalUrls().portal, ledger: stores.ledger, accounts: stores.accounts, runs: stores.runs };
+const deps = { chat: chat(), portalUrl: portalUrls().portal, ledger: ledger(), accounts: accounts(), runs: runs() };
 
-export const handler = integrationStep('slack', stores.runs, (input) => postChatNotices(deps, input), stepPace('slack'));
+export const handler = integrationStep('slack', runs(), (input) => postChatNotices(deps, input), stepPace('slack'));

@@ -1,8 +1,8 @@
-import { stepPace, taskTool } from '../../../lib/adapters.ts';
 import { provisionTaskTool } from '../../../lib/onboarding/steps/provision-task-tool.ts';
-import { stores } from '../../../lib/onboarding/stores.ts';
 import { integrationStep } from '../../../lib/provisioning/integration-step.ts';
+import { stepPace, taskTool } from '../../../lib/wiring/adapters.ts';
+import { accounts, ledger, runs } from '../../../lib/wiring/stores.ts';
 
-const deps = { taskTool: taskTool(), ledger: stores.ledger, accounts: stores.accounts };
+const deps = { taskTool: taskTool(), ledger: ledger(), accounts: accounts() };
 
-export const handler = integrationStep('clickup', stores.runs, (input) => provisionTaskTool(deps, input), stepPace('clickup'));
+export const handler = integrationStep('clickup', runs(), (input) => provisionTaskTool(deps, input), stepPace('clickup'));

@@ -1,4 +1,6 @@
 import { recordOutcome, type RecordInput } from '../../../lib/onboarding/steps/record-outcome.ts';
-import { stores } from '../../../lib/onboarding/stores.ts';
+import { onboardingStores } from '../../../lib/wiring/stores.ts';
 
-export const handler = (input: RecordInput) => recordOutcome(stores, input);
+const deps = onboardingStores();
+
+export const handler = (input: RecordInput) => recordOutcome(deps, input);

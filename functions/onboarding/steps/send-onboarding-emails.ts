@@ -1,9 +1,9 @@
-import { mailer, stepPace, teamAddress } from '../../../lib/adapters.ts';
 import { portalUrls } from '../../../lib/config.ts';
 import { sendOnboardingEmails } from '../../../lib/onboarding/steps/send-onboarding-emails.ts';
-import { stores } from '../../../lib/onboarding/stores.ts';
 import { integrationStep } from '../../../lib/provisioning/integration-step.ts';
+import { mailer, stepPace, teamAddress } from '../../../lib/wiring/adapters.ts';
+import { accounts, ledger, runs } from '../../../lib/wiring/stores.ts';
 
-const deps = { mailer: mailer('workflow'), teamAddress: teamAddress(), portalUrl: portalUrls().portal, ledger: stores.ledger, accounts: stores.accounts };
+const deps = { mailer: mailer('workflow'), teamAddress: teamAddress(), portalUrl: portalUrls().portal, ledger: ledger(), accounts: accounts() };
 
-export const handler = integrationStep('resend', stores.runs, (input) => sendOnboardingEmails(deps, input), stepPace('resend'));
+export const handler = integrationStep('resend', runs(), (input) => sendOnboardingEmails(deps, input), stepPace('resend'));

@@ -1,16 +1,16 @@
-import { memberships, teamDeps } from '../../../lib/accounts/wiring.ts';
 import { logger } from '../../../lib/log.ts';
 import type { PaymentJob } from '../../../lib/payments/payment-queue.ts';
 import { applyPaymentEventOnce } from '../../../lib/payments/receive-payment-event.ts';
-import { accountStore, billingStore, deliveryLog, followUpList } from '../../../lib/payments/wiring.ts';
+import { teamDeps } from '../../../lib/wiring/accounts.ts';
+import { accounts, billing, deliveries, followUps, memberships } from '../../../lib/wiring/stores.ts';
 
 const deps = {
-  deliveries: deliveryLog(),
-  billing: billingStore(),
-  accounts: accountStore(),
-  memberships,
-  team: teamDeps,
-  followUps: followUpList(),
+  deliveries: deliveries(),
+  billing: billing(),
+  accounts: accounts(),
+  memberships: memberships(),
+  team: teamDeps(),
+  followUps: followUps(),
 };
 
 /** The payments state machine's step: applies one payment event the webhook queued; answers the outcome. */

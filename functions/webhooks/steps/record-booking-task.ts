@@ -1,7 +1,7 @@
-import { taskTool } from '../../../lib/adapters.ts';
 import { recordBookingTask, type BookingStepInput } from '../../../lib/webhooks/steps/record-booking-task.ts';
-import { webhookStores } from '../../../lib/webhooks/stores.ts';
+import { taskTool } from '../../../lib/wiring/adapters.ts';
+import { bookingTasks, ledger } from '../../../lib/wiring/stores.ts';
 
-const deps = { taskTool: taskTool(), ledger: webhookStores.ledger, bookingTasks: webhookStores.bookingTasks };
+const deps = { taskTool: taskTool(), ledger: ledger(), bookingTasks: bookingTasks() };
 
 export const handler = (input: BookingStepInput) => recordBookingTask(deps, input);

@@ -1,23 +1,19 @@
-// The route catalog, serverless.yml and the OpenAPI document describe the same API.
+// The route catalog, the functions deployed and the OpenAPI document describe the same API.
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { serviceFunctions } from '../../../infra/functions.ts';
 import { catalog } from '../../../lib/api/catalog.ts';
 import { methodsAt } from '../../../lib/api/match.ts';
 import { buildOpenApi } from '../../../lib/api/openapi.ts';
 
-const yml = parse(readFileSync('serverless.yml', 'utf8'), { logLevel: 'silent' }) as {
-  functions: Record<string, { handler: string; events?: { httpApi?: string | { method: string; path: string } }[] }>;
-};
-
-const declared = Object.entries(yml.functions).flatMap(([key, fn]) =>
-  (fn.events ?? []).flatMap((e) => (e.httpApi && typeof e.httpApi === 'object' ? [{ key, route: `${e.httpApi.method} ${e.httpApi.path}` }] : [])),
+const functions = serviceFunctions();
+const deployed = Object.values(functions).flatMap((fn) =>
+  (fn.events ?? []).flatMap((e) => (typeof e.httpApi === 'object' ? [`${e.httpApi.method} ${e.httpApi.path}`] : [])),
 );
 
 describe('the route catalog', () => {
-  it('lists exactly the HTTP routes serverless.yml deploys', () => {
-    expect(catalog.map((r) => `${r.method} ${r.path}`).sort()).toEqual(declared.map((d) => d.route).sort());
+  it('lists exactly the HTTP routes the service deploys', () => {
+    expect(catalog.map((r) => `${r.method} ${r.path}`).sort()).toEqual(deployed.sort());
   });
 
   it('has unique operation ids', () => {
@@ -26,7 +22,7 @@ describe('the route catalog', () => {
   });
 
   it('names each function after its handler file', () => {
-    for (const [key, fn] of Object.entries(yml.functions)) {
+    for (const [key, fn] of Object.entries(functions)) {
       expect(fn.handler).toMatch(new RegExp(`^functions/[a-z-]+(/[a-z-]+)*/${key}\\.handler$`));
     }
   });

@@ -6,10 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { dynamodbAccounts } from '../../../lib/accounts/dynamodb-accounts.ts';
 import { dynamodbInvitations } from '../../../lib/accounts/dynamodb-invitations.ts';
 import { dynamodbMemberships } from '../../../lib/accounts/dynamodb-memberships.ts';
-import { migrateMemberships, type Checkpoint, type LegacyMemberRecord, type RecordPages } from '../../../lib/accounts/migrate-memberships.ts';
+import { migrateMemberships, type Checkpoint, type LegacyMemberRecord, type RecordPages } from '../../../scripts/migrations/memberships.ts';
 import { useDynamo } from '../../support/dynamo.ts';
 import { fakeMailer } from '../../support/fakes.ts';
-import { recordingLogger } from '../auth/fakes.ts';
+import { recordingLogger } from '../../lib/auth/fakes.ts';
 
 const d = useDynamo();
 const at = '2026-01-01T00:00:00.000Z';

@@ -4,23 +4,23 @@
 // holds only the key its routes take. Each is built once per Lambda instance;
 // its identity client and membership store are made on the first request that
 // carries credentials, and supabase-js is loaded only when that request
-// carries a bearer token (../adapters.ts). The HTTP stack refuses a guard of
+// carries a bearer token (./adapters.ts). The HTTP stack refuses a guard of
 // the wrong kind for a route (lib/http/endpoint.ts).
-import { dynamodbMemberships } from '../accounts/dynamodb-memberships.ts';
-import { identity } from '../adapters.ts';
-import type { KeyKind } from '../http/route.ts';
+import { accessGuard } from '../access/guard.ts';
 import { adminApiKey, internalApiKey } from '../config.ts';
-import { db, tables } from '../store/dynamodb.ts';
-import { accessGuard } from './guard.ts';
+import type { KeyKind } from '../http/route.ts';
+import { identity } from './adapters.ts';
+import { kept } from './lazy.ts';
+import { memberships } from './stores.ts';
 
 const guardTaking = (takes: KeyKind, key: () => string | undefined, serviceKey?: () => string | undefined) =>
-  accessGuard(takes, () => ({ identity: identity(), memberships: dynamodbMemberships({ db, tables }), key: key(), serviceKey: serviceKey?.() }));
+  kept(`guard:${takes}`, () => accessGuard(takes, () => ({ identity: identity(), memberships: memberships(), key: key(), serviceKey: serviceKey?.() })));
 
 /** For routes that take a bearer token only. */
-export const guard = /* @__PURE__ */ guardTaking('none', () => undefined);
+export const guard = () => guardTaking('none', () => undefined);
 /** For routes the portal's backend may also call with the internal API key (x-api-key). */
-export const serviceGuard = /* @__PURE__ */ guardTaking('internal', internalApiKey);
+export const serviceGuard = () => guardTaking('internal', internalApiKey);
 /** For admin routes: the admin key (x-admin-key), or a signed-in admin user. */
-export const adminGuard = /* @__PURE__ */ guardTaking('admin', adminApiKey);
+export const adminGuard = () => guardTaking('admin', adminApiKey);
 /** For the agency's own routes (batch onboarding): the admin key, the internal API key, or a signed-in admin user. */
-export const agencyGuard = /* @__PURE__ */ guardTaking('admin+internal', adminApiKey, internalApiKey);
+export const agencyGuard = () => guardTaking('admin+internal', adminApiKey, internalApiKey);

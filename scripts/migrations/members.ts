@@ -11,14 +11,14 @@
 // fills what it lacks. Every write is conditional on the record as read, so
 // the copy can run on live tables, be stopped anywhere, and be run again.
 import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { stableJson } from '../stable-json.ts';
-import { isConditionFailure, type DynamoDBDocumentClient } from '../store/dynamodb.ts';
-import { normaliseEmail } from './accounts.ts';
+import { normaliseEmail } from '../../lib/accounts/accounts.ts';
+import { stableJson } from '../../lib/stable-json.ts';
+import { isConditionFailure, type DynamoDBDocumentClient } from '../../lib/store/dynamodb.ts';
 
 /**
  * How two membership states of one person become one: the membership sync's
  * rule (lib/webhooks/membership-state.ts mergeMembershipRecords), passed in by
- * the caller, as lib/accounts never depends on lib/webhooks.
+ * the caller.
  */
 export type MergeMembership = (old: never, current: never) => unknown;
 

@@ -1,5 +1,5 @@
 // Turns the member records of before memberships into memberships and
-// invitations (lib/accounts/migrate-memberships.ts says what becomes what).
+// invitations (memberships.ts says what becomes what).
 //   npm run migrate:memberships -- --stage prod --region eu-west-1 [--send-invitations]
 // Safe on a live table, and resumable: it saves its position after each page
 // in --checkpoint (default .local/migrate-memberships-<stage>.json) and goes
@@ -11,21 +11,21 @@
 // `npm start`'s DynamoDB and Auth emulator with their local keys. It reads
 // the per-account member records: on a stage still holding them in the
 // e-mail-keyed `members` table, run `npm run migrate:members` first.
-import './stage-env.ts';
+import '../stage-env.ts';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
-import { dynamodbAccounts } from '../lib/accounts/dynamodb-accounts.ts';
-import { dynamodbInvitations } from '../lib/accounts/dynamodb-invitations.ts';
-import { dynamodbMemberships } from '../lib/accounts/dynamodb-memberships.ts';
-import { migrateMemberships, type Checkpoint, type LegacyMemberRecord, type RecordPages } from '../lib/accounts/migrate-memberships.ts';
-import { confirmedUserIdsByEmail } from '../lib/identity/supabase-user-directory.ts';
-import { policyFrom } from '../lib/integrations/http-client.ts';
-import { resendMailer } from '../lib/integrations/resend-mailer.ts';
-import { logger } from '../lib/log.ts';
-import { SUPABASE_SERVICE_ROLE_KEY } from '../local/emulators/supabase.ts';
-import { stageDynamo } from './stage-dynamo.ts';
+import { dynamodbAccounts } from '../../lib/accounts/dynamodb-accounts.ts';
+import { dynamodbInvitations } from '../../lib/accounts/dynamodb-invitations.ts';
+import { dynamodbMemberships } from '../../lib/accounts/dynamodb-memberships.ts';
+import { migrateMemberships, type Checkpoint, type LegacyMemberRecord, type RecordPages } from './memberships.ts';
+import { confirmedUserIdsByEmail } from '../../lib/identity/supabase-user-directory.ts';
+import { policyFrom } from '../../lib/integrations/http-client.ts';
+import { resendMailer } from '../../lib/integrations/resend-mailer.ts';
+import { logger } from '../../lib/log.ts';
+import { SUPABASE_SERVICE_ROLE_KEY } from '../../local/emulators/supabase.ts';
+import { stageDynamo } from '../stage-dynamo.ts';
 
 const USAGE = `Usage: npm run migrate:memberships -- [--stage local] [--region eu-west-1] [--checkpoint <file>] [--send-invitations] [--page-size 100]`;
 const { values } = parseArgs({

@@ -12,10 +12,10 @@
 // Every step is idempotent (a membership joins once, an open invitation is not
 // repeated), so the migration can run on a live table, be stopped anywhere,
 // and be run again: it resumes after the last page it finished.
-import type { Logger } from '../log.ts';
-import type { AccountStore } from './accounts.ts';
-import type { MembershipStore } from './memberships.ts';
-import { issue, openInvitation, type TeamDeps } from './team.ts';
+import type { AccountStore } from '../../lib/accounts/accounts.ts';
+import type { MembershipStore } from '../../lib/accounts/memberships.ts';
+import { issue, openInvitation, type TeamDeps } from '../../lib/accounts/team.ts';
+import type { Logger } from '../../lib/log.ts';
 
 /** A member record as the code before memberships wrote it. */
 export interface LegacyMemberRecord {

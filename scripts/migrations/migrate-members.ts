@@ -1,17 +1,17 @@
 // Copies the member records keyed by e-mail alone (the `members` table, until
 // 2026-11) into the records kept per account and address (`account_members`);
-// lib/accounts/migrate-members.ts says how a row is merged.
+// members.ts says how a row is merged.
 //   npm run migrate:members -- --stage prod --region eu-west-1
 // Run it right after deploying the code that reads `account_members`. Safe on
 // live tables and safe to run again (a second run changes nothing); a row it
 // could not write is named on stderr and makes it exit 1. The old
 // table is retained by the stack; delete it by hand once the copy is checked.
 // The local stage talks to `npm start`'s DynamoDB.
-import './stage-env.ts';
+import '../stage-env.ts';
 import { parseArgs } from 'node:util';
-import { migrateMembers } from '../lib/accounts/migrate-members.ts';
-import { mergeMembershipRecords } from '../lib/webhooks/membership-state.ts';
-import { stageDynamo } from './stage-dynamo.ts';
+import { migrateMembers } from './members.ts';
+import { mergeMembershipRecords } from '../../lib/webhooks/membership-state.ts';
+import { stageDynamo } from '../stage-dynamo.ts';
 
 const USAGE = `Usage: npm run migrate:members -- [--stage local] [--region eu-west-1] [--page-size 100]`;
 const { values } = parseArgs({

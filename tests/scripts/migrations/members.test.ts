@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dynamodbAccounts } from '../../../lib/accounts/dynamodb-accounts.ts';
-import { copyMemberRecord, migrateMembers } from '../../../lib/accounts/migrate-members.ts';
+import { copyMemberRecord, migrateMembers } from '../../../scripts/migrations/members.ts';
 import { queryAll } from '../../../lib/store/dynamodb.ts';
 import { mergeMembershipRecords } from '../../../lib/webhooks/membership-state.ts';
 import { useDynamo } from '../../support/dynamo.ts';
@@ -70,7 +70,7 @@ describe('copying the e-mail-keyed member records into per-account records', () 
     await d.db.send(new PutCommand({ TableName: legacy, Item: { email: 'cy@else.example', account_id: 'acct-c', role: 'owner', status: 'active', created_at: 'x', updated_at: 'x' } }));
     // As from an operator's shell: no TABLE_PREFIX (the script names the stage's tables itself).
     const { TABLE_PREFIX: _, ...env } = process.env;
-    const run = () => promisify(execFile)(process.execPath, ['scripts/migrate-members.ts', '--stage', 'local'], { env: { ...env, AWS_ENDPOINT_URL_DYNAMODB: d.endpoint } });
+    const run = () => promisify(execFile)(process.execPath, ['scripts/migrations/migrate-members.ts', '--stage', 'local'], { env: { ...env, AWS_ENDPOINT_URL_DYNAMODB: d.endpoint } });
     const { stdout } = await run();
     expect(JSON.parse(stdout)).toMatchObject({ stage: 'local', from: legacy, to: d.tables.account_members, created: 1, 'left-alone': 1 });
     expect(await dynamodbAccounts(d).getMember('acct-c', 'cy@else.example')).toMatchObject({ role: 'owner', status: 'active' });

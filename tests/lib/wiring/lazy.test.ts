@@ -1,7 +1,7 @@
-// The adapter factory's lazy ports: nothing is imported until a method is
+// The composition root's lazy ports: nothing is imported until a method is
 // called, the import happens once, and a failed import is tried again.
 import { describe, expect, it } from 'vitest';
-import { onFirstCall } from '../../lib/adapters.ts';
+import { onFirstCall } from '../../../lib/wiring/lazy.ts';
 
 interface Greeter {
   readonly polite: boolean;

@@ -1,0 +1,17 @@
+// What /status probes: the service's own DynamoDB and Step Functions, and each configured vendor.
+import { integrationSettings, onboardingStateMachineArn } from '../config.ts';
+import { statusChecks } from '../health/probes.ts';
+import type { StatusDeps } from '../health/status.ts';
+import { dynamodb, tables } from '../store/dynamodb.ts';
+import { kept } from './lazy.ts';
+import { stepFunctions } from './workflows.ts';
+
+export const statusDeps = (): StatusDeps =>
+  kept('statusDeps', () =>
+    statusChecks(integrationSettings(), {
+      dynamodb,
+      sfn: stepFunctions(),
+      accountsTable: tables.accounts,
+      stateMachineArn: onboardingStateMachineArn(),
+    }),
+  );

@@ -1,0 +1,71 @@
+// Every DynamoDB-backed store of the service, each built once per Lambda
+// instance on its first ask. One getter per store, so a bundle holds only the
+// stores its function asks for.
+import { dynamodbAccounts, dynamodbSlugs } from '../accounts/dynamodb-accounts.ts';
+import { dynamodbInvitations } from '../accounts/dynamodb-invitations.ts';
+import { dynamodbMemberships } from '../accounts/dynamodb-memberships.ts';
+import { dynamodbIntegrations } from '../accounts/integrations.ts';
+import { dynamodbVerificationTokens } from '../auth/dynamodb-verification-tokens.ts';
+import { dynamodbCrawlRecords } from '../crawler/dynamodb-records.ts';
+import { dynamodbDeliveries } from '../deliveries/dynamodb-deliveries.ts';
+import { dynamodbPaceSchedule } from '../integrations/dynamodb-pace-schedule.ts';
+import { metrics } from '../metrics.ts';
+import { dynamodbBatches } from '../onboarding/dynamodb-batches.ts';
+import { dynamodbRuns } from '../onboarding/runs.ts';
+import { dynamodbBilling } from '../payments/dynamodb-billing.ts';
+import { dynamodbLedger } from '../provisioning/dynamodb-ledger.ts';
+import { dynamodbFollowUps } from '../provisioning/follow-ups.ts';
+import { dynamodbRateLimiter } from '../rate-limit/dynamodb-rate-limiter.ts';
+import { db, tables } from '../store/dynamodb.ts';
+import { dynamodbBookingTasks } from '../webhooks/dynamodb-booking-tasks.ts';
+import { dynamodbMembershipMembers } from '../webhooks/dynamodb-membership-members.ts';
+import { dynamodbWebhookIntegrations } from '../webhooks/dynamodb-webhook-integrations.ts';
+import { kept } from './lazy.ts';
+
+export const accounts = () => kept('store:accounts', () => dynamodbAccounts({ db, tables }));
+export const slugs = () => kept('store:slugs', () => dynamodbSlugs({ db, tables }));
+export const memberships = () => kept('store:memberships', () => dynamodbMemberships({ db, tables }));
+export const invitations = () => kept('store:invitations', () => dynamodbInvitations({ db, tables }));
+export const integrations = () => kept('store:integrations', () => dynamodbIntegrations({ db, tables }));
+export const verificationTokens = () => kept('store:verificationTokens', () => dynamodbVerificationTokens({ db, tables }));
+/** The rate-limit windows every limit of the service counts in. */
+export const rateLimiter = () => kept('store:rateLimiter', () => dynamodbRateLimiter({ db, tables }));
+/** Onboarding runs: each run's integrations, outcomes and answer. */
+export const runs = () => kept('store:runs', () => dynamodbRuns({ db, tables }));
+/** What the steps made at the vendors (provisioning). */
+export const ledger = () => kept('store:ledger', () => dynamodbLedger({ db, tables }));
+/** The operators' list (follow_ups). */
+export const followUps = () => kept('store:followUps', () => dynamodbFollowUps({ db, tables, metrics }));
+export const billing = () => kept('store:billing', () => dynamodbBilling({ db, tables }));
+/** The delivery log every inbound webhook takes its events once through (webhook_events). */
+export const deliveries = () => kept('store:deliveries', () => dynamodbDeliveries({ db, tables }));
+export const crawlRecords = () => kept('store:crawlRecords', () => dynamodbCrawlRecords({ db, tables }));
+export const webhookIntegrations = () => kept('store:webhookIntegrations', () => dynamodbWebhookIntegrations({ db, tables }));
+export const membershipMembers = () => kept('store:membershipMembers', () => dynamodbMembershipMembers({ db, tables }));
+export const bookingTasks = () => kept('store:bookingTasks', () => dynamodbBookingTasks({ db, tables }));
+/** The pacing schedules of vendor calls (pacing). */
+export const paceSchedule = () => kept('store:paceSchedule', () => dynamodbPaceSchedule({ db, tables }));
+/** Batches of onboardings (onboarding_batches). */
+export const batches = () => kept('store:batches', () => dynamodbBatches({ db, tables }));
+
+/** The DynamoDB-backed ports of onboarding, together. */
+export const onboardingStores = () =>
+  kept('onboardingStores', () => ({
+    accounts: accounts(),
+    slugs: slugs(),
+    integrations: integrations(),
+    runs: runs(),
+    ledger: ledger(),
+    followUps: followUps(),
+  }));
+
+/** The DynamoDB-backed ports of the webhooks, together. */
+export const webhookStores = () =>
+  kept('webhookStores', () => ({
+    integrations: webhookIntegrations(),
+    deliveries: deliveries(),
+    accounts: accounts(),
+    ledger: ledger(),
+    members: membershipMembers(),
+    bookingTasks: bookingTasks(),
+  }));

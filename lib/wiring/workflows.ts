@@ -1,0 +1,51 @@
+// The state machines the functions start, and the queues the webhooks put
+// their work on, each built once per Lambda instance. A machine's ARN is
+// required by the functions that start it.
+//
+// The Step Functions client and what sends through it are imported statically
+// (tree shaking leaves them out of bundles that never start an execution): a
+// module reached through import() is bundled whole, with everything it imports,
+// and for the AWS SDK that is a client's index with every command (37 for Step
+// Functions, about 22 KB more in each bundle that starts executions). Every
+// function that reaches Step Functions does so on its main path anyway.
+import type { SFNClient } from '@aws-sdk/client-sfn';
+import {
+  bookingStateMachineArn,
+  crawlerRefreshStateMachineArn,
+  enhancedOnboardingStateMachineArn,
+  onboardingBatchStateMachineArn,
+  onboardingStateMachineArn,
+  paymentsStateMachineArn,
+} from '../config.ts';
+import type { BatchQueue } from '../onboarding/batches.ts';
+import { sfnWorkflow, type OnboardingWorkflow } from '../onboarding/workflow.ts';
+import type { PaymentQueue } from '../payments/payment-queue.ts';
+import type { BookingQueue } from '../webhooks/booking-queue.ts';
+import type { Queue } from '../workflows/queue.ts';
+import { sfnQueue } from '../workflows/sfn-queue.ts';
+import { createStepFunctionsClient } from '../workflows/step-functions.ts';
+import { kept, onFirstCall } from './lazy.ts';
+
+/** The Step Functions client, created on the first call that needs it. */
+export const stepFunctions = (): SFNClient => kept('sfn', createStepFunctionsClient);
+
+const workflowOn = (arn: string): OnboardingWorkflow =>
+  onFirstCall(async () => sfnWorkflow(stepFunctions(), arn));
+
+export const onboardingWorkflow = (): OnboardingWorkflow => kept('onboardingWorkflow', () => workflowOn(onboardingStateMachineArn()));
+export const enhancedOnboardingWorkflow = (): OnboardingWorkflow =>
+  kept('enhancedOnboardingWorkflow', () => workflowOn(enhancedOnboardingStateMachineArn()));
+export const crawlerRefreshWorkflow = (): OnboardingWorkflow => kept('crawlerRefreshWorkflow', () => workflowOn(crawlerRefreshStateMachineArn()));
+
+const queueOn = <Q extends object>(arn: string): Q => onFirstCall<Q>(async () => sfnQueue(stepFunctions(), arn) as Q);
+
+export const bookingQueue = (): BookingQueue => kept('bookingQueue', () => queueOn<BookingQueue>(bookingStateMachineArn()));
+export const paymentQueue = (): PaymentQueue => kept('paymentQueue', () => queueOn<PaymentQueue>(paymentsStateMachineArn()));
+
+/** A batch's workflow, named after the batch: started once however often it is asked. */
+export const onboardingBatchQueue = (): BatchQueue =>
+  kept('onboardingBatchQueue', () => {
+    const queue = queueOn<Queue<{ batchId: string }>>(onboardingBatchStateMachineArn());
+    return { start: async (batchId) => void (await queue.enqueue(batchId, { batchId })) };
+  });
+

@@ -6,9 +6,9 @@
 // runs are served in the order their steps asked. A slot near enough is waited
 // for in the step; a later one, or a vendor's "later" (429 with its reset),
 // ends the step with MustWait: the step answers "waiting" with its bookings,
-// the state machine waits in a Wait state until then and runs it again, and
-// the step goes on with the slots it booked. Outside a step (a person waiting
-// on an HTTP answer) calls are not paced.
+// the state machine waits in a Wait state until just before then and runs it
+// again, and the step goes on with the slots it booked. Outside a step (a
+// person waiting on an HTTP answer) calls are not paced.
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 /** A vendor's published limit for the plan in use: `limit` calls per `windowSeconds`. */
@@ -101,6 +101,12 @@ interface Context {
   calls: Readonly<Record<string, number>>;
 }
 
+/**
+ * How long before its slot a waiting step is woken: starting its Lambda takes time, and a call sent
+ * that late could share a vendor window with the next one. The step waits out the rest itself.
+ */
+export const WAKE_EARLY_MS = 1000;
+
 export interface PacingDeps {
   schedule: PaceSchedule;
   now?: () => number;
@@ -143,9 +149,10 @@ export function pacing(deps: PacingDeps): Pacing {
       const at = now();
       const bookings = new Map<string, Booking>();
       for (const carried of step.bookings ?? []) {
-        // The state machine waited for this slot: it goes now, and the slots after it keep their spacing.
-        const early = Math.max(0, nextGo(carried) - at);
-        bookings.set(carried.key, { ...carried, first: carried.first - early });
+        // Woken a little before its slot, as asked, the step waits for it; woken long before (a wait made
+        // short, which only a test does), it goes now, and the slots after it keep their spacing.
+        const early = nextGo(carried) - at;
+        bookings.set(carried.key, early > inlineMs ? { ...carried, first: carried.first - early } : { ...carried });
       }
       return storage.run({ bookings, calls: step.calls ?? {} }, work);
     },
@@ -160,7 +167,7 @@ export function pacing(deps: PacingDeps): Pacing {
           let booking = ctx.bookings.get(rule.key);
           if (!booking || booking.used >= booking.count) booking = await book(ctx, rule, rate, Math.max(1, ctx.calls[rule.vendor] ?? 1));
           const wait = nextGo(booking) - now();
-          if (wait > inlineMs) throw new MustWait(rule.vendor, nextGo(booking), snapshot(ctx));
+          if (wait > inlineMs) throw new MustWait(rule.vendor, nextGo(booking) - WAKE_EARLY_MS, snapshot(ctx));
           if (wait > 0) await sleep(wait);
           booking.used += 1;
         },
@@ -173,7 +180,8 @@ export function pacing(deps: PacingDeps): Pacing {
           // Every run of this credential waits for the vendor; this step then books again after the hold.
           await deps.schedule.holdUntil(rule.key, until + cadenceOf(rate).burstMs);
           const booking = await book(ctx, rule, rate, Math.max(1, left ? left.count - left.used : (ctx.calls[rule.vendor] ?? 1)));
-          throw new MustWait(rule.vendor, Math.max(until, nextGo(booking)), snapshot(ctx));
+          // Its slot is after the vendor's "later": woken a little before it, the step waits for the slot itself.
+          throw new MustWait(rule.vendor, Math.max(until - WAKE_EARLY_MS, nextGo(booking) - WAKE_EARLY_MS), snapshot(ctx));
         },
       };
     },

@@ -38,7 +38,7 @@ describe('fifty onboardings submitted at once', () => {
     const waitingSeen = new Set<string>();
     const finals = await followAll(submitted, waitingSeen, Date.now() + 540_000);
     for (const [i, reply] of finals.entries()) {
-      expect(reply.status, companies[i]!.name).toBe(200);
+      expect(reply.status, `${companies[i]!.name}: ${reply.text.slice(0, 600)}`).toBe(200);
       expect(reply.body).toMatchObject({ success: true, integrations: { clickup: 'success', dropbox: 'success', resend: 'success', slack: 'success', close: 'success' } });
     }
     // While the vendors set the pace, a run's view said which and until when.

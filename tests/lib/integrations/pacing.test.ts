@@ -4,7 +4,7 @@
 // The DynamoDB schedule against dynalite: disjoint slots under concurrency.
 import { describe, expect, it } from 'vitest';
 import { dynamodbPaceSchedule } from '../../../lib/integrations/dynamodb-pace-schedule.ts';
-import { cadenceOf, MustWait, pacing, type PaceSchedule } from '../../../lib/integrations/pacing.ts';
+import { cadenceOf, MustWait, pacing, WAKE_EARLY_MS, type PaceSchedule } from '../../../lib/integrations/pacing.ts';
 import { useDynamo } from '../../support/dynamo.ts';
 
 /** A clock the code under test moves only by sleeping. */
@@ -70,11 +70,12 @@ describe('pacing', () => {
     const second = await p.within({ calls: { clickup: 15 } }, async () => p.of(rule).take()).catch((e) => e);
     expect(second).toBeInstanceOf(MustWait);
     const { intervalMs, burstMs } = cadenceOf(rate);
-    expect(second.until).toBe(time.now() + 15 * intervalMs - burstMs);
+    // Woken a second before its slot: starting its Lambda takes time; it waits out the rest itself.
+    expect(second.until).toBe(time.now() + 15 * intervalMs - burstMs - WAKE_EARLY_MS);
     expect(second.bookings).toEqual([expect.objectContaining({ key: 'clickup#abc', count: 15, used: 0 })]);
   });
 
-  it('goes on after the wait with the slots it booked, without booking again', async () => {
+  it('goes on after the wait with the slots it booked, without booking again, waiting for the first itself when woken a little early', async () => {
     const time = virtualTime();
     const schedule = memorySchedule();
     const p = pacing({ schedule, now: time.now, sleep: time.sleep });
@@ -110,11 +111,15 @@ describe('pacing', () => {
     const p = pacing({ schedule, now: time.now, sleep: time.sleep });
     const error = await p.within({ calls: { clickup: 15 } }, async () => p.of(rule).later(600_000)).catch((e) => e);
     expect(error).toBeInstanceOf(MustWait);
-    expect(error.until).toBeGreaterThanOrEqual(time.now() + 600_000);
+    expect(error.until).toBeGreaterThanOrEqual(time.now() + 600_000 - WAKE_EARLY_MS);
     expect(error.message).toBe(`waiting for clickup until ${new Date(error.until).toISOString()}`);
+    // Woken then, it waits for its slot, which is not before the vendor's time.
+    const resumedAt = time.advance(error.until - time.now());
+    await p.within({ bookings: error.bookings }, async () => p.of(rule).take());
+    expect(time.now()).toBeGreaterThanOrEqual(resumedAt + WAKE_EARLY_MS);
     // Another run's step, even one that had not called yet, books after the hold.
     const other = await p.within({ calls: { clickup: 1 } }, async () => p.of(rule).take()).catch((e) => e);
-    expect(other.until).toBeGreaterThanOrEqual(time.now() + 600_000);
+    expect(other.until + WAKE_EARLY_MS).toBeGreaterThanOrEqual(resumedAt + WAKE_EARLY_MS);
   });
 
   it('honours a "later" of a vendor with no rate, and paces nothing of it', async () => {

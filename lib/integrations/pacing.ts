@@ -65,8 +65,11 @@ export class MustWait extends Error {
 export const PACE_SHARE = 0.95;
 /** After a quiet spell, this share of the limit may go at once: with the pace, a vendor window still takes less than its limit. */
 export const BURST_SHARE = 0.03;
-/** How late a call may be sent after its slot (its Lambda, the network) and still not share a window with the limit's worth after it. */
-export const LATENESS_MS = 150;
+/**
+ * How late a call may be sent after its slot (its Lambda, the network, an earlier call of the same
+ * step answering slowly) and still not share a window with the limit's worth after it.
+ */
+export const LATENESS_MS = 500;
 
 /**
  * The spacing of slots and the burst a rule allows: at most 95% of the rate, and slow enough that

@@ -56,6 +56,11 @@ export interface VendorRateLimit {
   subject(c: Context): string | undefined | Promise<string | undefined>;
   /** The headers the vendor sends with an answer it counted, 429s included. */
   headers?(window: { limit: number; remaining: number; resetAt: number }): Record<string, string>;
+  /**
+   * A vendor that documents short bursts over its rate (rather than windows): up to this many calls
+   * at once, then the rate (a token bucket refilled at limit per window). Without it, fixed windows.
+   */
+  burst?: number;
 }
 
 export interface VendorEmulator {
@@ -284,14 +289,26 @@ export async function startEmulatorHost(options: {
       const id = `${vendor.vendor}|${subject}`;
       const at = Date.now();
       let window = windows.get(id);
-      if (!window || at >= window.openedAt + rate.windowSeconds * 1000) windows.set(id, (window = { openedAt: at, count: 0 }));
-      const resetAt = window.openedAt + rate.windowSeconds * 1000;
+      const burst = vendor.rateLimit!.burst;
+      if (burst) {
+        // A token bucket, kept as a window: `count` is the tokens spent, refilled at the rate since openedAt.
+        const perToken = (rate.windowSeconds * 1000) / rate.limit;
+        window ??= { openedAt: at, count: 0 };
+        const refilled = Math.floor((at - window.openedAt) / perToken);
+        window = { openedAt: window.openedAt + refilled * perToken, count: Math.max(0, window.count - refilled) };
+        if (window.count === 0) window.openedAt = at;
+        windows.set(id, window);
+      } else if (!window || at >= window.openedAt + rate.windowSeconds * 1000) {
+        windows.set(id, (window = { openedAt: at, count: 0 }));
+      }
+      const capacity = burst ?? rate.limit;
+      const resetAt = burst ? window.openedAt + (rate.windowSeconds * 1000) / rate.limit : window.openedAt + rate.windowSeconds * 1000;
       const counted = (res: Response) => {
-        const headers = vendor.rateLimit!.headers?.({ limit: rate.limit, remaining: Math.max(0, rate.limit - window.count), resetAt }) ?? {};
+        const headers = vendor.rateLimit!.headers?.({ limit: rate.limit, remaining: Math.max(0, capacity - window.count), resetAt }) ?? {};
         for (const [name, value] of Object.entries(headers)) res.headers.set(name, value);
         return res;
       };
-      if (window.count >= rate.limit) {
+      if (window.count >= capacity) {
         logged.fault = 'rate-limit';
         logged.status = 429;
         return counted(vendor.throttle(c, (resetAt - at) / 1000));

@@ -24,7 +24,7 @@ interface Message {
 export const SLACK_DIFFERENCES = [
   'An incoming webhook takes only text and blocks here (vendor-contracts §4); the real one also takes legacy fields (attachments, thread_ts, mrkdwn) and ignores unknown ones. Anything else is refused with 400 invalid_payload.',
   'chat.postMessage refuses an argument slack-web.json does not declare with ok:false invalid_arguments; the real method ignores unknown arguments.',
-  'One webhook and one channel. Enforces one message a second (SLACK_RATE_LIMIT) per webhook and per channel in fixed windows; the workspace-wide cap Slack also applies is not published, and not enforced.',
+  'One webhook and one channel. Enforces one message a second (SLACK_RATE_LIMIT) per webhook and per channel, with bursts of two (Slack allows short bursts without saying how long); the workspace-wide cap Slack also applies is not published, and not enforced.',
 ];
 
 export function slackEmulator(): VendorEmulator {
@@ -84,11 +84,12 @@ export function slackEmulator(): VendorEmulator {
     records: { chat: () => [...messages].reverse() },
     failure: (c) => c.text('rollup_error', 500),
     throttle: (c, seconds) => c.text('rate_limited', 429, { 'retry-after': String(Math.ceil(seconds)) }),
-    // About one message a second per incoming webhook, and per channel for chat.postMessage; past it, 429 with
-    // Retry-After (docs.slack.dev/apis/web-api/rate-limits; vendor-contracts §4).
+    // About one message a second per incoming webhook, and per channel for chat.postMessage, "short bursts >1
+    // allowed"; past it, 429 with Retry-After (api.slack.com/docs/rate-limits, "Posting messages"; vendor-contracts §4).
     rateLimit: {
       setting: 'SLACK_RATE_LIMIT',
       published: { limit: 1, windowSeconds: 1 },
+      burst: 2,
       subject: async (c) => {
         if (!c.req.path.endsWith('/api/chat.postMessage')) return c.req.path;
         const body = (await c.req.raw.clone().json().catch(() => null)) as { channel?: string } | null;

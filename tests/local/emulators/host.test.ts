@@ -127,6 +127,23 @@ describe('the emulator host', () => {
     expect(await (await fetch(`${h.url}/_local/limits`)).json()).toMatchObject({ notes: { setting: 'NOTES_RATE_LIMIT', published: { limit: 3, windowSeconds: 1 }, enforced: null } });
   });
 
+  it('enforces a vendor that allows short bursts as a token bucket: the burst at once, then the rate', async () => {
+    const h = await startEmulatorHost({ port: 0 });
+    hosts.push(h);
+    const bursty = notesVendor();
+    bursty.rateLimit = { ...bursty.rateLimit!, published: { limit: 2, windowSeconds: 1 }, burst: 3 };
+    h.register(bursty);
+    const statuses = async (n: number) => {
+      const out: number[] = [];
+      for (let i = 0; i < n; i++) out.push((await add(h, `b-${i}`, undefined, 'k')).status);
+      return out;
+    };
+    expect(await statuses(4)).toEqual([200, 200, 200, 429]);
+    // One token back every half second.
+    await new Promise((r) => setTimeout(r, 600));
+    expect(await statuses(2)).toEqual([200, 429]);
+  });
+
   it('logs every vendor call with the fault it met', async () => {
     const h = await host();
     await fault(h, { vendor: 'notes', mode: 'fail', count: 1, match: 'second' });

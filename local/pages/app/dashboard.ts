@@ -101,11 +101,10 @@ function renderAccounts(view: HTMLElement, me: Me, chosen?: PaidPlan): void {
       : paragraph('None yet: choose a plan, or complete the onboarding form on the ', link(`${config.portalUrl}/onboarding`, 'client portal'), '.'),
     me.invitations.length ? h('h2', {}, 'Invitations') : null,
     me.invitations.map(invitationRow),
-    h('h2', {}, 'Choose a plan'),
     // A plan is changed or cancelled in the provider's billing portal: a second checkout would start a second subscription.
-    me.accounts.some(isPaying)
-      ? paragraph('To change or cancel your plan, use Manage billing.')
-      : h('p', { class: 'plans' }, PAID_PLANS.map((plan) => planButton(me, plan, plan === chosen))),
+    ...(me.accounts.some(isPaying)
+      ? [h('h2', {}, 'Your plan'), paragraph('To change or cancel it, use Manage billing.')]
+      : [h('h2', {}, 'Choose a plan'), h('p', { class: 'plans' }, PAID_PLANS.map((plan) => planButton(me, plan, plan === chosen)))]),
   ));
 }
 

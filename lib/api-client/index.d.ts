@@ -1,8 +1,8 @@
 // The types of index.js. The routes' own types are generated (schema.d.ts).
 import type { Client, ClientOptions, FetchResponse } from 'openapi-fetch';
-import type { components, operations, paths } from './schema.js';
+import type { components, errorCodes, operations, paths } from './schema.js';
 
-export type { components, operations, paths };
+export type { components, errorCodes, operations, paths };
 
 /** Typed calls for every route: api.GET('/api/auth/me'), api.POST('/api/auth/login', { body }), ... */
 export type ApiClient = Client<paths, 'application/json'>;
@@ -26,8 +26,14 @@ export type RoutePath<M extends Method> = { [P in keyof paths]: paths[P][M] exte
 /** The error bodies a route documents: ErrorOf<'/api/auth/login', 'post'>. */
 export type ErrorOf<P extends RoutePath<M>, M extends Method> = NonNullable<FetchResponse<NonNullable<paths[P][M]>, {}, 'application/json'>['error']>;
 
-/** The error codes a route documents, e.g. ErrorCode<'/api/auth/login', 'post'>: switch on them with the compiler's help. */
-export type ErrorCode<P extends RoutePath<M>, M extends Method> = ErrorOf<P, M> extends { error: { code: infer C } } ? C : never;
+/**
+ * A route's error codes: the ones it is known to answer, which an editor
+ * completes and a switch narrows, or any other string (a later version may add
+ * codes). `const code: ErrorCode<'/api/auth/login', 'post'> = error.error.code`.
+ * With a status, the codes of that answer only: ErrorCode<'/api/auth/login', 'post', 403>.
+ */
+export type ErrorCode<P extends RoutePath<M>, M extends Method, S extends number = number> = KnownCode<P, M, S> | (string & {});
+type KnownCode<P, M, S> = P extends keyof errorCodes ? (M extends keyof errorCodes[P] ? { [K in keyof errorCodes[P][M] & S]: errorCodes[P][M][K] }[keyof errorCodes[P][M] & S] : never) : never;
 
 /** An operation's success body, by its operationId: DataOf<'currentUser'>. */
 export type DataOf<Op extends keyof operations> = NonNullable<FetchResponse<operations[Op], {}, 'application/json'>['data']>;

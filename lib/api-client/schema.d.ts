@@ -575,14 +575,16 @@ export interface components {
                 code: string;
                 /** @description Human-readable; never contains secrets */
                 message: string;
-                details?: {
-                    path?: string;
-                    message: string;
-                }[];
+                details?: components["schemas"]["ErrorDetails"];
             };
             /** @description Correlation id, also in the x-correlation-id header */
             requestId: string;
         };
+        /** @description One per problem: where (a JSON pointer into the request: /body/email, /query/plan) and what is wrong */
+        ErrorDetails: {
+            path?: string;
+            message: string;
+        }[];
     };
     responses: never;
     parameters: never;
@@ -699,7 +701,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "unauthenticated" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
         };
@@ -822,7 +831,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: ("invalid_request" | "malformed_json" | "account_required") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description Neither the internal API key nor the bearer token of the user being onboarded */
@@ -831,7 +847,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "unauthenticated" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description The body is over 256 KB */
@@ -840,7 +863,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "payload_too_large" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description Too many submissions (onboarding-v2 and enhanced together) by this user, with this service key, or for this account; enhanced runs are also limited per account per day. Retry-After says when to try again */
@@ -849,7 +879,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "rate_limited" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description An integration failed (success false, errors with context; recorded for follow-up), or an internal error */
@@ -858,7 +895,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: ("integrations_failed" | "internal_error" | "misconfigured") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description The internal service onboarding an address without a named account, held while an upgraded stage copies its member records (member_records_copying, with Retry-After) */
@@ -867,7 +911,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "member_records_copying" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
         };
@@ -941,7 +992,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "unauthenticated" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description No such run (or not yours) */
@@ -950,7 +1008,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "not_found" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description Finished with failed integrations, stopped before recording an outcome (onboarding_stopped), or never started (onboarding_not_started: submit again) */
@@ -959,7 +1024,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: ("integrations_failed" | "onboarding_stopped" | "onboarding_not_started" | "internal_error" | "misconfigured") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
         };
@@ -1012,7 +1084,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: ("weak_password" | "email_address_not_authorized" | "invalid_request" | "malformed_json") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description The e-mail address is already registered, verified or not (email_already_registered). A verified one does not change; an unverified one is contested: its earlier verification links stop working, and the address is e-mailed a link to finish the signup by choosing the password */
@@ -1021,7 +1100,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "email_already_registered" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description Too many requests from this address or for this e-mail (rate_limited); see Retry-After */
@@ -1030,7 +1116,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "rate_limited" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
         };
@@ -1087,7 +1180,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: ("invalid_request" | "malformed_json") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description Wrong e-mail or password (invalid_credentials); an unknown e-mail gets the same answer */
@@ -1096,7 +1196,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "invalid_credentials" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description The e-mail address is not verified yet (email_not_confirmed) */
@@ -1105,7 +1212,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "email_not_confirmed" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description Too many requests from this address or for this e-mail (rate_limited); see Retry-After */
@@ -1114,7 +1228,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "rate_limited" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
         };
@@ -1147,7 +1268,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "unauthenticated" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
         };
@@ -1224,7 +1352,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "unauthenticated" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
         };
@@ -1264,7 +1399,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: ("invalid_request" | "malformed_json") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description Too many requests from this address or for this e-mail (rate_limited); see Retry-After */
@@ -1273,7 +1415,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "rate_limited" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description The reset e-mail could not be sent */
@@ -1282,7 +1431,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: ("internal_error" | "misconfigured") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
         };
@@ -1324,7 +1480,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: ("invalid_token" | "weak_password" | "invalid_request" | "malformed_json") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description The account's security settings refuse a change from a reset link alone, e.g. it has a second sign-in factor (password_change_refused); nothing changed */
@@ -1333,7 +1496,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "password_change_refused" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description Too many requests from this address or for this e-mail (rate_limited); see Retry-After */
@@ -1342,7 +1512,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "rate_limited" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description The identity provider failed to update the password */
@@ -1351,7 +1528,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: ("internal_error" | "misconfigured") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
         };
@@ -1393,7 +1577,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: ("invalid_token" | "invalid_request" | "malformed_json") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
         };
@@ -1460,7 +1651,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: ("invalid_request" | "malformed_json") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description No valid bearer token (unauthenticated) */
@@ -1469,7 +1667,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "unauthenticated" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description You have opened RATE_LIMIT_ACCOUNTS accounts in the window; Retry-After says when to try again; nothing was made */
@@ -1478,7 +1683,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "rate_limited" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
         };
@@ -1541,7 +1753,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "invalid_request" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description No valid bearer token (unauthenticated) */
@@ -1550,7 +1769,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "unauthenticated" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description Your role in this account does not allow it (forbidden) */
@@ -1559,7 +1785,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "forbidden" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description No such account, or not one you belong to */
@@ -1568,7 +1801,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "account_not_found" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
         };
@@ -1610,7 +1850,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "invalid_request" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description No valid bearer token (unauthenticated) */
@@ -1619,7 +1866,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "unauthenticated" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description Your role in this account does not allow it (forbidden) */
@@ -1628,7 +1882,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "forbidden" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description No such account, or not one you belong to */
@@ -1637,7 +1898,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "account_not_found" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
         };
@@ -1667,7 +1935,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "invalid_request" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description No valid bearer token (unauthenticated) */
@@ -1676,7 +1951,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "unauthenticated" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description Your role in this account does not allow it (forbidden) */
@@ -1685,7 +1967,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "forbidden" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description No such account, or not one you belong to */
@@ -1694,7 +1983,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "account_not_found" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description The last owner (last_owner) */
@@ -1703,7 +1999,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "last_owner" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
         };
@@ -1751,7 +2054,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: ("invalid_request" | "malformed_json") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description No valid bearer token (unauthenticated) */
@@ -1760,7 +2070,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "unauthenticated" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description Your role in this account does not allow it (forbidden) */
@@ -1769,7 +2086,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "forbidden" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description No such account, or not one you belong to */
@@ -1778,7 +2102,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "account_not_found" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description The account would have no owner left (last_owner), or the membership changed meanwhile */
@@ -1787,7 +2118,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "last_owner" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
         };
@@ -1816,7 +2154,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "invalid_request" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description No valid bearer token (unauthenticated) */
@@ -1825,7 +2170,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "unauthenticated" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description Your role in this account does not allow it (forbidden) */
@@ -1834,7 +2186,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "forbidden" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description No such account, or not one you belong to */
@@ -1843,7 +2202,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "account_not_found" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description The last owner (last_owner) */
@@ -1852,7 +2218,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "last_owner" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
         };
@@ -1907,7 +2280,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "invalid_request" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description No valid bearer token (unauthenticated) */
@@ -1916,7 +2296,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "unauthenticated" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description Your role in this account does not allow it (forbidden) */
@@ -1925,7 +2312,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "forbidden" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description No such account, or not one you belong to */
@@ -1934,7 +2328,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "account_not_found" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
         };
@@ -1999,7 +2400,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: ("invalid_request" | "malformed_json") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description No valid bearer token (unauthenticated) */
@@ -2008,7 +2416,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "unauthenticated" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description Your role in this account does not allow it (forbidden) */
@@ -2017,7 +2432,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "forbidden" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description No such account, or not one you belong to */
@@ -2026,7 +2448,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "account_not_found" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description Already a member (already_member), or an open invitation exists (invitation_pending) */
@@ -2035,7 +2464,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: ("already_member" | "invitation_pending") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description The account, or you in all your accounts, sent RATE_LIMIT_INVITATIONS invitation e-mails in the window; Retry-After says when to try again; nothing was kept */
@@ -2044,7 +2480,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "rate_limited" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description The invitation e-mail could not be sent; nothing was kept */
@@ -2053,7 +2496,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: ("internal_error" | "misconfigured") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
         };
@@ -2107,7 +2557,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "invalid_request" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description No valid bearer token (unauthenticated) */
@@ -2116,7 +2573,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "unauthenticated" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description Your role in this account does not allow it (forbidden) */
@@ -2125,7 +2589,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "forbidden" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description No such account, or not one you belong to */
@@ -2134,7 +2605,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "account_not_found" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description Not pending any more (invitation_not_pending) */
@@ -2143,7 +2621,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "invitation_not_pending" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
         };
@@ -2178,7 +2663,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "unauthenticated" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description Sent to another address (invitation_not_for_you), or your address is not verified (email_not_confirmed) */
@@ -2187,7 +2679,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: ("invitation_not_for_you" | "email_not_confirmed") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description No such invitation */
@@ -2205,7 +2704,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "invitation_already_used" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description Expired (invitation_expired) or revoked (invitation_revoked) */
@@ -2214,7 +2720,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: ("invitation_expired" | "invitation_revoked") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
         };
@@ -2248,7 +2761,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "invalid_request" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description No valid bearer token (unauthenticated) */
@@ -2257,7 +2777,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "unauthenticated" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description Your role in this account does not allow it (forbidden) */
@@ -2266,7 +2793,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "forbidden" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description No such account, or not one you belong to */
@@ -2275,7 +2809,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "account_not_found" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description The account has no customer at the payment provider yet: choose a plan first (no_billing_customer) */
@@ -2284,7 +2825,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "no_billing_customer" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description The payment provider failed or is not configured */
@@ -2293,7 +2841,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: ("internal_error" | "misconfigured") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
         };
@@ -2332,7 +2887,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: ("invalid_plan" | "plan_unavailable" | "invalid_request" | "account_required") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description The e-mail address is not confirmed yet (email_not_confirmed), or your role in the account does not include billing */
@@ -2341,7 +2903,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: ("email_not_confirmed" | "forbidden") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description No such account, or not one you belong to */
@@ -2350,7 +2919,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "account_not_found" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description The payment provider failed or is not configured */
@@ -2359,7 +2935,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: ("internal_error" | "misconfigured") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
         };
@@ -2400,7 +2983,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: ("plan_unavailable" | "invalid_request" | "malformed_json") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description Too many checkout sessions from this address (rate_limited); see Retry-After */
@@ -2409,7 +2999,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "rate_limited" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description The payment provider failed or is not configured */
@@ -2418,7 +3015,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: ("internal_error" | "misconfigured") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
         };
@@ -2455,7 +3059,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: ("invalid_signature" | "malformed_json" | "invalid_payload") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description Not queued: Step Functions failed (the provider delivers it again later) */
@@ -2464,7 +3075,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: ("internal_error" | "misconfigured") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
         };
@@ -2521,7 +3139,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: ("invalid_signature" | "malformed_json" | "invalid_payload") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description No webhook at this address: an unknown, revoked (rotated) or malformed secret; nothing is written */
@@ -2539,7 +3164,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: ("delivery_in_progress" | "member_not_known_yet") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description Held while an upgraded stage copies its member records (member_records_copying, with Retry-After): deliver again later */
@@ -2548,7 +3180,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "member_records_copying" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
         };
@@ -2593,7 +3232,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: ("invalid_signature" | "malformed_json" | "invalid_payload") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description No webhook at this address: an unknown, revoked (rotated) or malformed secret; nothing is written */
@@ -2611,7 +3257,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: ("delivery_in_progress" | "member_not_known_yet") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
         };
@@ -2666,7 +3319,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "unauthenticated" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description A member of the account who is not an owner */
@@ -2675,7 +3335,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "forbidden" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description No such account, or not one the bearer token belongs to */
@@ -2684,7 +3351,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "account_not_found" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
         };
@@ -2739,7 +3413,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "unauthenticated" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description A member of the account who is not an owner */
@@ -2748,7 +3429,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "forbidden" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description No such account, or not one the bearer token belongs to */
@@ -2757,7 +3445,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "account_not_found" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description Another rotation is under way */
@@ -2832,7 +3527,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: ("invalid_request" | "malformed_json") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description Neither the internal API key nor a valid bearer token */
@@ -2841,7 +3543,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "unauthenticated" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description A member of the account who is not an owner */
@@ -2850,7 +3559,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "forbidden" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description No such account, or not one the bearer token belongs to */
@@ -2859,7 +3575,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "account_not_found" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
         };
@@ -2965,7 +3688,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: ("invalid_request" | "malformed_json" | "account_required") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description Neither the internal API key nor the bearer token of the user being onboarded */
@@ -2974,7 +3704,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "unauthenticated" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description The body is over 256 KB */
@@ -2983,7 +3720,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "payload_too_large" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description Too many submissions (onboarding-v2 and enhanced together) by this user, with this service key, or for this account; enhanced runs are also limited per account per day. Retry-After says when to try again */
@@ -2992,7 +3736,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "rate_limited" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description An integration failed (success false, errors with context; recorded for follow-up), or an internal error */
@@ -3001,7 +3752,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: ("integrations_failed" | "internal_error" | "misconfigured") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description The internal service onboarding an address without a named account, held while an upgraded stage copies its member records (member_records_copying, with Retry-After) */
@@ -3010,7 +3768,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "member_records_copying" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
         };
@@ -3116,7 +3881,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "unauthenticated" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description A signed-in user who is not an admin */
@@ -3125,7 +3897,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "forbidden" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description No such account */
@@ -3187,7 +3966,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: ("invalid_request" | "malformed_json") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description No admin key and no bearer token, or an invalid one */
@@ -3196,7 +3982,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "unauthenticated" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description A signed-in user who is not an admin */
@@ -3205,7 +3998,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "forbidden" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description No such account */
@@ -3217,6 +4017,247 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+        };
+    };
+}
+/** The error codes each route's answers are known to carry, by path, method and status; other codes may come. */
+export interface errorCodes {
+    "/status": {
+        get: {
+            401: "unauthenticated";
+        };
+    };
+    "/api/onboarding-v2": {
+        post: {
+            400: "invalid_request" | "malformed_json" | "account_required";
+            401: "unauthenticated";
+            413: "payload_too_large";
+            429: "rate_limited";
+            500: "integrations_failed" | "internal_error" | "misconfigured";
+            503: "member_records_copying";
+        };
+    };
+    "/api/onboarding/runs/{runId}": {
+        get: {
+            401: "unauthenticated";
+            404: "not_found";
+            500: "integrations_failed" | "onboarding_stopped" | "onboarding_not_started" | "internal_error" | "misconfigured";
+        };
+    };
+    "/api/auth/signup": {
+        post: {
+            400: "weak_password" | "email_address_not_authorized" | "invalid_request" | "malformed_json";
+            409: "email_already_registered";
+            429: "rate_limited";
+        };
+    };
+    "/api/auth/login": {
+        post: {
+            400: "invalid_request" | "malformed_json";
+            401: "invalid_credentials";
+            403: "email_not_confirmed";
+            429: "rate_limited";
+        };
+    };
+    "/api/auth/logout": {
+        post: {
+            401: "unauthenticated";
+        };
+    };
+    "/api/auth/me": {
+        get: {
+            401: "unauthenticated";
+        };
+    };
+    "/api/auth/forgot-password": {
+        post: {
+            400: "invalid_request" | "malformed_json";
+            429: "rate_limited";
+            500: "internal_error" | "misconfigured";
+        };
+    };
+    "/api/auth/reset-password": {
+        post: {
+            400: "invalid_token" | "weak_password" | "invalid_request" | "malformed_json";
+            403: "password_change_refused";
+            429: "rate_limited";
+            500: "internal_error" | "misconfigured";
+        };
+    };
+    "/api/verify-email": {
+        post: {
+            400: "invalid_token" | "invalid_request" | "malformed_json";
+        };
+    };
+    "/api/accounts": {
+        post: {
+            400: "invalid_request" | "malformed_json";
+            401: "unauthenticated";
+            429: "rate_limited";
+        };
+    };
+    "/api/accounts/{accountId}": {
+        get: {
+            400: "invalid_request";
+            401: "unauthenticated";
+            403: "forbidden";
+            404: "account_not_found";
+        };
+    };
+    "/api/accounts/{accountId}/members": {
+        get: {
+            400: "invalid_request";
+            401: "unauthenticated";
+            403: "forbidden";
+            404: "account_not_found";
+        };
+    };
+    "/api/accounts/{accountId}/members/{userId}": {
+        patch: {
+            400: "invalid_request" | "malformed_json";
+            401: "unauthenticated";
+            403: "forbidden";
+            404: "account_not_found";
+            409: "last_owner";
+        };
+        delete: {
+            400: "invalid_request";
+            401: "unauthenticated";
+            403: "forbidden";
+            404: "account_not_found";
+            409: "last_owner";
+        };
+    };
+    "/api/accounts/{accountId}/leave": {
+        post: {
+            400: "invalid_request";
+            401: "unauthenticated";
+            403: "forbidden";
+            404: "account_not_found";
+            409: "last_owner";
+        };
+    };
+    "/api/accounts/{accountId}/invitations": {
+        get: {
+            400: "invalid_request";
+            401: "unauthenticated";
+            403: "forbidden";
+            404: "account_not_found";
+        };
+        post: {
+            400: "invalid_request" | "malformed_json";
+            401: "unauthenticated";
+            403: "forbidden";
+            404: "account_not_found";
+            409: "already_member" | "invitation_pending";
+            429: "rate_limited";
+            500: "internal_error" | "misconfigured";
+        };
+    };
+    "/api/accounts/{accountId}/invitations/{invitationId}": {
+        delete: {
+            400: "invalid_request";
+            401: "unauthenticated";
+            403: "forbidden";
+            404: "account_not_found";
+            409: "invitation_not_pending";
+        };
+    };
+    "/api/invitations/{invitationId}/accept": {
+        post: {
+            401: "unauthenticated";
+            403: "invitation_not_for_you" | "email_not_confirmed";
+            409: "invitation_already_used";
+            410: "invitation_expired" | "invitation_revoked";
+        };
+    };
+    "/api/accounts/{accountId}/billing-portal": {
+        post: {
+            400: "invalid_request";
+            401: "unauthenticated";
+            403: "forbidden";
+            404: "account_not_found";
+            409: "no_billing_customer";
+            500: "internal_error" | "misconfigured";
+        };
+    };
+    "/api/checkout": {
+        get: {
+            400: "invalid_plan" | "plan_unavailable" | "invalid_request" | "account_required";
+            403: "email_not_confirmed" | "forbidden";
+            404: "account_not_found";
+            500: "internal_error" | "misconfigured";
+        };
+    };
+    "/api/checkout/session": {
+        post: {
+            400: "plan_unavailable" | "invalid_request" | "malformed_json";
+            429: "rate_limited";
+            500: "internal_error" | "misconfigured";
+        };
+    };
+    "/webhooks/payments": {
+        post: {
+            400: "invalid_signature" | "malformed_json" | "invalid_payload";
+            500: "internal_error" | "misconfigured";
+        };
+    };
+    "/webhooks/membership/{secret}": {
+        post: {
+            400: "invalid_signature" | "malformed_json" | "invalid_payload";
+            409: "delivery_in_progress" | "member_not_known_yet";
+            503: "member_records_copying";
+        };
+    };
+    "/webhooks/booking/{secret}": {
+        post: {
+            400: "invalid_signature" | "malformed_json" | "invalid_payload";
+            409: "delivery_in_progress" | "member_not_known_yet";
+        };
+    };
+    "/api/accounts/{accountId}/webhooks": {
+        get: {
+            401: "unauthenticated";
+            403: "forbidden";
+            404: "account_not_found";
+        };
+    };
+    "/api/accounts/{accountId}/webhooks/rotate": {
+        post: {
+            401: "unauthenticated";
+            403: "forbidden";
+            404: "account_not_found";
+        };
+    };
+    "/api/accounts/{accountId}/webhooks/signing-keys": {
+        put: {
+            400: "invalid_request" | "malformed_json";
+            401: "unauthenticated";
+            403: "forbidden";
+            404: "account_not_found";
+        };
+    };
+    "/api/onboarding/enhanced": {
+        post: {
+            400: "invalid_request" | "malformed_json" | "account_required";
+            401: "unauthenticated";
+            413: "payload_too_large";
+            429: "rate_limited";
+            500: "integrations_failed" | "internal_error" | "misconfigured";
+            503: "member_records_copying";
+        };
+    };
+    "/api/crawler/accounts/{accountId}/summary": {
+        get: {
+            401: "unauthenticated";
+            403: "forbidden";
+        };
+    };
+    "/api/crawler/accounts/{accountId}/refresh": {
+        post: {
+            400: "invalid_request" | "malformed_json";
+            401: "unauthenticated";
+            403: "forbidden";
         };
     };
 }

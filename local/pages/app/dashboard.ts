@@ -77,6 +77,11 @@ export async function dashboardPage(params: URLSearchParams): Promise<void> {
         banner!.textContent = `Payment confirmed: ${paid.companyName ?? 'your account'} is on the ${paid.plan} plan.`;
         return renderAccounts(view, current);
       }
+      // Bought while in no account: the purchase opens one, whose owner the buyer becomes by accepting its invitation.
+      if (current.invitations.length > me.invitations.length) {
+        banner!.textContent = 'Payment confirmed: it opened a new account. Accept its invitation below to manage it.';
+        return renderAccounts(view, current);
+      }
       await new Promise((resolve) => setTimeout(resolve, 1000));
       current = await signedInUser();
     }

@@ -70,7 +70,7 @@ export async function serveReferencePages(options: { site: Site; port: number; c
       const setting = site === 'dashboard' ? 'DASHBOARD_URL' : 'PORTAL_URL';
       reject(
         error.code === 'EADDRINUSE'
-          ? new Error(`port ${options.port} (the ${site}'s reference pages) is taken: if your own ${site} runs there, start with ${setting}=http://localhost:${options.port}`)
+          ? new Error(`port ${options.port} (the ${site}'s reference pages) is taken (EADDRINUSE): if your own ${site} runs there, start with ${setting}=http://localhost:${options.port}`)
           : error,
       );
     });

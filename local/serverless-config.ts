@@ -54,12 +54,14 @@ export function resourcesOfType(svc: ResolvedService, type: string): [string, Cf
 
 /**
  * The settings a developer may give `npm start` in the shell, for a front end under development:
- * the rate limits (RATE_LIMIT_SIGNUP=100/60, so five signups do not lock it out for ten minutes)
- * and CORS_EXTRA_ORIGINS (its dev server's origin, e.g. http://localhost:5173). The hermetic
- * local stack takes nothing else from the shell; tests and the bench pass none.
+ * the rate limits (RATE_LIMIT_SIGNUP=100/60, so five signups do not lock it out for ten minutes),
+ * CORS_EXTRA_ORIGINS (its dev server's origin, e.g. http://localhost:5173), and DASHBOARD_URL or
+ * PORTAL_URL when the front end itself is the dashboard or the portal (the stack's reference
+ * pages then leave that address to it). The hermetic local stack takes nothing else from the
+ * shell; tests and the bench pass none.
  */
 export function shellSettings(parent: NodeJS.ProcessEnv): Record<string, string> {
-  const allowed = (name: string) => /^RATE_LIMIT_[A-Z_]+$/.test(name) || name === 'CORS_EXTRA_ORIGINS';
+  const allowed = (name: string) => /^RATE_LIMIT_[A-Z_]+$/.test(name) || ['CORS_EXTRA_ORIGINS', 'DASHBOARD_URL', 'PORTAL_URL'].includes(name);
   return Object.fromEntries(Object.entries(parent).filter((e): e is [string, string] => allowed(e[0]) && !!e[1]?.trim()));
 }
 

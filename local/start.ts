@@ -8,7 +8,9 @@
 // adapters instead of the built-in crawler and page measurement.
 // RATE_LIMIT_<NAME>=<count>/<seconds> in the shell sets that limit (e.g.
 // RATE_LIMIT_SIGNUP=100/60 npm start), CORS_EXTRA_ORIGINS adds a front end's
-// origin (e.g. http://localhost:5173); nothing else comes from the shell.
+// origin (e.g. http://localhost:5173), DASHBOARD_URL or PORTAL_URL names your
+// own dashboard or portal (no reference pages are served for it); nothing else
+// comes from the shell.
 import { FIRECRAWL_API_KEY } from './emulators/firecrawl.ts';
 import { stopWhenOrphaned } from './orphan.ts';
 import { PAGESPEED_API_KEY } from './emulators/pagespeed.ts';
@@ -55,11 +57,17 @@ const stack = await starting.catch((error: Error) => {
   process.exit(1);
 });
 
+function frontEndNote(site: 'dashboard' | 'portal'): string {
+  return stack.pages.includes(site) ? '             (reference pages: docs/local-stack.md)' : `  (yours: ${site === 'dashboard' ? 'DASHBOARD_URL' : 'PORTAL_URL'})`;
+}
+
 console.log(`
 Ready in ${((performance.now() - started) / 1000).toFixed(1)} s
 
   API                 ${stack.urls.api}            (try ${stack.urls.api}/status)
   API description     ${stack.urls.api}/openapi.json
+  Dashboard           ${stack.urls.dashboard}${frontEndNote('dashboard')}
+  Client portal       ${stack.urls.portal}${frontEndNote('portal')}
   Vendor emulators    ${stack.urls.emulators}            (recordings, faults)
   DynamoDB            ${stack.urls.dynamodb}
   Step Functions      ${stack.urls.stepFunctions}   (aws stepfunctions ... --endpoint-url ${stack.urls.stepFunctions})

@@ -947,7 +947,14 @@ export function supabaseEmulator(options: SupabaseEmulatorOptions): VendorEmulat
 /** The emulator with other project settings (Site URL, allow list, authorized addresses), e.g. for tests. */
 export function supabaseVendorWith(settings: Omit<SupabaseEmulatorOptions, 'hostUrl'>): LocalVendor {
   return {
-    create: (ctx) => supabaseEmulator({ ...settings, hostUrl: ctx.hostUrl }),
+    // The project's URL configuration follows the stack's front ends, as a deployment's does (docs/deploying.md).
+    create: (ctx) =>
+      supabaseEmulator({
+        ...(ctx.dashboardUrl ? { siteUrl: ctx.dashboardUrl } : {}),
+        ...(ctx.portalUrl ? { redirectAllowList: [`${ctx.portalUrl}/**`] } : {}),
+        ...settings,
+        hostUrl: ctx.hostUrl,
+      }),
     env: (ctx) => ({
       SUPABASE_URL: ctx.hostUrl,
       SUPABASE_ANON_KEY,

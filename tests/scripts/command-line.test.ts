@@ -75,7 +75,7 @@ describe('the commands that need the local stack', () => {
   it('say, when nothing answers, which part is down and to run npm start first; exit 1 before any call', async () => {
     const down = `http://127.0.0.1:${await closedPort()}`;
     expect(await answers(down)).toBe(false);
-    const cases = [
+    const cases: { script: string; args: string[]; env: Record<string, string>; part: string; command: string }[] = [
       { script: 'scripts/executions.ts', args: ['list'], env: { AWS_ENDPOINT_URL_SFN: down }, part: 'Step Functions', command: 'npm run executions' },
       { script: 'scripts/migrations/migrate-members.ts', args: [], env: { AWS_ENDPOINT_URL_DYNAMODB: down }, part: 'DynamoDB', command: 'npm run migrate:members' },
       { script: 'scripts/migrations/migrate-memberships.ts', args: [], env: { AWS_ENDPOINT_URL_DYNAMODB: down }, part: 'DynamoDB', command: 'npm run migrate:memberships' },

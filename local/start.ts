@@ -5,7 +5,7 @@
 import { FIRECRAWL_API_KEY } from './emulators/firecrawl.ts';
 import { stopWhenOrphaned } from './orphan.ts';
 import { PAGESPEED_API_KEY } from './emulators/pagespeed.ts';
-import { shellSettings } from './serverless-config.ts';
+import { shellSettings, START_SETTINGS } from './serverless-config.ts';
 import { DEFAULT_PORTS, startStack } from './stack.ts';
 import { readCommandLine } from '../scripts/command-line.ts';
 
@@ -22,7 +22,9 @@ emulators and the API. Data is kept in .local/ between runs. Ctrl-C stops every 
   -h, --help          this help
 
 From the shell it takes only these settings:
-  RATE_LIMIT_<NAME>=<count>/<seconds>   that rate limit, e.g. RATE_LIMIT_SIGNUP=100/60 npm start
+  RATE_LIMIT_<NAME>=<count>/<seconds>   that rate limit (docs/api.md lists them), e.g. RATE_LIMIT_SIGNUP=5/600
+                                        npm start for production's; the limits per client IP and per e-mail
+                                        address are ${START_SETTINGS.RATE_LIMIT_SIGNUP} here unless set
   CORS_EXTRA_ORIGINS=<origins>          a front end's origins, e.g. http://localhost:5173`;
 const options = readCommandLine({
   usage: USAGE,
@@ -37,13 +39,14 @@ const crawlerVendors = options['crawler-vendors'];
 const started = performance.now();
 console.log('Starting the local stack (DynamoDB, Step Functions, vendor emulators, API)...');
 
+const settings: Record<string, string> = { ...START_SETTINGS, ...shellSettings(process.env), ...(crawlerVendors ? { FIRECRAWL_API_KEY, PAGESPEED_API_KEY } : {}) };
 const aborted = new AbortController();
 const starting = startStack({
   ports: DEFAULT_PORTS,
   dataDir: '.local',
   watch,
   inProcess: !watch,
-  settings: { ...shellSettings(process.env), ...(crawlerVendors ? { FIRECRAWL_API_KEY, PAGESPEED_API_KEY } : {}) },
+  settings,
   log: (line) => console.log(`  ${line}`),
   signal: aborted.signal,
 });
@@ -81,5 +84,7 @@ Ready in ${((performance.now() - started) / 1000).toFixed(1)} s
   Step Functions      ${stack.urls.stepFunctions}   (aws stepfunctions ... --endpoint-url ${stack.urls.stepFunctions})
   Lambda (invoke)     ${stack.urls.lambda}
 
+A front end's supabase-js: SUPABASE_URL ${stack.env.SUPABASE_URL}, SUPABASE_ANON_KEY ${stack.env.SUPABASE_ANON_KEY}
+Rate limits: signup ${settings.RATE_LIMIT_SIGNUP}, login ${settings.RATE_LIMIT_LOGIN} (RATE_LIMIT_<NAME>=<count>/<seconds> npm start sets one: npm start -- --help)
 Data is kept in .local/ between runs. Press Ctrl-C to stop.
 `);

@@ -210,10 +210,11 @@ function spawnOffline(ports: Ports, env: Record<string, string>, options: StackO
     const filter = consoleFilter();
     let partial = ''; // a chunk may end inside a line
     let idle: NodeJS.Timeout | undefined;
-    const flush = () => {
+    const flush = (ended = false) => {
       if (partial.trim()) filter.push(partial).forEach(log);
       partial = '';
-      filter.flush().forEach(log);
+      (ended ? filter.end() : filter.flush()).forEach(log);
+      if (!ended && filter.waiting()) idle = setTimeout(flush, 250).unref();
     };
     stream.setEncoding('utf8');
     stream.on('data', (chunk: string) => {
@@ -223,7 +224,10 @@ function spawnOffline(ports: Ports, env: Record<string, string>, options: StackO
       clearTimeout(idle);
       idle = setTimeout(flush, 250).unref();
     });
-    stream.on('end', flush);
+    stream.on('end', () => {
+      clearTimeout(idle);
+      flush(true);
+    });
   };
   forward(child.stdout!);
   forward(child.stderr!);

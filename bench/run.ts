@@ -2,25 +2,13 @@
 // measures cold starts, warm middleware overhead, onboarding end to end and
 // webhook acknowledgement, each against its floor in the same run. Prints the
 // report and writes it to bench/results/ (JSON and markdown). Never a test:
-// figures are reported against budgets, nothing fails on them.
-//
-//   npm run bench                      everything (about eleven minutes)
-//   npm run bench -- --quick           fewer rounds, for a first look
-//   npm run bench -- --rounds 30       cold-start rounds (default 20): more narrow the intervals
-//                                      that decide whether a floor proves a budget unmeetable
-//   npm run bench -- --only cold,warm  some parts (cold, warm, onboarding, webhooks, gap, burst); without
-//                                      cold and warm, nothing is packaged: e.g. --only gap
-//   npm run bench -- --only burst      fifty onboardings at once against the vendors' limits (scaled down),
-//                                      on a stack of its own
-//   npm run bench -- --only cold --functions login,status
-//                                      cold starts of some functions only (no variants)
-//   npm run bench -- --cpu-prof DIR    also one untimed cold start of each function and its
-//                                      fixed-SDK floor with a V8 CPU profile, written to DIR
+// figures are reported against budgets, nothing fails on them. Its options are
+// in USAGE below (`npm run bench -- --help`).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, platform, release } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { hermetic } from '../local/serverless-config.ts';
+import { exitWithUsage, readCommandLine } from '../scripts/command-line.ts';
 import { buildLikeLambda, packageService, type PackagedFunction } from './build.ts';
 import { measureColdStarts, type SdkFloorBuilder, type Variant } from './cold-start.ts';
 import { measureBurst } from './burst.ts';
@@ -33,16 +21,38 @@ import { measureWarm } from './warm.ts';
 import { measureWebhooks } from './webhooks.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const { values: args } = parseArgs({
+const PARTS = ['cold', 'warm', 'onboarding', 'webhooks', 'gap', 'burst'];
+const USAGE = `Usage: npm run bench -- [--quick] [--rounds <n>] [--only <parts>] [--functions <keys>] [--cpu-prof <dir>]
+
+Packages the service, starts the local stack on free ports, and measures each part against
+its floor; prints the report and writes it to bench/results/. Everything takes about thirteen
+minutes on two cores.
+
+  --quick             fewer rounds, for a first look
+  --rounds <n>        cold-start rounds (default 20, 3 with --quick): more narrow the intervals
+                      that decide whether a floor proves a budget unmeetable
+  --only <parts>      some parts, comma-separated: ${PARTS.join(', ')} (default: all); without
+                      cold and warm, nothing is packaged (e.g. --only gap); burst: fifty onboardings
+                      at once against the vendors' limits (scaled down), on a stack of its own
+  --functions <keys>  with --only cold: cold starts of these functions only (no variants),
+                      e.g. login,status
+  --cpu-prof <dir>    also one untimed cold start of each function and its fixed-SDK floor
+                      with a V8 CPU profile, written to <dir>
+  -h, --help          this help`;
+const args = readCommandLine({
+  usage: USAGE,
   options: {
     quick: { type: 'boolean', default: false },
-    only: { type: 'string', default: 'cold,warm,onboarding,webhooks,gap,burst' },
+    only: { type: 'string', default: PARTS.join(',') },
     rounds: { type: 'string' },
     functions: { type: 'string' },
     'cpu-prof': { type: 'string' },
   },
 });
 const parts = new Set(args.only.split(','));
+const unknownParts = [...parts].filter((part) => !PARTS.includes(part));
+if (unknownParts.length) exitWithUsage(`--only: no part ${unknownParts.join(', ')} (parts: ${PARTS.join(', ')})`, USAGE);
+if (args.rounds !== undefined && !/^[1-9][0-9]*$/.test(args.rounds)) exitWithUsage(`--rounds: '${args.rounds}' is no whole number above 0`, USAGE);
 const settings = {
   coldStartRounds: Number(args.rounds ?? (args.quick ? 3 : 20)),
   warmProcesses: args.quick ? 3 : 10,

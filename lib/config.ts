@@ -89,15 +89,19 @@ function reader(env: Env) {
     pace(name: string, fallback: string): RateLimit | null {
       return (value(name) ?? fallback) === 'none' ? null : this.limit(name, fallback);
     },
-    /** "count/seconds", e.g. "5/600" = five per ten minutes. */
-    limit(name: string, fallback: string): RateLimit {
+    /**
+     * "count/seconds", e.g. "5/600" = five per ten minutes; with `advice` (RATE_LIMIT_ADVICE), also what
+     * a refused client is told, its {setting} and {value} standing for this limit's setting and value.
+     */
+    limit(name: string, fallback: string, advice?: string): RateLimit {
       const v = value(name) ?? fallback;
       const m = /^(\d+)\/(\d+)$/.exec(v);
       if (!m) {
         problems.push(`${name} must look like <count>/<seconds>, e.g. 5/600`);
         return { limit: 1, windowSeconds: 1 };
       }
-      return { limit: Number(m[1]), windowSeconds: Number(m[2]) };
+      const limit = { limit: Number(m[1]), windowSeconds: Number(m[2]) };
+      return advice ? { ...limit, advice: advice.replaceAll('{setting}', name).replaceAll('{value}', `${m[1]}/${m[2]}`) } : limit;
     },
   };
 }
@@ -105,6 +109,8 @@ function reader(env: Env) {
 export interface RateLimit {
   limit: number;
   windowSeconds: number;
+  /** What a refused client is told besides "try again later", when RATE_LIMIT_ADVICE is set. */
+  advice?: string;
 }
 
 type Reader = ReturnType<typeof reader>;
@@ -380,22 +386,27 @@ export function onboardingWaitMs(env: Env = process.env): number {
 }
 
 // --- Limits ---
+// RATE_LIMIT_ADVICE, when set, is a sentence for whoever a limit refuses (the local stack says there
+// how to change the limit); unset, as on AWS, a refusal says only to try again later.
 
 export function rateLimitSettings(env: Env = process.env) {
-  return section(env, (r) => ({
-    signup: r.limit('RATE_LIMIT_SIGNUP', '5/600'),
-    login: r.limit('RATE_LIMIT_LOGIN', '10/300'),
-    forgotPassword: r.limit('RATE_LIMIT_FORGOT_PASSWORD', '5/900'),
-    resetPassword: r.limit('RATE_LIMIT_RESET_PASSWORD', '5/900'),
-    perEmail: r.limit('RATE_LIMIT_PER_EMAIL', '3/900'),
-    checkoutSession: r.limit('RATE_LIMIT_CHECKOUT_SESSION', '20/600'),
-  }));
+  return section(env, (r) => {
+    const advice = r.optional('RATE_LIMIT_ADVICE');
+    return {
+      signup: r.limit('RATE_LIMIT_SIGNUP', '5/600', advice),
+      login: r.limit('RATE_LIMIT_LOGIN', '10/300', advice),
+      forgotPassword: r.limit('RATE_LIMIT_FORGOT_PASSWORD', '5/900', advice),
+      resetPassword: r.limit('RATE_LIMIT_RESET_PASSWORD', '5/900', advice),
+      perEmail: r.limit('RATE_LIMIT_PER_EMAIL', '3/900', advice),
+      checkoutSession: r.limit('RATE_LIMIT_CHECKOUT_SESSION', '20/600', advice),
+    };
+  });
 }
 export type RateLimits = ReturnType<typeof rateLimitSettings>;
 
 /** Invitation e-mails per account (every kind: a person's, a sync's, the service's), and per inviting person. */
 export function invitationLimit(env: Env = process.env): RateLimit {
-  return section(env, (r) => r.limit('RATE_LIMIT_INVITATIONS', '50/3600'));
+  return section(env, (r) => r.limit('RATE_LIMIT_INVITATIONS', '50/3600', r.optional('RATE_LIMIT_ADVICE')));
 }
 
 /**
@@ -404,7 +415,7 @@ export function invitationLimit(env: Env = process.env): RateLimit {
  * new invitation budget and a new company name.
  */
 export function accountOpeningLimit(env: Env = process.env): RateLimit {
-  return section(env, (r) => r.limit('RATE_LIMIT_ACCOUNTS', '10/86400'));
+  return section(env, (r) => r.limit('RATE_LIMIT_ACCOUNTS', '10/86400', r.optional('RATE_LIMIT_ADVICE')));
 }
 
 /**
@@ -414,12 +425,15 @@ export function accountOpeningLimit(env: Env = process.env): RateLimit {
  * a longer window.
  */
 export function onboardingLimitSettings(env: Env = process.env) {
-  return section(env, (r) => ({
-    perUser: r.limit('RATE_LIMIT_ONBOARDING_PER_USER', '10/600'),
-    perServiceKey: r.limit('RATE_LIMIT_ONBOARDING_PER_SERVICE_KEY', '1200/60'),
-    perAccount: r.limit('RATE_LIMIT_ONBOARDING_PER_ACCOUNT', '20/600'),
-    enhancedPerAccount: r.limit('RATE_LIMIT_ENHANCED_PER_ACCOUNT', '10/86400'),
-  }));
+  return section(env, (r) => {
+    const advice = r.optional('RATE_LIMIT_ADVICE');
+    return {
+      perUser: r.limit('RATE_LIMIT_ONBOARDING_PER_USER', '10/600', advice),
+      perServiceKey: r.limit('RATE_LIMIT_ONBOARDING_PER_SERVICE_KEY', '1200/60', advice),
+      perAccount: r.limit('RATE_LIMIT_ONBOARDING_PER_ACCOUNT', '20/600', advice),
+      enhancedPerAccount: r.limit('RATE_LIMIT_ENHANCED_PER_ACCOUNT', '10/86400', advice),
+    };
+  });
 }
 export type OnboardingLimits = ReturnType<typeof onboardingLimitSettings>;
 

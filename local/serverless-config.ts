@@ -54,15 +54,34 @@ export function resourcesOfType(svc: ResolvedService, type: string): [string, Cf
 
 /**
  * The settings a developer may give `npm start` in the shell, for a front end under development:
- * the rate limits (RATE_LIMIT_SIGNUP=100/60, so five signups do not lock it out for ten minutes)
- * a vendor's rate limit (CLICKUP_RATE_LIMIT=1000/60: the service paces to it, its emulator enforces it),
- * and CORS_EXTRA_ORIGINS (its dev server's origin, e.g. http://localhost:5173). The hermetic
- * local stack takes nothing else from the shell; tests and the bench pass none.
+ * the rate limits (RATE_LIMIT_SIGNUP=5/600 to see production's), a vendor's rate limit
+ * (CLICKUP_RATE_LIMIT=1000/60: the service paces to it, its emulator enforces it), CORS_EXTRA_ORIGINS
+ * (its dev server's origin, e.g. http://localhost:5173), and DASHBOARD_URL or PORTAL_URL when the
+ * front end itself is the dashboard or the portal (the stack's reference pages then leave that
+ * address to it). The hermetic local stack takes nothing else from the shell; tests and the bench
+ * pass none.
  */
 export function shellSettings(parent: NodeJS.ProcessEnv): Record<string, string> {
-  const allowed = (name: string) => /^RATE_LIMIT_[A-Z_]+$/.test(name) || /^[A-Z]+_RATE_LIMIT$/.test(name) || name === 'CORS_EXTRA_ORIGINS';
+  const allowed = (name: string) =>
+    /^RATE_LIMIT_[A-Z_]+$/.test(name) || /^[A-Z]+_RATE_LIMIT$/.test(name) || ['CORS_EXTRA_ORIGINS', 'DASHBOARD_URL', 'PORTAL_URL'].includes(name);
   return Object.fromEntries(Object.entries(parent).filter((e): e is [string, string] => allowed(e[0]) && !!e[1]?.trim()));
 }
+
+/**
+ * What `npm start` gives the service before the shell's settings (which win): on one machine every
+ * client has the same address, so the limits counted per client IP, and per e-mail address, are
+ * generous (production's five signups in ten minutes are reached by the walk-throughs alone), and a
+ * refused client is told the setting to change. The tests' stacks keep production's defaults.
+ */
+export const START_SETTINGS: Readonly<Record<string, string>> = {
+  RATE_LIMIT_SIGNUP: '1000/60',
+  RATE_LIMIT_LOGIN: '1000/60',
+  RATE_LIMIT_FORGOT_PASSWORD: '1000/60',
+  RATE_LIMIT_RESET_PASSWORD: '1000/60',
+  RATE_LIMIT_PER_EMAIL: '1000/60',
+  RATE_LIMIT_CHECKOUT_SESSION: '1000/60',
+  RATE_LIMIT_ADVICE: 'This local stack allows {value} ({setting}); to change it, start the stack with {setting}=<count>/<seconds> npm start',
+};
 
 /**
  * The local stack never inherits service settings from the shell or a .env

@@ -10,6 +10,8 @@ export interface ConsoleAccount {
   name?: string;
   slug?: string;
   domain?: string;
+  /** The account's contact address (contact_email). */
+  contactEmail?: string;
   /** The contact's and every member record's address. */
   emails: string[];
   stripeCustomer?: string;
@@ -57,6 +59,7 @@ export function serviceView(options: { endpoint: string; region: string; tablePr
         name: str(a.company_name),
         slug: str(a.portal_slug),
         domain: str(a.company_domain),
+        contactEmail: str(a.contact_email)?.toLowerCase(),
         stripeCustomer: str(a.stripe_customer_id),
         emails: [
           ...new Set(

@@ -1,6 +1,7 @@
 // The whole service on one machine, with nothing to sign up for:
 //   dynalite (DynamoDB) · the local Step Functions endpoint · the vendor
-//   emulator host · serverless-offline (API Gateway + Lambda).
+//   emulator host · serverless-offline (API Gateway + Lambda) · reference
+//   pages at the dashboard's and the portal's addresses (local/pages).
 // `npm start` runs it on the fixed ports below; the test suite runs its own
 // on free ports, so both can run side by side.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -11,6 +12,7 @@ import { consoleFilter } from './console-filter.ts';
 import { createTables, startDynamo } from './dynamodb.ts';
 import { startEmulatorHost, type Rate } from './emulators/host.ts';
 import { localVendors, type EmulatorContext } from './emulators/index.ts';
+import { serveReferencePages, type Site } from './pages/server.ts';
 import { serviceView, type ServiceView } from './service-view.ts';
 import { hermetic, resolveService, SLS_BIN } from './serverless-config.ts';
 import { StepFunctionsEngine } from './stepfunctions/engine.ts';
@@ -18,8 +20,9 @@ import { lambdaInvoker } from './stepfunctions/lambda-invoker.ts';
 import { localMachines } from './stepfunctions/machines.ts';
 import { serveStepFunctions } from './stepfunctions/server.ts';
 
-export const DEFAULT_PORTS = { api: 10000, emulators: 10001, lambda: 3002, dynamodb: 8000, stepFunctions: 8083 };
-export type Ports = typeof DEFAULT_PORTS;
+export const DEFAULT_PORTS = { api: 10000, emulators: 10001, lambda: 3002, dynamodb: 8000, stepFunctions: 8083, dashboard: 3000, portal: 3001 };
+/** The reference pages' ports may be left out: they then take free ones. */
+export type Ports = Omit<typeof DEFAULT_PORTS, Site> & Partial<Pick<typeof DEFAULT_PORTS, Site>>;
 
 export const LOCAL_STAGE = 'local';
 export const LOCAL_REGION = 'eu-west-1';
@@ -40,7 +43,11 @@ export interface StackOptions {
    * machine. Handlers are stateless, so they behave the same either way.
    */
   inProcess?: boolean;
-  /** Extra or overriding service settings, e.g. shorter timeouts in tests. */
+  /**
+   * Extra or overriding service settings, e.g. shorter timeouts in tests.
+   * A DASHBOARD_URL or PORTAL_URL here is a front end of your own: the stack
+   * then serves no reference pages for that site.
+   */
   settings?: Record<string, string>;
   log?: (line: string) => void;
   /** Aborting it while the stack starts stops what has started, and startStack rejects. */
@@ -49,7 +56,9 @@ export interface StackOptions {
 
 export interface Stack {
   ports: Ports;
-  urls: { api: string; emulators: string; dynamodb: string; stepFunctions: string; lambda: string };
+  urls: { api: string; emulators: string; dynamodb: string; stepFunctions: string; lambda: string; dashboard: string; portal: string };
+  /** The sites whose reference pages this stack serves (those without a DASHBOARD_URL or PORTAL_URL of their own). */
+  pages: Site[];
   /** The settings the Lambdas run with. */
   env: Record<string, string>;
   engine: StepFunctionsEngine;
@@ -60,8 +69,15 @@ export interface Stack {
 
 export async function startStack(options: StackOptions): Promise<Stack> {
   const log = options.log ?? (() => {});
-  const ports = { ...options.ports };
+  const ports: Ports = { ...options.ports };
+  // The sites given no address of their own get reference pages, on a free port unless one is named.
+  const pages = (['dashboard', 'portal'] as const).filter((site) => !options.settings?.[siteSetting[site]]);
+  for (const site of pages) ports[site] ??= 0;
   for (const key of Object.keys(ports) as (keyof Ports)[]) if (ports[key] === 0) ports[key] = await freePort();
+  const frontEnds = {
+    dashboard: options.settings?.DASHBOARD_URL ?? `http://localhost:${ports.dashboard}`,
+    portal: options.settings?.PORTAL_URL ?? `http://localhost:${ports.portal}`,
+  };
 
   const cleanups: (() => Promise<void> | void)[] = [];
   const stop = async () => {
@@ -72,7 +88,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const dynamo = await startDynamo(ports.dynamodb, options.dataDir && join(options.dataDir, 'dynamodb'));
     cleanups.push(dynamo.stop);
 
-    const ctx: EmulatorContext = { hostUrl: `http://localhost:${ports.emulators}`, apiUrl: `http://localhost:${ports.api}` };
+    const ctx: EmulatorContext = {
+      hostUrl: `http://localhost:${ports.emulators}`,
+      apiUrl: `http://localhost:${ports.api}`,
+      dashboardUrl: frontEnds.dashboard,
+      portalUrl: frontEnds.portal,
+    };
     // The console reads the service's tables once they exist.
     let readService: (() => Promise<ServiceView>) | undefined;
     const host = await startEmulatorHost({
@@ -84,8 +105,17 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const emulators = localVendors.map((vendor) => vendor.create(ctx));
     for (const emulator of emulators) host.register(emulator);
 
+    for (const site of pages) {
+      const server = await serveReferencePages({
+        site,
+        port: ports[site]!,
+        config: { apiUrl: ctx.apiUrl, dashboardUrl: frontEnds.dashboard, portalUrl: frontEnds.portal },
+      });
+      cleanups.push(server.stop);
+    }
+
     const env: Record<string, string> = {
-      ...baseSettings(ports),
+      ...baseSettings(ports, frontEnds),
       ...Object.assign({}, ...localVendors.map((v) => v.env(ctx))),
       ...options.settings,
     };
@@ -126,7 +156,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         dynamodb: dynamo.endpoint,
         stepFunctions: sfnServer.endpoint,
         lambda: `http://127.0.0.1:${ports.lambda}`,
+        ...frontEnds,
       },
+      pages,
       env,
       engine,
       dynamoRequests: dynamo.requests,
@@ -145,9 +177,10 @@ function rateOf(name: string, value: string): Rate | null {
   if (!m || Number(m[1]) === 0 || Number(m[2]) === 0) throw new Error(`${name} must look like <count>/<seconds> or none, not ${value}`);
   return { limit: Number(m[1]), windowSeconds: Number(m[2]) };
 }
+const siteSetting = { dashboard: 'DASHBOARD_URL', portal: 'PORTAL_URL' } as const;
 
 /** Settings every local run has: where AWS services are, and the service's own URLs and keys. */
-function baseSettings(ports: Ports): Record<string, string> {
+function baseSettings(ports: Ports, frontEnds: Record<Site, string>): Record<string, string> {
   return {
     AWS_REGION: LOCAL_REGION,
     AWS_ACCESS_KEY_ID: 'local',
@@ -156,8 +189,8 @@ function baseSettings(ports: Ports): Record<string, string> {
     AWS_ENDPOINT_URL_SFN: `http://127.0.0.1:${ports.stepFunctions}`,
     AWS_ENDPOINT_URL_LAMBDA: `http://127.0.0.1:${ports.lambda}`,
     LOG_LEVEL: 'info',
-    PORTAL_URL: 'http://localhost:3001',
-    DASHBOARD_URL: 'http://localhost:3000',
+    PORTAL_URL: frontEnds.portal,
+    DASHBOARD_URL: frontEnds.dashboard,
     PUBLIC_API_URL: `http://localhost:${ports.api}`,
     INTERNAL_API_KEY: 'local-internal-api-key',
     ADMIN_API_KEY: 'local-admin-api-key',
@@ -190,10 +223,11 @@ function spawnOffline(ports: Ports, env: Record<string, string>, options: StackO
     const filter = consoleFilter();
     let partial = ''; // a chunk may end inside a line
     let idle: NodeJS.Timeout | undefined;
-    const flush = () => {
+    const flush = (ended = false) => {
       if (partial.trim()) filter.push(partial).forEach(log);
       partial = '';
-      filter.flush().forEach(log);
+      (ended ? filter.end() : filter.flush()).forEach(log);
+      if (!ended && filter.waiting()) idle = setTimeout(flush, 250).unref();
     };
     stream.setEncoding('utf8');
     stream.on('data', (chunk: string) => {
@@ -203,7 +237,10 @@ function spawnOffline(ports: Ports, env: Record<string, string>, options: StackO
       clearTimeout(idle);
       idle = setTimeout(flush, 250).unref();
     });
-    stream.on('end', flush);
+    stream.on('end', () => {
+      clearTimeout(idle);
+      flush(true);
+    });
   };
   forward(child.stdout!);
   forward(child.stderr!);

@@ -17,7 +17,7 @@ export interface Options {
 
 export type CommandLine =
   | { kind: 'help'; text: string }
-  | { kind: 'error'; message: string }
+  | { kind: 'error'; message: string; usage: string }
   | { kind: 'run'; command: Command; id?: string; options: Options };
 
 type Command = 'list' | 'show' | 'redrive' | 'follow-ups';
@@ -82,7 +82,7 @@ export const helpOf = (command?: string): string => (command && command in HELP 
 
 const isCommand = (c: string | undefined): c is Command => c !== undefined && c in HELP;
 
-/** Reads the arguments after `npm run executions --`. Never throws: bad input is an error to print with a hint. */
+/** Reads the arguments after `npm run executions --`. Never throws: bad input is an error to print with the usage it concerns. */
 export function parseCommandLine(argv: string[]): CommandLine {
   let parsed;
   try {
@@ -101,23 +101,22 @@ export function parseCommandLine(argv: string[]): CommandLine {
   } catch (error) {
     // parseArgs says e.g. "Unknown option '--foo'"; its advice about '--' does not apply here.
     const message = (error as Error).message.split('. ')[0]!.replace(/\.$/, '');
-    const command = argv.find((a) => !a.startsWith('-'));
-    return { kind: 'error', message: `${message}. Run npm run executions -- ${isCommand(command) ? `${command} ` : ''}--help` };
+    return { kind: 'error', message, usage: helpOf(argv.find((a) => !a.startsWith('-'))) };
   }
   const { values, positionals } = parsed;
   const [first, second, ...rest] = positionals;
   if (first === 'help') return { kind: 'help', text: helpOf(second) };
   if (values.help) return { kind: 'help', text: helpOf(first) };
-  if (first === undefined) return { kind: 'error', message: GENERAL };
-  if (!isCommand(first)) return { kind: 'error', message: `Unknown command '${first}'. Commands: ${Object.keys(HELP).join(', ')}. Run npm run executions -- --help` };
-  const hint = `Run npm run executions -- ${first} --help`;
+  if (first === undefined) return { kind: 'error', message: `No command given. Commands: ${Object.keys(HELP).join(', ')}`, usage: GENERAL };
+  if (!isCommand(first)) return { kind: 'error', message: `Unknown command '${first}'. Commands: ${Object.keys(HELP).join(', ')}`, usage: GENERAL };
+  const refuse = (message: string) => ({ kind: 'error' as const, message, usage: helpOf(first) });
   const takesId = first === 'show' || first === 'redrive';
-  if (takesId && second === undefined) return { kind: 'error', message: `${first} needs an execution name or ARN. ${hint}` };
+  if (takesId && second === undefined) return refuse(`${first} needs an execution name or ARN`);
   const extra = takesId ? rest : [second, ...rest].filter((p) => p !== undefined);
-  if (extra.length) return { kind: 'error', message: `Unexpected argument '${extra[0]}'. ${hint}` };
-  if (!/^[a-z0-9-]{1,32}$/.test(values.stage!)) return { kind: 'error', message: `Invalid stage '${values.stage}' (lower-case letters, digits and dashes). ${hint}` };
-  if (!MACHINES.includes(values.machine!)) return { kind: 'error', message: `Unknown machine '${values.machine}': ${MACHINES.join(', ')}. ${hint}` };
-  if (values.status !== undefined && !STATUSES.includes(values.status)) return { kind: 'error', message: `Unknown status '${values.status}': ${STATUSES.join(', ')}. ${hint}` };
+  if (extra.length) return refuse(`Unexpected argument '${extra[0]}'`);
+  if (!/^[a-z0-9-]{1,32}$/.test(values.stage!)) return refuse(`Invalid stage '${values.stage}' (lower-case letters, digits and dashes)`);
+  if (!MACHINES.includes(values.machine!)) return refuse(`Unknown machine '${values.machine}': ${MACHINES.join(', ')}`);
+  if (values.status !== undefined && !STATUSES.includes(values.status)) return refuse(`Unknown status '${values.status}': ${STATUSES.join(', ')}`);
   return {
     kind: 'run',
     command: first,

@@ -14,6 +14,7 @@ import {
   type HistoryEvent,
 } from '@aws-sdk/client-sfn';
 import { QueryCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { exitWithUsage, LOCAL_STACK, requireLocalStack } from './command-line.ts';
 import { describeFollowUp, parseCommandLine, type OpenFollowUp, type RunOf } from './executions-cli.ts';
 
 const SERVICE = 'agency-backend';
@@ -22,10 +23,7 @@ if (line.kind === 'help') {
   console.log(line.text);
   process.exit(0);
 }
-if (line.kind === 'error') {
-  console.error(line.message);
-  process.exit(2);
-}
+if (line.kind === 'error') exitWithUsage(line.message, line.usage);
 const { command, id, options: values } = line;
 const stage = values.stage;
 const local = stage === 'local';
@@ -33,7 +31,10 @@ const clientConfig = {
   region: values.region,
   ...(local ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
 };
-const sfn = new SFNClient({ ...clientConfig, ...(local ? { endpoint: process.env.AWS_ENDPOINT_URL_SFN ?? 'http://127.0.0.1:8083' } : {}) });
+const sfnEndpoint = process.env.AWS_ENDPOINT_URL_SFN ?? LOCAL_STACK.stepFunctions;
+const dynamodbEndpoint = process.env.AWS_ENDPOINT_URL_DYNAMODB ?? LOCAL_STACK.dynamodb;
+if (local) await requireLocalStack({ 'Step Functions': sfnEndpoint, ...(command === 'follow-ups' ? { DynamoDB: dynamodbEndpoint } : {}) }, 'npm run executions');
+const sfn = new SFNClient({ ...clientConfig, ...(local ? { endpoint: sfnEndpoint } : {}) });
 const machineName = `${SERVICE}-${stage}-${values.machine}`;
 
 async function stateMachineArn(name = machineName): Promise<string> {
@@ -105,7 +106,7 @@ async function redrive(nameOrArn?: string) {
 
 async function followUps() {
   const dynamo = DynamoDBDocumentClient.from(
-    new DynamoDBClient({ ...clientConfig, ...(local ? { endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB ?? 'http://127.0.0.1:8000' } : {}) }),
+    new DynamoDBClient({ ...clientConfig, ...(local ? { endpoint: dynamodbEndpoint } : {}) }),
   );
   const { Items = [] } = await dynamo.send(
     new QueryCommand({

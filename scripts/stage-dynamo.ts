@@ -4,6 +4,7 @@
 // shell's credentials.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDocumentClient, tablesWithPrefix } from '../lib/store/dynamodb.ts';
+import { LOCAL_STACK } from './command-line.ts';
 import { stagePrefix } from './stage-env.ts';
 
 export function stageDynamo(stage: string, region: string) {
@@ -11,7 +12,7 @@ export function stageDynamo(stage: string, region: string) {
   const db = createDocumentClient(
     new DynamoDBClient({
       region,
-      ...(local ? { endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB ?? 'http://127.0.0.1:8000', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+      ...(local ? { endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB ?? LOCAL_STACK.dynamodb, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
     }),
   );
   const prefix = stagePrefix(stage);

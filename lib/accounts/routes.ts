@@ -147,7 +147,7 @@ export const accountRoutes = {
     responses: {
       200: { description: 'The member with the new role', schema: member },
       ...refused,
-      409: { description: 'The account would have no owner left (last_owner), or the membership changed meanwhile' },
+      409: { description: 'The account would have no owner left (last_owner), or the membership changed meanwhile', codes: ['last_owner'] },
     },
   }),
   removeMember: route({
@@ -159,7 +159,7 @@ export const accountRoutes = {
     summary: 'Remove a member (owners only); their access ends with their next request. The last owner cannot be removed',
     tag: 'accounts',
     access: { who: 'member', permission: 'manage', account: { path: 'accountId' } },
-    responses: { 204: { description: 'Removed' }, ...refused, 409: { description: 'The last owner (last_owner)' } },
+    responses: { 204: { description: 'Removed' }, ...refused, 409: { description: 'The last owner (last_owner)', codes: ['last_owner'] } },
   }),
   leaveAccount: route({
     method: 'POST',
@@ -170,7 +170,7 @@ export const accountRoutes = {
     summary: 'Leave the account; the last owner cannot leave',
     tag: 'accounts',
     access: { who: 'member', permission: 'read', account: { path: 'accountId' } },
-    responses: { 204: { description: 'Left' }, ...refused, 409: { description: 'The last owner (last_owner)' } },
+    responses: { 204: { description: 'Left' }, ...refused, 409: { description: 'The last owner (last_owner)', codes: ['last_owner'] } },
   }),
   listInvitations: route({
     method: 'GET',
@@ -199,7 +199,7 @@ export const accountRoutes = {
     responses: {
       201: { description: 'Invited; the e-mail is on its way', schema: invitation },
       ...refused,
-      409: { description: 'Already a member (already_member), or an open invitation exists (invitation_pending)' },
+      409: { description: 'Already a member (already_member), or an open invitation exists (invitation_pending)', codes: ['already_member', 'invitation_pending'] },
       429: { description: 'The account, or you in all your accounts, sent RATE_LIMIT_INVITATIONS invitation e-mails in the window; Retry-After says when to try again; nothing was kept' },
       500: { description: 'The invitation e-mail could not be sent; nothing was kept' },
     },
@@ -213,7 +213,7 @@ export const accountRoutes = {
     summary: 'Revoke a pending invitation; its link stops working',
     tag: 'accounts',
     access: { who: 'member', permission: 'invite', account: { path: 'accountId' }, serviceKey: true },
-    responses: { 200: { description: 'Revoked', schema: invitation }, ...refused, 409: { description: 'Not pending any more (invitation_not_pending)' } },
+    responses: { 200: { description: 'Revoked', schema: invitation }, ...refused, 409: { description: 'Not pending any more (invitation_not_pending)', codes: ['invitation_not_pending'] } },
   }),
   acceptInvitation: route({
     method: 'POST',
@@ -230,10 +230,10 @@ export const accountRoutes = {
         schema: { type: 'object', required: ['accountId', 'role'], properties: { accountId: { type: 'string' }, role } },
       },
       401: refused[401],
-      403: { description: 'Sent to another address (invitation_not_for_you), or your address is not verified (email_not_confirmed)' },
+      403: { description: 'Sent to another address (invitation_not_for_you), or your address is not verified (email_not_confirmed)', codes: ['invitation_not_for_you', 'email_not_confirmed'] },
       404: { description: 'No such invitation' },
-      409: { description: 'Already used (invitation_already_used)' },
-      410: { description: 'Expired (invitation_expired) or revoked (invitation_revoked)' },
+      409: { description: 'Already used (invitation_already_used)', codes: ['invitation_already_used'] },
+      410: { description: 'Expired (invitation_expired) or revoked (invitation_revoked)', codes: ['invitation_expired', 'invitation_revoked'] },
     },
   }),
   billingPortal: route({
@@ -248,7 +248,7 @@ export const accountRoutes = {
     responses: {
       200: { description: 'Send the browser to url', schema: { type: 'object', required: ['url'], properties: { url: { type: 'string', format: 'uri' } } } },
       ...refused,
-      409: { description: 'The account has no customer at the payment provider yet: choose a plan first (no_billing_customer)' },
+      409: { description: 'The account has no customer at the payment provider yet: choose a plan first (no_billing_customer)', codes: ['no_billing_customer'] },
       500: { description: 'The payment provider failed or is not configured' },
     },
   }),

@@ -1,4 +1,4 @@
-import { rowsBody, type Access, type JSONSchema, type RouteSpec } from '../http/route.ts';
+import { needsCaller, rowsBody, type Access, type JSONSchema, type RouteSpec } from '../http/route.ts';
 import { PERMISSIONS } from '../permissions.ts';
 
 const errorBody = {
@@ -11,19 +11,69 @@ const errorBody = {
       properties: {
         code: { type: 'string', description: 'Stable, machine-readable reason, e.g. invalid_request' },
         message: { type: 'string', description: 'Human-readable; never contains secrets' },
-        details: {
-          type: 'array',
-          items: {
-            type: 'object',
-            required: ['message'],
-            properties: { path: { type: 'string' }, message: { type: 'string' } },
-          },
-        },
+        details: { $ref: '#/components/schemas/ErrorDetails' },
       },
     },
     requestId: { type: 'string', description: 'Correlation id, also in the x-correlation-id header' },
   },
 } as const;
+
+const errorDetails = {
+  type: 'array',
+  description: 'One per problem: where (a JSON pointer into the request: /body/email, /query/plan) and what is wrong',
+  items: { type: 'object', required: ['message'], properties: { path: { type: 'string' }, message: { type: 'string' } } },
+} as const;
+
+/**
+ * The error body, its code one of the listed ones or another: an open set
+ * (JSON Schema's anyOf), so a client can name and complete the known codes
+ * without a new code ever breaking it. Inline rather than Error narrowed by
+ * allOf, whose intersection type would lose the known codes in TypeScript.
+ */
+const errorWithCodes = (codes: readonly string[]) => ({
+  type: 'object',
+  required: ['error', 'requestId'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: { code: { anyOf: [{ enum: codes }, { type: 'string' }] }, message: { type: 'string' }, details: { $ref: '#/components/schemas/ErrorDetails' } },
+    },
+    requestId: { type: 'string' },
+  },
+});
+
+/**
+ * The codes the HTTP stack itself answers with at an error status, by what the
+ * route takes (lib/http/errors.ts, lib/http/endpoint.ts, lib/access/guard.ts).
+ */
+function stackCodes(r: RouteSpec, status: number): string[] {
+  const member = r.access.who === 'member' ? r.access : undefined;
+  switch (status) {
+    case 400:
+      return [
+        // A raw body is read once its signature holds (rawBodyReader): its own codes.
+        ...(r.body && r.rawBody ? ['malformed_json', 'invalid_payload'] : r.body ? ['invalid_request', 'malformed_json'] : r.query || r.params || member ? ['invalid_request'] : []),
+        ...(member && 'named' in member.account ? ['account_required'] : []),
+      ];
+    case 401:
+      return needsCaller(r.access) ? ['unauthenticated'] : [];
+    case 403:
+      return member || r.access.who === 'admin' ? ['forbidden'] : [];
+    case 404:
+      return member && 'runPath' in member.account ? ['not_found'] : member ? ['account_not_found'] : [];
+    case 413:
+      return ['payload_too_large'];
+    case 415:
+      return ['unsupported_media_type'];
+    case 429:
+      return ['rate_limited'];
+    case 500:
+      return ['internal_error', 'misconfigured'];
+    default:
+      return [];
+  }
+}
 
 /** The credentials a route takes, as OpenAPI security requirements (any one of them). */
 function securityFor(access: Access): Record<string, string[]>[] {
@@ -82,7 +132,7 @@ export function buildOpenApi(routes: readonly RouteSpec[], info: OpenApiInfo) {
     ...(info.serverUrl ? { servers: [{ url: info.serverUrl }] } : {}),
     paths,
     components: {
-      schemas: { Error: errorBody },
+      schemas: { Error: errorBody, ErrorDetails: errorDetails },
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'Identity-provider access token from login' },
         internalApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Internal service token' },
@@ -106,12 +156,14 @@ function operation(r: RouteSpec) {
   const responses: Record<string, unknown> = {};
   for (const [status, spec] of Object.entries(r.responses)) {
     const isError = Number(status) >= 400;
+    const codes = isError ? [...new Set([...(spec.codes ?? []), ...stackCodes(r, Number(status))])] : [];
+    const errorSchema = codes.length ? errorWithCodes(codes) : { $ref: '#/components/schemas/Error' };
     responses[status] = {
       description: spec.description,
       ...(spec.redirect
         ? { headers: { Location: { schema: { type: 'string', format: 'uri' } } } }
         : spec.schema || isError
-          ? { content: { 'application/json': { schema: spec.schema ?? { $ref: '#/components/schemas/Error' } } } }
+          ? { content: { 'application/json': { schema: spec.schema ?? errorSchema } } }
           : {}),
     };
   }

@@ -37,7 +37,7 @@ const done = {
   properties: { success: { const: true }, message: { type: 'string' } },
 } as const;
 
-const error = (description: string) => ({ description });
+const error = (description: string, codes?: readonly string[]) => ({ description, ...(codes ? { codes } : {}) });
 const rateLimited = error('Too many requests from this address or for this e-mail (rate_limited); see Retry-After');
 
 export const authRoutes = {
@@ -70,9 +70,11 @@ export const authRoutes = {
       },
       400: error(
         "Invalid input (invalid_request), a password that breaks the rule (weak_password), or an address the identity provider's mailer may not write to (email_address_not_authorized)",
+        ['weak_password', 'email_address_not_authorized'],
       ),
       409: error(
         'The e-mail address is already registered, verified or not (email_already_registered). A verified one does not change; an unverified one is contested: its earlier verification links stop working, and the address is e-mailed a link to finish the signup by choosing the password',
+        ['email_already_registered'],
       ),
       429: rateLimited,
     },
@@ -95,8 +97,8 @@ export const authRoutes = {
     responses: {
       200: { description: 'Signed in', schema: { type: 'object', required: ['session', 'user'], properties: { session, user } } },
       400: error('Invalid input'),
-      401: error('Wrong e-mail or password (invalid_credentials); an unknown e-mail gets the same answer'),
-      403: error('The e-mail address is not verified yet (email_not_confirmed)'),
+      401: error('Wrong e-mail or password (invalid_credentials); an unknown e-mail gets the same answer', ['invalid_credentials']),
+      403: error('The e-mail address is not verified yet (email_not_confirmed)', ['email_not_confirmed']),
       429: rateLimited,
     },
   }),
@@ -180,8 +182,10 @@ export const authRoutes = {
     },
     responses: {
       200: { description: 'Password changed; every session of the user has ended', schema: done },
-      400: error('Token missing, invalid, used or expired (invalid_token), or a password that breaks the rule (weak_password)'),
-      403: error("The account's security settings refuse a change from a reset link alone, e.g. it has a second sign-in factor (password_change_refused); nothing changed"),
+      400: error('Token missing, invalid, used or expired (invalid_token), or a password that breaks the rule (weak_password)', ['invalid_token', 'weak_password']),
+      403: error("The account's security settings refuse a change from a reset link alone, e.g. it has a second sign-in factor (password_change_refused); nothing changed", [
+        'password_change_refused',
+      ]),
       429: rateLimited,
       500: error('The identity provider failed to update the password'),
     },
@@ -215,7 +219,7 @@ export const authRoutes = {
           },
         },
       },
-      400: error('The token is wrong, already used or expired, or was issued before a later signup contested the registration (invalid_token); nothing changed'),
+      400: error('The token is wrong, already used or expired, or was issued before a later signup contested the registration (invalid_token); nothing changed', ['invalid_token']),
     },
   }),
 };

@@ -26,8 +26,9 @@ export const checkoutRoutes = {
       400: {
         description:
           'Signed in, but the plan is missing or unknown (invalid_plan), or not sold here (plan_unavailable); or you belong to several accounts and named none (account_required)',
+        codes: ['invalid_plan', 'plan_unavailable'],
       },
-      403: { description: 'The e-mail address is not confirmed yet (email_not_confirmed), or your role in the account does not include billing' },
+      403: { description: 'The e-mail address is not confirmed yet (email_not_confirmed), or your role in the account does not include billing', codes: ['email_not_confirmed'] },
       404: { description: 'No such account, or not one you belong to' },
       500: { description: 'The payment provider failed or is not configured' },
     },
@@ -55,7 +56,7 @@ export const checkoutRoutes = {
         description: "The provider's hosted checkout page",
         schema: { type: 'object', required: ['url'], properties: { url: { type: 'string', format: 'uri' } } },
       },
-      400: { description: 'Invalid e-mail or unknown plan (invalid_request), or a plan not sold here (plan_unavailable)' },
+      400: { description: 'Invalid e-mail or unknown plan (invalid_request), or a plan not sold here (plan_unavailable)', codes: ['plan_unavailable'] },
       429: { description: 'Too many checkout sessions from this address (rate_limited); see Retry-After' },
       500: { description: 'The payment provider failed or is not configured' },
     },

@@ -76,6 +76,12 @@ export const needsCaller = (access: Access): boolean =>
 export interface ResponseSpec {
   description: string;
   schema?: JSONSchema;
+  /**
+   * An error answer's codes (error.code) the route itself gives. The OpenAPI
+   * document lists them, with those the HTTP stack answers at this status, as
+   * the codes a client can tell apart; the list is open (other codes may come).
+   */
+  codes?: readonly string[];
   /** A redirect: the response carries Location and no body. */
   redirect?: boolean;
 }

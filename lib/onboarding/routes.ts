@@ -115,8 +115,11 @@ export const submissionAnswers = (result: JSONSchema, whenDone: string) => ({
     description:
       'Too many submissions (onboarding-v2 and enhanced together) by this user, with this service key, or for this account; enhanced runs are also limited per account per day. Retry-After says when to try again',
   },
-  500: { description: 'An integration failed (success false, errors with context; recorded for follow-up), or an internal error' },
-  503: { description: 'The internal service onboarding an address without a named account, held while an upgraded stage copies its member records (member_records_copying, with Retry-After)' },
+  500: { description: 'An integration failed (success false, errors with context; recorded for follow-up), or an internal error', codes: ['integrations_failed'] },
+  503: {
+    description: 'The internal service onboarding an address without a named account, held while an upgraded stage copies its member records (member_records_copying, with Retry-After)',
+    codes: ['member_records_copying'],
+  },
 });
 
 export const onboardingRoutes = {
@@ -145,7 +148,10 @@ export const onboardingRoutes = {
       202: { description: 'Still running', schema: running },
       401: { description: 'No valid credentials' },
       404: { description: 'No such run (or not yours)' },
-      500: { description: 'Finished with failed integrations, stopped before recording an outcome (onboarding_stopped), or never started (onboarding_not_started: submit again)' },
+      500: {
+        description: 'Finished with failed integrations, stopped before recording an outcome (onboarding_stopped), or never started (onboarding_not_started: submit again)',
+        codes: ['integrations_failed', 'onboarding_stopped', 'onboarding_not_started'],
+      },
     },
   }),
   onboardingBatch: route({

@@ -18,7 +18,7 @@ export const paymentRoutes = {
           'Received: the event is queued for the payments state machine, which applies it once (every copy of an event, at once or later, is the same queued execution), or an event type the service ignores',
         schema: { type: 'object', required: ['received'], properties: { received: { const: true } } },
       },
-      400: { description: 'Unsigned, tampered, wrongly signed or older than 300 s (invalid_signature); nothing was written' },
+      400: { description: 'Unsigned, tampered, wrongly signed or older than 300 s (invalid_signature); nothing was written', codes: ['invalid_signature'] },
       500: { description: 'Not queued: Step Functions failed (the provider delivers it again later)' },
     },
   }),

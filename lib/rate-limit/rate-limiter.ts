@@ -8,6 +8,8 @@ export interface RateLimitRule {
   name: string;
   limit: number;
   windowSeconds: number;
+  /** Said to a refused client after "try again later" (RateLimit.advice, lib/config.ts). */
+  advice?: string;
 }
 
 export interface RateDecision {
@@ -28,6 +30,6 @@ export interface RateLimiter {
 export async function enforceRateLimits(limiter: RateLimiter, hits: { rule: RateLimitRule; subject: string }[]): Promise<void> {
   for (const { rule, subject } of hits) {
     const decision = await limiter.hit(rule, subject);
-    if (!decision.allowed) throw new RateLimited('Too many requests; try again later', decision.retryAfterSeconds);
+    if (!decision.allowed) throw new RateLimited(`Too many requests; try again later${rule.advice ? `. ${rule.advice}` : ''}`, decision.retryAfterSeconds);
   }
 }

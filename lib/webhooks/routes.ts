@@ -43,9 +43,14 @@ const deliveryResponses = {
   400: {
     description:
       'A bad or missing signature (invalid_signature) when a signing key is configured; then (the body is read only after the signature) a body that is not JSON (malformed_json) or does not match the request schema (invalid_payload, with details)',
+    codes: ['invalid_signature', 'malformed_json', 'invalid_payload'],
   },
   404: { description: 'No webhook at this address: an unknown, revoked (rotated) or malformed secret; nothing is written' },
-  409: { description: 'A copy of an event another delivery is handling right now (delivery_in_progress, answered at once with Retry-After; a retry once it is done gets 200), or a plan event that arrived before its member (member_not_known_yet): retry later' },
+  409: {
+    description:
+      'A copy of an event another delivery is handling right now (delivery_in_progress, answered at once with Retry-After; a retry once it is done gets 200), or a plan event that arrived before its member (member_not_known_yet): retry later',
+    codes: ['delivery_in_progress', 'member_not_known_yet'],
+  },
 } as const;
 
 const accountAccess = {
@@ -67,7 +72,7 @@ export const webhookRoutes = {
     body: membershipEventSchema,
     responses: {
       ...deliveryResponses,
-      503: { description: 'Held while an upgraded stage copies its member records (member_records_copying, with Retry-After): deliver again later' },
+      503: { description: 'Held while an upgraded stage copies its member records (member_records_copying, with Retry-After): deliver again later', codes: ['member_records_copying'] },
     },
   }),
   bookingWebhook: route({

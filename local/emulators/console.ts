@@ -30,6 +30,8 @@ export interface ConsoleData {
 type Obj = Record<string, any>;
 const esc = (value: unknown): string =>
   String(value ?? '').replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+/** Escaped, with a place to break the line after each @ (a long address then wraps at its domain). */
+const escBreakable = (value: unknown): string => esc(value).replaceAll('@', '@<wbr>');
 const list = (value: unknown): Obj[] => (Array.isArray(value) ? (value as Obj[]) : []);
 const str = (value: unknown) => (typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value));
 const isHttp = (url: string) => /^https?:\/\/[^\s"'<>]+$/i.test(url);
@@ -47,6 +49,12 @@ const sortTime = (value: unknown) => {
 /** Newest first by `at`; records without a time keep their (newest-first) order after those with one. */
 const newestFirst = <T>(items: T[], at: (item: T) => unknown): T[] =>
   items.map((item, i) => ({ item, i, t: sortTime(at(item)) })).sort((a, b) => b.t - a.t || a.i - b.i).map((x) => x.item);
+
+/**
+ * What a person knows an account by: its company name, else its contact's address (an account made
+ * at signup may have no company name yet), else its slug; the id only when it has none of these.
+ */
+export const accountLabel = (a: ConsoleAccount): string => a.name ?? a.contactEmail ?? a.emails[0] ?? a.slug ?? a.id;
 
 /** Which account a record was for, from what the vendor call itself carried. */
 export function accountFinder(accounts: ConsoleAccount[]) {
@@ -72,6 +80,7 @@ export function accountFinder(accounts: ConsoleAccount[]) {
     const text = hints.text?.toLowerCase();
     if (text) {
       return (
+        accounts.find((a) => text.includes(a.id.toLowerCase())) ??
         accounts.find((a) => a.slug && text.includes(`(${a.slug})`)) ??
         accounts.find((a) => a.slug && new RegExp(`(^|/)${a.slug.replace(/[^a-z0-9-]/gi, '')}(/|$)`).test(text)) ??
         accounts.find((a) => a.name && a.name.length > 2 && text.includes(a.name.toLowerCase())) ??
@@ -97,7 +106,9 @@ export function consoleMain(data: ConsoleData): string {
   const service = data.service && 'accounts' in data.service ? data.service : undefined;
   const accountOf = accountFinder(service?.accounts ?? []);
   const account = (a: ConsoleAccount | undefined, fallback = '') =>
-    a ? `<span class="acct" title="${esc(a.id)}">${esc(a.name ?? a.slug ?? a.id)} <small>${esc(a.id.slice(0, 8))}</small></span>` : `<span class="acct none">${esc(fallback || 'no account')}</span>`;
+    a
+      ? `<span class="acct" title="${esc([`account ${a.id}`, a.slug && `portal ${a.slug}`, a.contactEmail && `contact ${a.contactEmail}`].filter(Boolean).join(' · '))}">${escBreakable(accountLabel(a))} <small>${esc(a.id.slice(0, 8))}</small></span>`
+      : `<span class="acct none">${esc(fallback || 'no account')}</span>`;
   const r = data.records;
   const sections = [
     faultsSection(data),
@@ -107,7 +118,7 @@ export function consoleMain(data: ConsoleData): string {
     leadsSection(list(r.crm), accountOf, account),
     chatSection(list(r.chat), accountOf, account),
     paymentsSection(list(r.payments), accountOf, account),
-    deliveriesSection(list(r['payment-events']), service?.deliveries ?? [], accountOf, account, data.service && 'error' in data.service ? data.service.error : undefined),
+    deliveriesSection(list(r['payment-events']), list(r.payments), service?.deliveries ?? [], accountOf, account, data.service && 'error' in data.service ? data.service.error : undefined),
     otherSection(r),
     vendorsSection(data),
   ];
@@ -175,7 +186,8 @@ function mailbox(r: Record<string, unknown>, accountOf: AccountOf, account: Acco
   const sorted = newestFirst(mails, (m) => m.at);
   const items = sorted
     .map((m, i) => {
-      const acct = accountOf({ emails: m.to, text: m.headers.find(([k]) => k === 'Idempotency-Key')?.[1] });
+      // The addressee, else what the e-mail is about: an account id in its idempotency key, a name in its subject (the team's notices).
+      const acct = accountOf({ emails: m.to, text: `${m.headers.find(([k]) => k === 'Idempotency-Key')?.[1] ?? ''}\n${m.subject}` });
       const links = linksOf(m.html, m.text);
       return `<details class="mail"${i === 0 ? ' open' : ''} id="mail-${esc(m.id)}"><summary><span class="time">${esc(when(m.at))}</span> <b>${esc(m.subject || '(no subject)')}</b> <span class="muted">to ${esc(m.to.join(', '))}</span> ${account(acct)}</summary>
 <table class="headers"><tr><th>From</th><td>${esc(m.from)}</td></tr><tr><th>To</th><td>${esc(m.to.join(', '))}</td></tr><tr><th>Subject</th><td>${esc(m.subject)}</td></tr><tr><th>Date</th><td>${esc(m.at)}</td></tr><tr><th>Sent through</th><td>${esc(m.via)}</td></tr>${m.headers.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('')}</table>
@@ -244,10 +256,17 @@ function leadsSection(leads: Obj[], accountOf: AccountOf, account: AccountCell):
     .map((l) => {
       const contacts = list(l.contacts);
       const emails = contacts.flatMap((c) => list(c.emails).map((e) => str(e.email)));
-      return `<tr><td class="time">${esc(when(l.date_created))}</td><td><b>${esc(l.display_name ?? l.name)}</b>${l.url ? `<br>${link(str(l.url))}` : ''}</td><td>${esc(l.status_label ?? '')}</td><td>${contacts.map((c) => `${esc(c.name ?? '')} ${esc([...new Set(list(c.emails).map((e) => str(e.email)))].join(', '))}`).join('<br>')}</td><td>${account(accountOf({ emails, text: `${str(l.name)} ${str(l.url)}` }))}</td></tr>`;
+      return `<tr><td class="time">${esc(when(l.date_created))}</td><td><b>${esc(l.display_name ?? l.name)}</b>${l.url ? `<br>${link(str(l.url))}` : ''}</td><td>${esc(l.status_label ?? '')}</td><td class="wrap">${contacts.map((c) => contactLine(c)).join('<br>')}</td><td>${account(accountOf({ emails, text: `${str(l.name)} ${str(l.url)}` }))}</td></tr>`;
     })
     .join('');
   return `<section id="leads"><h2>Leads (${leads.length}) <small>Close</small></h2>${rows ? `<table><tr><th>created</th><th>lead</th><th>status</th><th>contacts</th><th>account</th></tr>${rows}</table>` : '<p class="muted">No leads yet.</p>'}</section>`;
+}
+
+/** A lead's contact: its name, when it is not just one of its addresses, and its addresses. */
+function contactLine(c: Obj): string {
+  const emails = [...new Set(list(c.emails).map((e) => str(e.email)))];
+  const name = str(c.name);
+  return [name && !emails.includes(name) ? esc(name) : '', esc(emails.join(', '))].filter(Boolean).join(' ');
 }
 
 function chatSection(messages: Obj[], accountOf: AccountOf, account: AccountCell): string {
@@ -263,27 +282,33 @@ function chatSection(messages: Obj[], accountOf: AccountOf, account: AccountCell
   return `<section id="chat"><h2>Chat posts (${messages.length}) <small>Slack</small></h2>${rows ? `<table><tr><th>posted</th><th>channel</th><th>message</th><th>account</th></tr>${rows}</table>` : '<p class="muted">No posts yet.</p>'}</section>`;
 }
 
+/** The account a checkout session was for: the account id our checkout wrote, its customer, or its payer's address. */
+function sessionAccount(s: Obj, accountOf: AccountOf): ConsoleAccount | undefined {
+  const metadata = (s.metadata ?? {}) as Obj;
+  return accountOf({ id: str(metadata.account_id ?? metadata.accountId ?? s.client_reference_id), customer: str(s.customer), emails: [str(s.customer_email ?? s.customer_details?.email)] });
+}
+
 function paymentsSection(sessions: Obj[], accountOf: AccountOf, account: AccountCell): string {
   const rows = newestFirst(sessions, (s) => s.created)
     .map((s) => {
-      const metadata = (s.metadata ?? {}) as Obj;
       const amount = typeof s.amount_total === 'number' ? `${(s.amount_total / 100).toFixed(2)} ${esc(str(s.currency).toUpperCase())}` : '';
       const plan = list(s.line_items)
         .map((li) => str(li.price ?? li.description ?? ''))
         .join(', ');
-      const acct = accountOf({ id: str(metadata.account_id ?? metadata.accountId ?? s.client_reference_id), customer: str(s.customer), emails: [str(s.customer_email ?? s.customer_details?.email)] });
-      return `<tr><td class="time">${esc(when(s.created))}</td><td>${esc(s.id)}<br><span class="muted">${esc(plan)}</span></td><td>${esc(s.status)} / ${esc(s.payment_status)}</td><td>${amount}</td><td>${esc(s.customer_email ?? s.customer_details?.email ?? '')}</td><td>${list(s.deliveries).length} events</td><td>${account(acct)}</td></tr>`;
+      return `<tr><td class="time">${esc(when(s.created))}</td><td><code class="id">${esc(s.id)}</code><br><span class="muted">${esc(plan)}</span></td><td>${esc(s.status)} / ${esc(s.payment_status)}</td><td class="amount">${amount}</td><td class="wrap">${escBreakable(s.customer_email ?? s.customer_details?.email ?? '')}</td><td>${list(s.deliveries).length} events</td><td>${account(sessionAccount(s, accountOf))}</td></tr>`;
     })
     .join('');
   return `<section id="payments"><h2>Payments (${sessions.length} checkout sessions) <small>Stripe</small></h2>${rows ? `<table><tr><th>created</th><th>session</th><th>status</th><th>amount</th><th>customer</th><th>webhook</th><th>account</th></tr>${rows}</table>` : '<p class="muted">No checkout sessions yet.</p>'}</section>`;
 }
 
-function deliveriesSection(sent: Obj[], received: ServiceDelivery[], accountOf: AccountOf, account: AccountCell, serviceError?: string): string {
+function deliveriesSection(sent: Obj[], sessions: Obj[], received: ServiceDelivery[], accountOf: AccountOf, account: AccountCell, serviceError?: string): string {
+  // A delivered event names its checkout session or subscription; the session says whose it was.
+  const sessionOf = (d: Obj) => sessions.find((s) => (d.session && s.id === d.session) || (d.subscription && s.subscription === d.subscription));
   const stripeRows = newestFirst(sent, (d) => d.delivered_at)
-    .map(
-      (d) =>
-        `<tr><td class="time">${esc(when(d.delivered_at))}</td><td>${esc(d.event?.type)}<br><span class="muted">${esc(d.event?.id)}</span></td><td>${d.status ? esc(d.status) : `<span class="bad">${esc(d.error ?? 'no answer')}</span>`}</td><td><code>${esc(typeof d.answer === 'string' ? d.answer : JSON.stringify(d.answer ?? ''))}</code></td></tr>`,
-    )
+    .map((d) => {
+      const session = sessionOf(d);
+      return `<tr><td class="time">${esc(when(d.delivered_at))}</td><td>${esc(d.event?.type)}<br><code class="id muted">${esc(d.event?.id)}</code></td><td>${d.status ? esc(d.status) : `<span class="bad">${esc(d.error ?? 'no answer')}</span>`}</td><td><code>${esc(typeof d.answer === 'string' ? d.answer : JSON.stringify(d.answer ?? ''))}</code></td><td>${account(session && sessionAccount(session, accountOf), session ? '' : 'no checkout session')}</td></tr>`;
+    })
     .join('');
   const receivedRows = newestFirst(received, (d) => d.receivedAt)
     .map(
@@ -295,7 +320,7 @@ function deliveriesSection(sent: Obj[], received: ServiceDelivery[], accountOf: 
 <h3>Taken by the service (${received.length}) <small>webhook_events</small></h3>
 ${serviceError ? `<p class="bad">The service's tables could not be read: ${esc(serviceError)}</p>` : receivedRows ? `<table><tr><th>received</th><th>provider</th><th>event key</th><th>outcome</th><th>account</th></tr>${receivedRows}</table>` : '<p class="muted">None yet.</p>'}
 <h3>Sent by the Stripe emulator (${sent.length})</h3>
-${stripeRows ? `<table><tr><th>sent</th><th>event</th><th>answer</th><th>body</th></tr>${stripeRows}</table>` : '<p class="muted">None yet.</p>'}</section>`;
+${stripeRows ? `<table><tr><th>sent</th><th>event</th><th>answer</th><th>body</th><th>account</th></tr>${stripeRows}</table>` : '<p class="muted">None yet.</p>'}</section>`;
 }
 
 const SHOWN = new Set(['emails', 'auth-emails', 'tasks', 'storage', 'crm', 'chat', 'payments', 'payment-events']);
@@ -329,7 +354,8 @@ section{background:#fff;border:1px solid #e5e7eb;border-radius:8px;padding:.6rem
 h2{font-size:1.05rem;margin:.3rem 0 .6rem}h2 small,h3 small{color:#6b7280;font-weight:normal}h3{font-size:.95rem}h4{margin:.6rem 0 .3rem;font-size:.9rem}
 table{border-collapse:collapse;width:100%}th,td{text-align:left;vertical-align:top;padding:.3rem .5rem;border-top:1px solid #f0f0f0}th{color:#6b7280;font-weight:600}
 .muted{color:#6b7280}.bad{color:#b91c1c}.time{white-space:nowrap;color:#6b7280;font-variant-numeric:tabular-nums}
-.acct{display:inline-block;background:#eef2ff;color:#3730a3;border-radius:4px;padding:0 .4rem;font-size:.85em}.acct.none{background:#f3f4f6;color:#6b7280}
+.acct{display:inline-block;background:#eef2ff;color:#3730a3;border-radius:4px;padding:0 .4rem;font-size:.85em;overflow-wrap:anywhere}.acct.none{background:#f3f4f6;color:#6b7280}
+.wrap,code.id{overflow-wrap:anywhere}.amount{white-space:nowrap}
 .tag{background:#ecfdf5;color:#065f46;border-radius:4px;padding:0 .3rem;font-size:.85em}
 details.mail,details.item{border-top:1px solid #f0f0f0;padding:.35rem 0}summary{cursor:pointer}
 table.headers{width:auto;margin:.4rem 0}table.headers th{width:8rem}

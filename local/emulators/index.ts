@@ -16,6 +16,9 @@ export interface EmulatorContext {
   hostUrl: string;
   /** The API's origin, for emulators that call back (payment webhooks). */
   apiUrl: string;
+  /** The front ends' origins (DASHBOARD_URL, PORTAL_URL), where e-mailed links may land. */
+  dashboardUrl?: string;
+  portalUrl?: string;
 }
 
 export interface LocalVendor {

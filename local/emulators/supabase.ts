@@ -13,9 +13,14 @@
 //   - POST /admin/users creates a user without sending anything, and answers
 //     422 email_exists for any address already taken (admin.go, adminUserCreate);
 //     it takes the caller's own id for the user when given one (same place);
-//   - GET /admin/users lists users newest first, page by page, and takes a
-//     filter: e-mail LIKE '%filter%' or full_name ILIKE it (admin.go,
-//     adminUsers; models/user.go, FindUsersInAudience);
+//   - GET /admin/users lists users newest first, page by page, with Link and
+//     X-Total-Count headers, 400 for a page or page size that is no unsigned
+//     number (admin.go, adminUsers; pagination.go), and takes a filter: e-mail
+//     LIKE '%filter%' or full_name ILIKE it (models/user.go, FindUsersInAudience);
+//   - an e-mail address is judged by badoux/checkmail's format, as sent, at most
+//     255 bytes (mail.go, validateEmail): `a@b` is one, `x@-bad.com` is not;
+//   - POST /verify takes a token_hash alone with its type, or a code with its
+//     address; type `email` spends either kind of e-mailed token (verify.go);
 //   - a recovery link confirms an address not confirmed yet (verify.go,
 //     recoverVerify);
 //   - an address outside `authorizedAddresses` (Supabase's default SMTP only
@@ -178,7 +183,25 @@ const emptyState = (): State => ({ users: [], sessions: [], refreshTokens: [], e
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 const iso = (seconds = nowSeconds()) => new Date(seconds * 1000).toISOString();
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/**
+ * The address format GoTrue accepts: badoux/checkmail's ValidateFormat at the version supabase/auth's
+ * go.mod pins (d0a759655d62). An ASCII local part of letters, digits and .!#$%&'*+/=?^_`{|}~-; a
+ * domain of one or more labels of letters, digits and inner hyphens, at most 63 long (`a@b` is one).
+ */
+const EMAIL_FORMAT = /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
+const EMAIL_MAX_BYTES = 255;
+
+/**
+ * GoTrue's validateEmail (internal/api/mail.go): required, at most 255 bytes, in checkmail's format,
+ * taken as sent (no trimming), then lower-cased. The address, or why not.
+ */
+function checkEmail(raw: unknown): { email: string } | { problem: string } {
+  const email = typeof raw === 'string' ? raw : '';
+  if (!email) return { problem: 'An email address is required' };
+  if (Buffer.byteLength(email, 'utf8') > EMAIL_MAX_BYTES) return { problem: 'An email address is too long' };
+  if (!EMAIL_FORMAT.test(email)) return { problem: 'Unable to validate email address: invalid format' };
+  return { email: email.toLowerCase() };
+}
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 
 /** A UUID as 36 characters with hyphens or 32 hex digits, in its canonical form; else undefined (gofrs/uuid reads a few more forms, not emulated). */
@@ -343,18 +366,63 @@ function sqlLike(pattern: string, caseless: boolean): RegExp {
   return new RegExp(`^${source}$`, caseless ? 'i' : '');
 }
 
+/** strconv.ParseUint(text, 10, 64): decimal digits only, below 2^64; the value or Go's error text. */
+function parseUint64(text: string): bigint | string {
+  if (!/^[0-9]+$/.test(text)) return `strconv.ParseUint: parsing ${JSON.stringify(text)}: invalid syntax`;
+  const value = BigInt(text);
+  return value < 2n ** 64n ? value : `strconv.ParseUint: parsing ${JSON.stringify(text)}: value out of range`;
+}
+
+/** GoTrue's paginate (internal/api/pagination.go): page 1 and 50 a page unless given (an empty value is not given). */
+function pagingOf(page: string | undefined, perPage: string | undefined): { page: bigint; perPage: bigint } | { problem: string } {
+  const parsedPage = page ? parseUint64(page) : 1n;
+  if (typeof parsedPage === 'string') return { problem: parsedPage };
+  const parsedPerPage = perPage ? parseUint64(perPage) : 50n;
+  if (typeof parsedPerPage === 'string') return { problem: parsedPerPage };
+  return { page: parsedPage, perPage: parsedPerPage };
+}
+
+/** Go's url.QueryEscape: only letters, digits and -_.~ stay as they are; a space is '+'. */
+const goQueryEscape = (text: string) => encodeURIComponent(text).replace(/[!'()*]/g, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`).replace(/%20/g, '+');
+
+/**
+ * addPaginationHeaders' Link (internal/api/pagination.go): the request as GoTrue sees it (the gateway
+ * strips /auth/v1), its query re-encoded in key order with `page` set: rel="next" while pages remain,
+ * then rel="last".
+ */
+function paginationLink(request: URL, page: bigint, perPage: bigint, total: bigint): string {
+  const lastPage = total / perPage + (total % perPage > 0n ? 1n : 0n);
+  const path = request.pathname.replace(/^\/auth\/v1/, '');
+  const at = (n: bigint) => {
+    const query = new Map<string, string[]>();
+    for (const [key, value] of request.searchParams) query.set(key, [...(query.get(key) ?? []), value]);
+    query.set('page', [String(n)]);
+    const encoded = [...query.keys()].sort().flatMap((key) => query.get(key)!.map((value) => `${goQueryEscape(key)}=${goQueryEscape(value)}`));
+    return `<${path}?${encoded.join('&')}>`;
+  };
+  return `${lastPage > page ? `${at(page + 1n)}; rel="next", ` : ''}${at(lastPage)}; rel="last"`;
+}
+
 async function jsonBody(c: Context): Promise<Record<string, any>> {
   const body = await c.req.json().catch(() => null);
   return body && typeof body === 'object' && !Array.isArray(body) ? body : {};
 }
 
 export const SUPABASE_DIFFERENCES = [
-  'Refuses (400 validation_failed) a body field or query parameter supabase-auth.json (or, where it falls short, the server\'s own params structs) does not declare, and unknown routes (404); GoTrue decodes JSON leniently and ignores unknown fields. It accepts the redirectTo key supabase-js puts in generate_link bodies, which GoTrue ignores.',
+  'Refuses (400 validation_failed) a body field or query parameter supabase-auth.json (or, where it falls short, the server\'s own params structs) does not declare, and unknown routes (404); GoTrue decodes JSON leniently and ignores unknown fields. It accepts what supabase-js sends that GoTrue ignores: the redirectTo key in generate_link bodies, and gotrue_meta_security and options in verifyOtp bodies.',
+  'No e-mail change: PUT /user leaves the address as it is, and verification type email_change is refused as unknown (400).',
+  'GET /admin/users pages by page and per_page only: no sort parameter, and no cursor paging (GoTrue\'s experimental keyset mode).',
   'E-mail only: no phone, OAuth, SSO, PKCE or anonymous users; sessions come from password logins and e-mailed links (implicit flow). MFA only as far as a user marked (POST /_local/supabase/mfa) as having a verified factor: no enrolment, challenge or AAL2 session, so such a user can change the password only through the admin API.',
   'Sends no e-mail: what GoTrue would send is recorded at /_local/auth-emails; passwords are hashed with scrypt, not bcrypt (the 72-byte limit is kept).',
 ];
 
 const any = (...names: string[]): Fields => Object.fromEntries(names.map((name) => [name, 'any']));
+/**
+ * GoTrue's captchaRequest (internal/api/middleware.go): verifyCaptcha reads gotrue_meta_security.captcha_token
+ * on /signup, /recover and /token. supabase-js sends it there and with every verifyOtp, where GoTrue's
+ * lenient decoding ignores it; it is declared on each, and nothing else inside it.
+ */
+const CAPTCHA: Fields = { gotrue_meta_security: any('captcha_token') };
 /** The server's AdminUserParams (admin.go): the published PUT body is the response shape, and POST /admin/users is not published. */
 const ADMIN_USER_FIELDS = any('id', 'aud', 'role', 'email', 'phone', 'password', 'password_hash', 'email_confirm', 'phone_confirm', 'user_metadata', 'app_metadata', 'ban_duration');
 /** redirect_to travels in the query (GetReferrer reads the form, which includes it). */
@@ -364,23 +432,32 @@ const GOTRUE_OPERATIONS = [
     method: 'POST',
     path: '/signup',
     query: ['redirect_to'],
-    body: any('email', 'phone', 'channel', 'password', 'data', 'code_challenge', 'code_challenge_method', 'gotrue_meta_security'),
+    body: { ...any('email', 'phone', 'channel', 'password', 'data', 'code_challenge', 'code_challenge_method'), ...CAPTCHA },
   },
   {
     method: 'POST',
     path: '/token',
     query: ['grant_type'],
-    body: any(
-      'refresh_token', 'password', 'email', 'phone', 'id_token', 'access_token', 'nonce', 'provider', 'client_id', 'issuer',
-      'gotrue_meta_security', 'auth_code', 'code_verifier', 'message', 'signature', 'chain',
-    ),
+    body: {
+      ...any(
+        'refresh_token', 'password', 'email', 'phone', 'id_token', 'access_token', 'nonce', 'provider', 'client_id', 'issuer',
+        'auth_code', 'code_verifier', 'message', 'signature', 'chain',
+      ),
+      ...CAPTCHA,
+    },
   },
   { method: 'GET', path: '/user' },
   { method: 'PUT', path: '/user', body: any('email', 'phone', 'password', 'nonce', 'data', 'app_metadata', 'channel', 'code_challenge', 'code_challenge_method') },
   { method: 'POST', path: '/logout', query: ['scope'] },
-  { method: 'POST', path: '/recover', query: ['redirect_to'], body: any('email', 'code_challenge', 'code_challenge_method', 'gotrue_meta_security') },
+  { method: 'POST', path: '/recover', query: ['redirect_to'], body: { ...any('email', 'code_challenge', 'code_challenge_method'), ...CAPTCHA } },
   { method: 'GET', path: '/verify', query: ['token', 'type', 'redirect_to'] },
-  { method: 'POST', path: '/verify', body: any('type', 'token', 'token_hash', 'email', 'phone', 'redirect_to') },
+  // VerifyParams (verify.go), with the captcha field, and the options that supabase-js's verifyOtp puts in the
+  // body of an e-mailed code's verification (VerifyEmailOtpParams), which GoTrue ignores.
+  {
+    method: 'POST',
+    path: '/verify',
+    body: { ...any('type', 'token', 'token_hash', 'email', 'phone', 'redirect_to'), ...CAPTCHA, options: any('redirectTo', 'captchaToken') },
+  },
   {
     method: 'POST',
     path: '/admin/generate_link',
@@ -607,12 +684,15 @@ export function supabaseEmulator(options: SupabaseEmulatorOptions): VendorEmulat
 
   auth.post('/signup', async (c) => {
     const body = await jsonBody(c);
-    const email = typeof body.email === 'string' ? body.email.trim().toLowerCase() : '';
-    if (!email) return authError(c, 400, 'validation_failed', 'An email address is required');
-    if (!EMAIL.test(email)) return authError(c, 400, 'validation_failed', 'Unable to validate email address: invalid format');
-    if (typeof body.password !== 'string' || !body.password) return authError(c, 422, 'validation_failed', 'Signup requires a valid password');
+    // In GoTrue's order (api.go's /signup route, then signup.go): no address at all asks for an anonymous
+    // user, disabled here as by default; then the password, then the address.
+    if (!body.email && !body.phone) return authError(c, 422, 'anonymous_provider_disabled', 'Anonymous sign-ins are disabled');
+    if (typeof body.password !== 'string' || !body.password) return authError(c, 400, 'validation_failed', 'Signup requires a valid password');
     const weak = passwordProblem(c, body.password);
     if (weak) return weak;
+    const checked = checkEmail(body.email);
+    if ('problem' in checked) return authError(c, 400, 'validation_failed', checked.problem);
+    const { email } = checked;
     const data = body.data && typeof body.data === 'object' ? (body.data as Record<string, unknown>) : {};
     const redirectTo = redirectTarget(c);
 
@@ -634,7 +714,8 @@ export function supabaseEmulator(options: SupabaseEmulatorOptions): VendorEmulat
     const grant = c.req.query('grant_type');
     const body = await jsonBody(c);
     if (grant === 'password') {
-      const email = typeof body.email === 'string' ? body.email.trim().toLowerCase() : '';
+      // Looked up as sent, case aside (FindUserByEmailAndAudience): a login's address is not validated.
+      const email = typeof body.email === 'string' ? body.email.toLowerCase() : '';
       const password = typeof body.password === 'string' ? body.password : '';
       const user = userByEmail(email);
       // Same answer for an unknown address and a wrong password.
@@ -701,9 +782,10 @@ export function supabaseEmulator(options: SupabaseEmulatorOptions): VendorEmulat
 
   auth.post('/recover', async (c) => {
     const body = await jsonBody(c);
-    const email = typeof body.email === 'string' ? body.email.trim().toLowerCase() : '';
-    if (!email) return authError(c, 400, 'validation_failed', 'Password recovery requires an email');
-    if (!EMAIL.test(email)) return authError(c, 400, 'validation_failed', 'Unable to validate email address: invalid format');
+    if (!body.email) return authError(c, 400, 'validation_failed', 'Password recovery requires an email');
+    const checked = checkEmail(body.email);
+    if ('problem' in checked) return authError(c, 400, 'validation_failed', checked.problem);
+    const { email } = checked;
     const user = userByEmail(email);
     // An unknown address gets the same empty answer: recovery never reveals who has an account.
     if (!user) return c.json({});
@@ -714,66 +796,102 @@ export function supabaseEmulator(options: SupabaseEmulatorOptions): VendorEmulat
     return c.json({});
   });
 
-  /** Consumes an e-mailed token: the user, or why not. */
-  function consumeEmailToken(type: string, hashed: string): StoredUser | { status: number; code: string; message: string } {
-    const recovery = type === 'recovery' || type === 'magiclink';
-    if (!recovery && type !== 'signup' && type !== 'invite') {
-      return { status: 400, code: 'validation_failed', message: 'Unsupported verification type' };
+  /**
+   * Which of the user's one-time tokens a verification type spends (verify.go, verifyTokenHash):
+   * `email` either kind, and the kind it matched decides what it does (signup, or magiclink for a
+   * recovery token). Undefined for a type no e-mailed link carries here (no e-mail change).
+   */
+  const tokenKinds = (type: string): ('signup' | 'recovery')[] | undefined =>
+    type === 'email' ? ['signup', 'recovery'] : type === 'signup' || type === 'invite' ? ['signup'] : type === 'recovery' || type === 'magiclink' ? ['recovery'] : undefined;
+
+  type Refusal = { status: number; code: string; message: string };
+
+  /**
+   * Spends an e-mailed token of `user` (or of whichever user holds it) for a verification of `type`,
+   * with GoTrue's answers (verify.go): the user and the type it counted as, or why not. `invalid` is
+   * the 403's message: a link's ("Email link is invalid or has expired") or a typed code's.
+   */
+  function consumeEmailToken(type: string, hashed: string, invalid: string, holder?: StoredUser): { user: StoredUser; type: string } | Refusal {
+    const kinds = tokenKinds(type);
+    if (!kinds) return { status: 400, code: 'validation_failed', message: 'Invalid email verification type' };
+    const holds = (u: StoredUser, kind: 'signup' | 'recovery') => (kind === 'signup' ? u.confirmation_token : u.recovery_token) === hashed;
+    const user = (holder ? [holder] : state.users).find((u) => kinds.some((kind) => holds(u, kind)));
+    const kind = user && kinds.find((k) => holds(user, k));
+    if (!user || !kind || linkExpired(kind === 'signup' ? user.confirmation_sent_at : user.recovery_sent_at)) {
+      return { status: 403, code: 'otp_expired', message: invalid };
     }
-    const user = state.users.find((u) => (recovery ? u.recovery_token : u.confirmation_token) === hashed);
-    if (!user || linkExpired(recovery ? user.recovery_sent_at : user.confirmation_sent_at)) {
-      return { status: 403, code: 'otp_expired', message: 'Email link is invalid or has expired' };
-    }
-    if (recovery) user.recovery_token = null;
+    const counted = type === 'email' ? (kind === 'signup' ? 'signup' : 'magiclink') : type;
+    if (kind === 'recovery') user.recovery_token = null;
     else user.confirmation_token = null;
     // signupVerify confirms; recoverVerify confirms an address not confirmed yet (verify.go).
-    if (!recovery || !user.email_confirmed_at) confirm(user);
+    if (kind === 'signup' || !user.email_confirmed_at) confirm(user);
     touch(user);
-    return user;
+    return { user, type: counted };
   }
+
+  const LINK_INVALID = 'Email link is invalid or has expired';
 
   auth.get('/verify', (c) => {
     const type = c.req.query('type') ?? '';
     const token = c.req.query('token') ?? '';
     const redirectTo = redirectTarget(c);
-    if (!type || !token) return authError(c, 400, 'validation_failed', 'Verify requires a verification type and a token');
-    const outcome = consumeEmailToken(type, token);
+    if (!type) return authError(c, 400, 'validation_failed', 'Verify requires a verification type');
+    if (!token) return authError(c, 400, 'validation_failed', 'Verify requires a token or a token hash');
+    const outcome = consumeEmailToken(type, token, LINK_INVALID);
     const target = new URL(redirectTo);
-    if (!('id' in outcome)) {
+    if (!('user' in outcome)) {
       const hash = new URLSearchParams({ error: outcome.status === 403 ? 'access_denied' : 'invalid_request', error_code: outcome.code, error_description: outcome.message });
       target.hash = hash.toString();
       return c.redirect(target.toString(), 303);
     }
-    const tokens = issueSession(outcome, EMAIL_LINK_METHOD);
+    const tokens = issueSession(outcome.user, EMAIL_LINK_METHOD);
     target.hash = new URLSearchParams({
       access_token: tokens.access_token,
       expires_at: String(tokens.expires_at),
       expires_in: String(tokens.expires_in),
       refresh_token: tokens.refresh_token,
       token_type: 'bearer',
-      type,
+      type: outcome.type,
     }).toString();
     return c.redirect(target.toString(), 303);
   });
 
+  // VerifyParams.Validate, then verifyTokenHash or verifyUserAndToken (verify.go): a token_hash alone
+  // with its type, or an e-mailed code with its address; a session for either.
   auth.post('/verify', async (c) => {
     const body = await jsonBody(c);
-    const type = typeof body.type === 'string' ? body.type : '';
+    const text = (name: string) => (typeof body[name] === 'string' ? (body[name] as string) : '');
+    const [type, token, hash, email, phone] = ['type', 'token', 'token_hash', 'email', 'phone'].map(text) as [string, string, string, string, string];
     if (!type) return authError(c, 400, 'validation_failed', 'Verify requires a verification type');
-    let hashed: string | undefined = typeof body.token_hash === 'string' ? body.token_hash : undefined;
-    if (!hashed && typeof body.token === 'string' && typeof body.email === 'string') hashed = tokenHash(body.email.trim().toLowerCase(), body.token);
-    if (!hashed) return authError(c, 400, 'validation_failed', 'Verify requires either a token or a token hash');
-    const outcome = consumeEmailToken(type, hashed);
-    if (!('id' in outcome)) return authError(c, outcome.status, outcome.code, outcome.message);
-    return c.json(issueSession(outcome, EMAIL_LINK_METHOD));
+    if (!token === !hash) return authError(c, 400, 'validation_failed', 'Verify requires either a token or a token hash');
+    let outcome: ReturnType<typeof consumeEmailToken>;
+    if (hash) {
+      if (email || phone || text('redirect_to')) return authError(c, 400, 'validation_failed', 'Only the token_hash and type should be provided');
+      outcome = consumeEmailToken(type, hash, LINK_INVALID);
+    } else if (phone && !email) {
+      // No user here has a phone number: the lookup finds none.
+      outcome = { status: 403, code: 'otp_expired', message: 'Token has expired or is invalid' };
+    } else if (email && !phone) {
+      const checked = checkEmail(email);
+      if ('problem' in checked) return authError(c, 422, 'validation_failed', 'Invalid email format');
+      const holder = userByEmail(checked.email);
+      outcome = holder && tokenKinds(type)
+        ? consumeEmailToken(type, tokenHash(checked.email, token), 'Token has expired or is invalid', holder)
+        : { status: 403, code: 'otp_expired', message: 'Token has expired or is invalid' };
+    } else {
+      return authError(c, 400, 'validation_failed', 'Only an email address or phone number should be provided on verify');
+    }
+    if (!('user' in outcome)) return authError(c, outcome.status, outcome.code, outcome.message);
+    return c.json(issueSession(outcome.user, EMAIL_LINK_METHOD));
   });
 
   auth.post('/admin/generate_link', async (c) => {
     const denied = requireAdmin(c);
     if (denied) return denied;
     const body = await jsonBody(c);
-    const email = typeof body.email === 'string' ? body.email.trim().toLowerCase() : '';
-    if (!EMAIL.test(email)) return authError(c, 400, 'validation_failed', 'Unable to validate email address: invalid format');
+    const checked = checkEmail(body.email);
+    if ('problem' in checked) return authError(c, 400, 'validation_failed', checked.problem);
+    const { email } = checked;
     // supabase-js puts redirectTo in the query; GoTrue reads redirect_to from there or the body.
     const redirectTo = redirectTarget(c, c.req.query('redirect_to') ?? body.redirect_to);
     const data = body.data && typeof body.data === 'object' ? (body.data as Record<string, unknown>) : undefined;
@@ -803,9 +921,10 @@ export function supabaseEmulator(options: SupabaseEmulatorOptions): VendorEmulat
     const denied = requireAdmin(c);
     if (denied) return denied;
     const body = await jsonBody(c);
-    const email = typeof body.email === 'string' ? body.email.trim().toLowerCase() : '';
-    if (!email) return authError(c, 400, 'validation_failed', 'Cannot create a user without either an email or phone');
-    if (!EMAIL.test(email)) return authError(c, 400, 'validation_failed', 'Unable to validate email address: invalid format');
+    if (!body.email) return authError(c, 400, 'validation_failed', 'Cannot create a user without either an email or phone');
+    const checked = checkEmail(body.email);
+    if ('problem' in checked) return authError(c, 400, 'validation_failed', checked.problem);
+    const { email } = checked;
     if (userByEmail(email)) return authError(c, 422, 'email_exists', 'A user with this email address has already been registered');
     const password = typeof body.password === 'string' && body.password ? body.password : randomBytes(48).toString('base64url');
     if (Buffer.byteLength(password, 'utf8') > BCRYPT_MAX_BYTES) return authError(c, 400, 'validation_failed', 'bcrypt: password length exceeds 72 bytes');
@@ -826,14 +945,17 @@ export function supabaseEmulator(options: SupabaseEmulatorOptions): VendorEmulat
   });
 
   // Listed newest first (created_at descending, adminUsers' default sort in internal/api/admin.go), page
-  // by page, with its X-Total-Count header; supabase-js's admin.listUsers reads {users} and that header.
+  // by page (paginate and addPaginationHeaders, internal/api/pagination.go): Link and X-Total-Count say
+  // where the next and last pages are and how many users match; supabase-js's admin.listUsers reads both.
   // A filter keeps the users whose e-mail is LIKE '%' || filter || '%', or whose user_metadata.full_name is
   // ILIKE it (FindUsersInAudience, internal/models/user.go): % and _ are wildcards there, \ escapes them.
   auth.get('/admin/users', (c) => {
     const denied = requireAdmin(c);
     if (denied) return denied;
-    const page = Math.max(1, Number(c.req.query('page') ?? 1) || 1);
-    const perPage = Math.min(1000, Math.max(1, Number(c.req.query('per_page') ?? 50) || 50));
+    const paging = pagingOf(c.req.query('page'), c.req.query('per_page'));
+    if ('problem' in paging) return authError(c, 400, 'validation_failed', `Bad Pagination Parameters: ${paging.problem}`);
+    // addPaginationHeaders divides by the page size as asked: GoTrue panics on 0 and its recoverer answers 500.
+    if (paging.perPage === 0n) return authError(c, 500, 'unexpected_failure', 'Internal Server Error');
     const filter = c.req.query('filter') ?? '';
     const matches = (u: StoredUser) => {
       if (!filter) return true;
@@ -841,6 +963,10 @@ export function supabaseEmulator(options: SupabaseEmulatorOptions): VendorEmulat
       return sqlLike(`%${filter}%`, false).test(u.email) || (typeof fullName === 'string' && sqlLike(`%${filter}%`, true).test(fullName));
     };
     const all = state.users.filter(matches).sort((a, b) => String(b.created_at).localeCompare(String(a.created_at)));
+    // pop's paginator reads a page below 1 as the first; the headers keep the page as asked.
+    const page = Number(paging.page < 1n ? 1n : paging.page);
+    const perPage = Number(paging.perPage);
+    c.header('link', paginationLink(new URL(c.req.url), paging.page, paging.perPage, BigInt(all.length)));
     c.header('x-total-count', String(all.length));
     return c.json({ users: all.slice((page - 1) * perPage, page * perPage).map(userJson), aud: 'authenticated' });
   });
@@ -947,7 +1073,14 @@ export function supabaseEmulator(options: SupabaseEmulatorOptions): VendorEmulat
 /** The emulator with other project settings (Site URL, allow list, authorized addresses), e.g. for tests. */
 export function supabaseVendorWith(settings: Omit<SupabaseEmulatorOptions, 'hostUrl'>): LocalVendor {
   return {
-    create: (ctx) => supabaseEmulator({ ...settings, hostUrl: ctx.hostUrl }),
+    // The project's URL configuration follows the stack's front ends, as a deployment's does (docs/deploying.md).
+    create: (ctx) =>
+      supabaseEmulator({
+        ...(ctx.dashboardUrl ? { siteUrl: ctx.dashboardUrl } : {}),
+        ...(ctx.portalUrl ? { redirectAllowList: [`${ctx.portalUrl}/**`] } : {}),
+        ...settings,
+        hostUrl: ctx.hostUrl,
+      }),
     env: (ctx) => ({
       SUPABASE_URL: ctx.hostUrl,
       SUPABASE_ANON_KEY,

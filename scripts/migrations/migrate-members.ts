@@ -8,27 +8,32 @@
 // table is retained by the stack; delete it by hand once the copy is checked.
 // The local stage talks to `npm start`'s DynamoDB.
 import '../stage-env.ts';
-import { parseArgs } from 'node:util';
 import { migrateMembers } from './members.ts';
 import { mergeMembershipRecords } from '../../lib/webhooks/membership-state.ts';
+import { exitWithUsage, readCommandLine, LOCAL_STACK, requireLocalStack } from '../command-line.ts';
 import { stageDynamo } from '../stage-dynamo.ts';
 
-const USAGE = `Usage: npm run migrate:members -- [--stage local] [--region eu-west-1] [--page-size 100]`;
-const { values } = parseArgs({
+const USAGE = `Usage: npm run migrate:members -- [--stage <stage>] [--region <region>] [--page-size <n>]
+
+Copies the member records keyed by e-mail alone (table members) into the records kept per
+account and address (account_members). Safe on live tables and safe to run again.
+
+  --stage <stage>      local (default: the local stack, npm start) or a deployed stage (your AWS credentials)
+  --region <region>    AWS region (default: eu-west-1)
+  --page-size <n>      rows read per page (default: 100)
+  -h, --help           this help`;
+const values = readCommandLine({
+  usage: USAGE,
   options: {
     stage: { type: 'string', default: 'local' },
     region: { type: 'string', default: 'eu-west-1' },
     'page-size': { type: 'string', default: '100' },
-    help: { type: 'boolean', short: 'h', default: false },
   },
 });
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
-
-const stage = values.stage!;
-const { db, prefix, tables } = stageDynamo(stage, values.region!);
+if (!/^[1-9][0-9]*$/.test(values['page-size'])) exitWithUsage(`--page-size: '${values['page-size']}' is no whole number above 0`, USAGE);
+const stage = values.stage;
+if (stage === 'local') await requireLocalStack({ DynamoDB: process.env.AWS_ENDPOINT_URL_DYNAMODB ?? LOCAL_STACK.dynamodb }, 'npm run migrate:members');
+const { db, prefix, tables } = stageDynamo(stage, values.region);
 const from = `${prefix}members`;
 const to = tables.account_members;
 const counts = await migrateMembers(

@@ -15,7 +15,6 @@ import '../stage-env.ts';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { parseArgs } from 'node:util';
 import { dynamodbAccounts } from '../../lib/accounts/dynamodb-accounts.ts';
 import { dynamodbInvitations } from '../../lib/accounts/dynamodb-invitations.ts';
 import { dynamodbMemberships } from '../../lib/accounts/dynamodb-memberships.ts';
@@ -25,33 +24,49 @@ import { policyFrom } from '../../lib/integrations/http-client.ts';
 import { resendMailer } from '../../lib/integrations/resend-mailer.ts';
 import { logger } from '../../lib/log.ts';
 import { SUPABASE_SERVICE_ROLE_KEY } from '../../local/emulators/supabase.ts';
+import { exitWithUsage, readCommandLine, LOCAL_STACK, requireLocalStack } from '../command-line.ts';
 import { stageDynamo } from '../stage-dynamo.ts';
 
-const USAGE = `Usage: npm run migrate:memberships -- [--stage local] [--region eu-west-1] [--checkpoint <file>] [--send-invitations] [--page-size 100]`;
-const { values } = parseArgs({
+const USAGE = `Usage: npm run migrate:memberships -- [--stage <stage>] [--region <region>] [--checkpoint <file>] [--send-invitations] [--page-size <n>]
+
+Turns the member records of before memberships into memberships and invitations. Safe on a
+live table, and resumable from its checkpoint. Reads SUPABASE_URL and SUPABASE_SERVICE_ROLE_KEY
+(on the local stage, the local stack's); with --send-invitations also RESEND_API_KEY, EMAIL_FROM
+and PORTAL_URL.
+
+  --stage <stage>       local (default: the local stack, npm start) or a deployed stage (your AWS credentials)
+  --region <region>     AWS region (default: eu-west-1)
+  --checkpoint <file>   where its position is kept (default: .local/migrate-memberships-<stage>.json)
+  --send-invitations    e-mail the invitations it makes (without it, they wait for the person to sign in)
+  --page-size <n>       rows read per page (default: 100)
+  -h, --help            this help`;
+const values = readCommandLine({
+  usage: USAGE,
   options: {
     stage: { type: 'string', default: 'local' },
     region: { type: 'string', default: 'eu-west-1' },
     checkpoint: { type: 'string' },
     'send-invitations': { type: 'boolean', default: false },
     'page-size': { type: 'string', default: '100' },
-    help: { type: 'boolean', short: 'h', default: false },
   },
 });
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
 
-const stage = values.stage!;
+if (!/^[1-9][0-9]*$/.test(values['page-size'])) exitWithUsage(`--page-size: '${values['page-size']}' is no whole number above 0`, USAGE);
+const stage = values.stage;
 const local = stage === 'local';
 const env = (name: string, localValue?: string) => {
   const value = process.env[name] ?? (local ? localValue : undefined);
-  if (!value) throw new Error(`${name} is required (${USAGE})`);
+  if (!value) exitWithUsage(`${name} is required on stage ${stage}`, USAGE);
   return value;
 };
 
-const { db, tables } = stageDynamo(stage, values.region!);
+if (local) {
+  await requireLocalStack(
+    { DynamoDB: process.env.AWS_ENDPOINT_URL_DYNAMODB ?? LOCAL_STACK.dynamodb, 'Supabase Auth emulator': process.env.SUPABASE_URL ?? LOCAL_STACK.auth },
+    'npm run migrate:memberships',
+  );
+}
+const { db, tables } = stageDynamo(stage, values.region);
 const accounts = dynamodbAccounts({ db, tables });
 const memberships = dynamodbMemberships({ db, tables });
 const policy = policyFrom({ timeoutMs: 8000, maxAttempts: 4, maxRetryWaitMs: 10_000 });
@@ -82,7 +97,7 @@ const checkpoint: Checkpoint = {
 };
 
 const confirmedUserIds = await confirmedUserIdsByEmail({
-  url: env('SUPABASE_URL', 'http://localhost:10001'),
+  url: env('SUPABASE_URL', LOCAL_STACK.auth),
   serviceRoleKey: env('SUPABASE_SERVICE_ROLE_KEY', SUPABASE_SERVICE_ROLE_KEY),
 });
 const counts = await migrateMemberships(

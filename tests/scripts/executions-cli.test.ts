@@ -42,25 +42,28 @@ describe('npm run executions: arguments', () => {
   });
 
   it.each([
-    [['--foo'], /^Unknown option '--foo'\. Run npm run executions -- --help$/],
-    [['list', '--foo'], /^Unknown option '--foo'\. Run npm run executions -- list --help$/],
-    [['lst'], /^Unknown command 'lst'/],
-    [['show'], /^show needs an execution name or ARN/],
-    [['redrive'], /^redrive needs an execution name or ARN/],
-    [['list', 'extra'], /^Unexpected argument 'extra'/],
-    [['show', 'a', 'b'], /^Unexpected argument 'b'/],
-    [['list', '--machine', 'nope'], /^Unknown machine 'nope'/],
-    [['list', '--status', 'failed'], /^Unknown status 'failed'/],
-    [['list', '--stage'], /^Option '--stage <value>' argument missing/],
-    [['list', '--stage', 'Prod;rm'], /^Invalid stage/],
-    [[], /^Usage: npm run executions -- <command>/],
-  ])('refuses %j with a message, not a stack trace', (argv, message) => {
+    [['--foo'], /^Unknown option '--foo'$/, 'general'],
+    [['list', '--foo'], /^Unknown option '--foo'$/, 'list'],
+    [['lst'], /^Unknown command 'lst'/, 'general'],
+    [['show'], /^show needs an execution name or ARN$/, 'show'],
+    [['redrive'], /^redrive needs an execution name or ARN$/, 'redrive'],
+    [['list', 'extra'], /^Unexpected argument 'extra'$/, 'list'],
+    [['show', 'a', 'b'], /^Unexpected argument 'b'$/, 'show'],
+    [['list', '--machine', 'nope'], /^Unknown machine 'nope'/, 'list'],
+    [['list', '--status', 'failed'], /^Unknown status 'failed'/, 'list'],
+    [['list', '--stage'], /^Option '--stage <value>' argument missing$/, 'list'],
+    [['list', '--stage', 'Prod;rm'], /^Invalid stage/, 'list'],
+    [[], /^No command given\. Commands: list, show, redrive, follow-ups$/, 'general'],
+  ])('refuses %j with a one-line message and the usage it concerns, not a stack trace', (argv, message, usageOf) => {
     const line = parseCommandLine(argv);
     expect(line.kind).toBe('error');
-    expect(line.kind === 'error' && line.message).toMatch(message);
+    if (line.kind !== 'error') return;
+    expect(line.message).toMatch(message);
+    expect(line.message).not.toContain('\n');
+    expect(line.usage).toBe(helpOf(usageOf === 'general' ? undefined : usageOf));
   });
 
-  it('as a process: --help exits 0 with the usage, a bad option exits 2 with one line', async () => {
+  it('as a process: --help exits 0 with the usage, a bad option exits 2 with the usage and one line', async () => {
     const run = promisify(execFile);
     const node = process.execPath;
     const help = await run(node, ['scripts/executions.ts', '--help']);
@@ -72,7 +75,7 @@ describe('npm run executions: arguments', () => {
       (e: { code: number; stderr: string }) => e,
     );
     expect(bad.code).toBe(2);
-    expect(bad.stderr.trim()).toBe("Unknown option '--bogus'. Run npm run executions -- --help");
+    expect(bad.stderr).toBe(`${helpOf()}\n\nUnknown option '--bogus'\n`);
   });
 });
 

@@ -7,7 +7,7 @@ import type { TestProject } from 'vitest/node';
 import { startStack } from '../../local/stack.ts';
 
 export interface StackInfo {
-  urls: { api: string; emulators: string; dynamodb: string; stepFunctions: string; lambda: string };
+  urls: { api: string; emulators: string; dynamodb: string; stepFunctions: string; lambda: string; dashboard: string; portal: string };
   env: Record<string, string>;
   /** serverless-esbuild's work folder for this stack, relative to the service: its bundles are under .build/. */
   workFolder: string;

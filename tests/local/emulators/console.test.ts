@@ -1,7 +1,7 @@
 // The local console (the emulator host's `/`): what it lists, for which
 // account, and that recorded text (attacker-controlled) never becomes markup.
 import { afterEach, describe, expect, it } from 'vitest';
-import { accountFinder, consoleMain, consolePage, linksOf, type ConsoleData } from '../../../local/emulators/console.ts';
+import { accountFinder, accountLabel, consoleMain, consolePage, linksOf, type ConsoleData } from '../../../local/emulators/console.ts';
 import { startEmulatorHost, type EmulatorHost } from '../../../local/emulators/host.ts';
 import { resendEmulator } from '../../../local/emulators/resend.ts';
 import type { ServiceView } from '../../../local/service-view.ts';
@@ -9,8 +9,10 @@ import type { ServiceView } from '../../../local/service-view.ts';
 const EVIL = `<script>alert(1)</script><img src=x onerror=alert(2)>"'`;
 const bakery = { id: 'acc-bakery-0001', name: 'Springfield Bakery', slug: 'springfield-bakery', emails: ['owner@bakery.example'], domain: 'bakery.example' };
 const other = { id: 'acc-other-0002', name: 'Globex', slug: 'globex', emails: ['hank@globex.example'], stripeCustomer: 'cus_globex' };
+// Made at signup, with no company name yet: known by its contact's address.
+const unnamed = { id: 'acc-unnamed-0003', contactEmail: 'ann@customer.example', emails: ['ann@customer.example', 'zed@customer.example'], stripeCustomer: 'cus_ann' };
 const service: ServiceView = {
-  accounts: [bakery, other],
+  accounts: [bakery, other, unnamed],
   deliveries: [
     { key: `booking#${bakery.id}#calendly#invitee.created|x`, source: 'calendly', accountId: bakery.id, receivedAt: '2026-03-01T10:00:00Z', outcome: 'queued' },
     { key: `stripe#evt_${EVIL}`, source: 'stripe', accountId: other.id, receivedAt: '2026-03-01T11:00:00Z', outcome: EVIL },
@@ -98,6 +100,7 @@ describe('the local console', () => {
     expect(section('storage')).toContain('<a href="https://www.dropbox.com/scl/fo/local/springfield-bakery"');
     expect(section('storage')).toContain('Springfield Bakery <small>');
     expect(section('leads')).toContain('Globex <small>acc-othe');
+    expect(section('leads')).toContain('<td class="wrap">Hank hank@globex.example</td>');
     expect(section('chat')).toContain('Springfield Bakery <small>');
     expect(section('chat').indexOf('&#60;script')).toBeLessThan(section('chat').indexOf('New client onboarded'));
     expect(section('payments')).toContain('49.00 USD');
@@ -115,6 +118,36 @@ describe('the local console', () => {
     expect(main).toContain('<span class="acct none">no account</span>');
   });
 
+  it('names every account as a person knows it: its company name, else its contact address, else its slug, the id last', () => {
+    expect(accountLabel(bakery)).toBe('Springfield Bakery');
+    expect(accountLabel(unnamed)).toBe('ann@customer.example');
+    expect(accountLabel({ id: 'acc-4', emails: ['member@x.example'] })).toBe('member@x.example');
+    expect(accountLabel({ id: 'acc-5', slug: 'acme', emails: [] })).toBe('acme');
+    expect(accountLabel({ id: 'acc-6', emails: [] })).toBe('acc-6');
+
+    const main = consoleMain(
+      data({
+        records: {
+          payments: [{ id: 'cs_test_unnamed', status: 'complete', payment_status: 'paid', amount_total: 9900, currency: 'usd', customer: 'cus_ann', created: 1772360000, metadata: { account_id: unnamed.id }, subscription: 'sub_ann' }],
+          'payment-events': [
+            { event: { id: 'evt_a', type: 'checkout.session.completed' }, session: 'cs_test_unnamed', delivered_at: '2026-03-01T11:00:00Z', status: 200, answer: {} },
+            { event: { id: 'evt_b', type: 'invoice.paid' }, subscription: 'sub_ann', delivered_at: '2026-03-01T11:01:00Z', status: 200, answer: {} },
+            { event: { id: 'evt_c', type: 'invoice.paid' }, subscription: 'sub_unknown', delivered_at: '2026-03-01T11:02:00Z', status: 200, answer: {} },
+          ],
+          emails: [{ id: 'n1', from: 'a@agency.example', to: ['team@agency.example'], subject: 'New client: Springfield Bakery', text: 'x', created_at: '2026-03-01T09:00:00Z' }],
+        },
+      }),
+    );
+    const section = (id: string) => main.slice(main.indexOf(`<section id="${id}">`), main.indexOf('</section>', main.indexOf(`<section id="${id}">`)));
+    // A long address may break after its @.
+    expect(section('payments')).toContain('ann@<wbr>customer.example <small>acc-unna</small>');
+    expect(section('payments')).toContain('title="account acc-unnamed-0003 · contact ann@customer.example"');
+    expect(section('deliveries').match(/ann@<wbr>customer.example <small>/g)).toHaveLength(2);
+    expect(section('deliveries')).toContain('<span class="acct none">no checkout session</span>');
+    // The team's notice is about an account its subject names.
+    expect(section('mailbox')).toContain('Springfield Bakery <small>acc-bake');
+  });
+
   it('finds an account by id, customer, slug, address or name', () => {
     const find = accountFinder(service.accounts);
     expect(find({ id: other.id })?.id).toBe(other.id);
@@ -122,6 +155,7 @@ describe('the local console', () => {
     expect(find({ slug: 'springfield-bakery' })?.id).toBe(bakery.id);
     expect(find({ emails: ['OWNER@bakery.example'] })?.id).toBe(bakery.id);
     expect(find({ text: 'Call with Jo: Kick-off (Springfield Bakery)' })?.id).toBe(bakery.id);
+    expect(find({ text: `onboarding-${unnamed.id}-welcome` })?.id).toBe(unnamed.id);
     expect(find({ text: 'nothing known' })).toBeUndefined();
     expect(linksOf('<a href="javascript:x">x</a><a href=\'http://a.example/\'>a</a>', 'see https://b.example/x.')).toEqual(['http://a.example/', 'https://b.example/x.']);
   });

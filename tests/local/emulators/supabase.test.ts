@@ -281,6 +281,56 @@ describe('the GoTrue emulator', () => {
     expect(await listed(`a\\_${t}@`)).toEqual([wild]);
   });
 
+  it('pages the user list as paginate and addPaginationHeaders do (pagination.go): Link with next and last, X-Total-Count, 400 for a page that is no unsigned number', async () => {
+    const t = crypto.randomUUID().slice(0, 8);
+    for (let i = 0; i < 3; i++) await call('POST', '/admin/users', { body: { email: `page-${i}-${t}@example.com`, password: 'Secret123' }, ...asAdmin });
+    const page = (query: string) => call('GET', `/admin/users?${query}`, asAdmin);
+    const first = await page(`per_page=2&filter=${t}`);
+    expect(first.status).toBe(200);
+    expect(first.body.users).toHaveLength(2);
+    expect(first.headers.get('x-total-count')).toBe('3');
+    // The path as GoTrue sees it, behind the gateway; the query re-encoded in key order, page set.
+    expect(first.headers.get('link')).toBe(`</admin/users?filter=${t}&page=2&per_page=2>; rel="next", </admin/users?filter=${t}&page=2&per_page=2>; rel="last"`);
+    const second = await page(`page=2&per_page=2&filter=${t}`);
+    expect(second.body.users).toHaveLength(1);
+    expect(second.headers.get('link')).toBe(`</admin/users?filter=${t}&page=2&per_page=2>; rel="last"`);
+    expect((await page(`page=&per_page=&filter=${t}`)).headers.get('link')).toBe(`</admin/users?filter=${t}&page=1&per_page=>; rel="last"`);
+    expect((await page(`page=1&per_page=2&filter=${encodeURIComponent(`${t} *`)}`)).headers.get('link')).toBe(`</admin/users?filter=${t}+%2A&page=0&per_page=2>; rel="last"`);
+
+    for (const [query, value] of [['page=-1', '-1'], ['page=1.5', '1.5'], ['per_page=%2B5', '+5'], ['per_page=ten', 'ten']] as const) {
+      expect(await page(query), query).toMatchObject({
+        status: 400,
+        body: { code: 'validation_failed', message: `Bad Pagination Parameters: strconv.ParseUint: parsing "${value}": invalid syntax` },
+      });
+    }
+    expect((await page('page=18446744073709551616')).body.message).toBe('Bad Pagination Parameters: strconv.ParseUint: parsing "18446744073709551616": value out of range');
+    // A page below 1 lists the first, as pop's paginator does; a page size of 0 makes GoTrue divide by zero.
+    expect((await page(`page=0&per_page=2&filter=${t}`)).body.users).toHaveLength(2);
+    expect((await page('per_page=0')).status).toBe(500);
+  });
+
+  it('verifies as VerifyParams.Validate and verifyTokenHash say (verify.go): a token or a token hash, a hash only with its type, a type a link carries', async () => {
+    const address = email();
+    await call('POST', '/signup', { body: { email: address, password: 'Secret123' } });
+    const [mail] = (await records('auth-emails')).filter((m: any) => m.to === address);
+    const hash = new URL(mail.link).searchParams.get('token')!;
+    const refused = (body: unknown) => call('POST', '/verify', { body });
+    expect(await refused({ type: 'signup' })).toMatchObject({ status: 400, body: { message: 'Verify requires either a token or a token hash' } });
+    expect(await refused({ type: 'signup', token: mail.otp, token_hash: hash, email: address })).toMatchObject({ status: 400, body: { message: 'Verify requires either a token or a token hash' } });
+    expect(await refused({ type: 'signup', token_hash: hash, email: address })).toMatchObject({ status: 400, body: { message: 'Only the token_hash and type should be provided' } });
+    expect(await refused({ type: 'sms', token_hash: hash })).toMatchObject({ status: 400, body: { message: 'Invalid email verification type' } });
+    expect(await refused({ type: 'signup', token_hash: hash, gotrue_meta_security: { captcha_token: 'x', other: 1 } })).toMatchObject({
+      status: 400,
+      body: { message: 'Undeclared field gotrue_meta_security.other' },
+    });
+    expect(await refused({ type: 'signup', token: mail.otp, email: 'not an address' })).toMatchObject({ status: 422, body: { message: 'Invalid email format' } });
+    expect(await refused({ type: 'recovery', token: mail.otp, email: address })).toMatchObject({ status: 403, body: { code: 'otp_expired', message: 'Token has expired or is invalid' } });
+    // The code from the e-mail, with its address: confirmed, and a session, once.
+    const verified = await call('POST', '/verify', { body: { type: 'email', token: mail.otp, email: address.toUpperCase(), gotrue_meta_security: {} } });
+    expect(verified).toMatchObject({ status: 200, body: { user: { email: address, email_confirmed_at: expect.any(String) } } });
+    expect(await refused({ type: 'signup', token_hash: hash })).toMatchObject({ status: 403, body: { code: 'otp_expired', message: 'Email link is invalid or has expired' } });
+  });
+
   it('confirms an unconfirmed address through a recovery link, as recoverVerify does (verify.go), and keeps a confirmed one as it was', async () => {
     const address = email();
     await call('POST', '/admin/users', { body: { email: address, password: 'Secret123' }, ...asAdmin });

@@ -104,6 +104,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/onboarding/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Import clients: up to 500 companies, as JSON ({ companies: [...] }) or CSV (text/csv, a header line of field names), each row checked on its own and each valid one an ordinary onboarding run, started in order and paced to the vendors */
+        post: operations["onboardingBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/onboarding/batches/{batchId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where a batch stands: its rows by state (queued, running, waiting on a vendor, done, held, not started), each row, and when the last run should finish */
+        get: operations["onboardingBatchStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/signup": {
         parameters: {
             query?: never;
@@ -822,6 +856,10 @@ export interface operations {
                         executionId: string;
                         /** Format: uri */
                         statusUrl: string;
+                        /** @description Where each integration stands: success, skipped, failed, pending, or "waiting for <vendor> until <time>" while a vendor sets the pace */
+                        integrations?: {
+                            [key: string]: string;
+                        };
                     };
                 };
             };
@@ -983,6 +1021,10 @@ export interface operations {
                         executionId: string;
                         /** Format: uri */
                         statusUrl: string;
+                        /** @description Where each integration stands: success, skipped, failed, pending, or "waiting for <vendor> until <time>" while a vendor sets the pace */
+                        integrations?: {
+                            [key: string]: string;
+                        };
                     };
                 };
             };
@@ -1032,6 +1074,259 @@ export interface operations {
                         };
                         requestId: string;
                     };
+                };
+            };
+        };
+    };
+    onboardingBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Each row is checked on its own: the valid ones are taken, the others listed by line. As CSV, the first line names the columns (the fields of a row); an empty cell is a field not given. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    companies: {
+                        /** Format: email */
+                        email: string;
+                        companyName?: string;
+                        company_name?: string;
+                        company?: string;
+                        businessName?: string;
+                        companyUrl?: string;
+                        company_url?: string;
+                        website?: string;
+                        domain?: string;
+                        phone?: string;
+                        phone_number?: string;
+                        location?: string;
+                        city_state?: string;
+                        city?: string;
+                        timezone?: string;
+                        time_zone?: string;
+                        plan?: string;
+                        /** @description Free-form: at most 50 keys, two levels deep, 16 KB as JSON */
+                        metadata?: {
+                            [key: string]: (string | (0 | number) | boolean | null) | (string | (0 | number) | boolean | null)[] | {
+                                [key: string]: string | (0 | number) | boolean | null;
+                            };
+                        };
+                    }[];
+                };
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description Taken: the valid rows are queued; the refused ones are listed by line (their place in the list, or their line in the CSV file) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        batchId: string;
+                        /** @description Rows taken; each becomes an onboarding run */
+                        queued: number;
+                        invalid: {
+                            /** @description The row's place in the JSON list (1 for the first), or its line in the CSV file (2 for the first after the header) */
+                            line: number;
+                            errors: {
+                                path?: string;
+                                message: string;
+                            }[];
+                        }[];
+                        /** Format: uri */
+                        statusUrl: string;
+                    };
+                };
+            };
+            /** @description No valid row (no_valid_rows, each refused by line), no rows, over 500 rows (too_many_rows), malformed JSON or CSV, or a CSV column no row takes */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Neither the internal API key, the admin key nor an admin user's bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: "unauthenticated" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Signed in, but not an admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: "forbidden" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is over 256 KB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: "payload_too_large" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Neither application/json nor text/csv */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: "unsupported_media_type" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Too many submissions with this key, or by this user; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: "rate_limited" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    onboardingBatchStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        batchId: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description Rows taken */
+                        rows: number;
+                        invalid: {
+                            /** @description The row's place in the JSON list (1 for the first), or its line in the CSV file (2 for the first after the header) */
+                            line: number;
+                            errors: {
+                                path?: string;
+                                message: string;
+                            }[];
+                        }[];
+                        /** @description Rows by state */
+                        counts: {
+                            [key: string]: number;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description When the last run should finish: the busiest vendor's calls still to make, at the pace its configured limit allows; absent once every run has ended
+                         */
+                        estimatedCompletion?: string;
+                        items: {
+                            line: number;
+                            email: string;
+                            /** @enum {unknown} */
+                            state: "queued" | "running" | "waiting" | "done" | "held" | "not_started";
+                            /** @description Its run (GET /api/onboarding/runs/{runId}) */
+                            runId?: string;
+                            accountId?: string;
+                            /** @description Why a row could not be started */
+                            error?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Neither the internal API key, the admin key nor an admin user's bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: "unauthenticated" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Signed in, but not an admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: "forbidden" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description No such batch */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3679,6 +3974,10 @@ export interface operations {
                         executionId: string;
                         /** Format: uri */
                         statusUrl: string;
+                        /** @description Where each integration stands: success, skipped, failed, pending, or "waiting for <vendor> until <time>" while a vendor sets the pace */
+                        integrations?: {
+                            [key: string]: string;
+                        };
                     };
                 };
             };
@@ -4042,6 +4341,21 @@ export interface errorCodes {
             401: "unauthenticated";
             404: "not_found";
             500: "integrations_failed" | "onboarding_stopped" | "onboarding_not_started" | "internal_error" | "misconfigured";
+        };
+    };
+    "/api/onboarding/batch": {
+        post: {
+            401: "unauthenticated";
+            403: "forbidden";
+            413: "payload_too_large";
+            415: "unsupported_media_type";
+            429: "rate_limited";
+        };
+    };
+    "/api/onboarding/batches/{batchId}": {
+        get: {
+            401: "unauthenticated";
+            403: "forbidden";
         };
     };
     "/api/auth/signup": {

@@ -33,7 +33,7 @@ minutes on two cores.
                       that decide whether a floor proves a budget unmeetable
   --only <parts>      some parts, comma-separated: ${PARTS.join(', ')} (default: all); without
                       cold and warm, nothing is packaged (e.g. --only gap); burst: fifty onboardings
-                      at once against the vendors' limits (scaled down), on a stack of its own
+                      submitted together, against the vendors' limits (scaled down), on a stack of its own
   --functions <keys>  with --only cold: cold starts of these functions only (no variants),
                       e.g. login,status
   --cpu-prof <dir>    also one untimed cold start of each function and its fixed-SDK floor

@@ -1149,7 +1149,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: ("no_valid_rows" | "no_rows" | "too_many_rows" | "malformed_json" | "malformed_csv" | "invalid_request") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
             /** @description Neither the internal API key, the admin key nor an admin user's bearer token */
@@ -1326,7 +1333,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "batch_not_found" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
         };
@@ -4345,6 +4359,7 @@ export interface errorCodes {
     };
     "/api/onboarding/batch": {
         post: {
+            400: "no_valid_rows" | "no_rows" | "too_many_rows" | "malformed_json" | "malformed_csv" | "invalid_request";
             401: "unauthenticated";
             403: "forbidden";
             413: "payload_too_large";
@@ -4356,6 +4371,7 @@ export interface errorCodes {
         get: {
             401: "unauthenticated";
             403: "forbidden";
+            404: "batch_not_found";
         };
     };
     "/api/auth/signup": {

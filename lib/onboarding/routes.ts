@@ -167,11 +167,14 @@ export const onboardingRoutes = {
     rows: { key: 'companies', schema: batchRow, max: 500 },
     responses: {
       202: { description: 'Taken: the valid rows are queued; the refused ones are listed by line (their place in the list, or their line in the CSV file)', schema: batchTaken },
-      400: { description: 'No valid row (no_valid_rows, each refused by line), no rows, over 500 rows (too_many_rows), malformed JSON or CSV, or a CSV column no row takes' },
+      400: {
+        description: 'No valid row (no_valid_rows, each refused by line), no rows, over 500 rows (too_many_rows), malformed JSON or CSV, or a CSV column no row takes',
+        codes: ['no_valid_rows', 'no_rows', 'too_many_rows', 'malformed_json', 'malformed_csv', 'invalid_request'],
+      },
       401: { description: 'Neither the internal API key, the admin key nor an admin user\'s bearer token' },
       403: { description: 'Signed in, but not an admin' },
       413: { description: 'The body is over 256 KB' },
-      415: { description: 'Neither application/json nor text/csv' },
+      415: { description: 'Neither application/json nor text/csv', codes: ['unsupported_media_type'] },
       429: { description: 'Too many submissions with this key, or by this user; Retry-After says when to try again' },
     },
   }),
@@ -188,7 +191,7 @@ export const onboardingRoutes = {
       200: { description: 'The batch', schema: batchViewSchema },
       401: { description: 'Neither the internal API key, the admin key nor an admin user\'s bearer token' },
       403: { description: 'Signed in, but not an admin' },
-      404: { description: 'No such batch' },
+      404: { description: 'No such batch', codes: ['batch_not_found'] },
     },
   }),
 };

@@ -51,7 +51,7 @@ describe('the commands: help and bad options', () => {
   });
 
   it.each([
-    ['bench/run.ts', ['--only', 'cold,colde'], '--only: no part colde (parts: cold, warm, onboarding, webhooks, gap)'],
+    ['bench/run.ts', ['--only', 'cold,colde'], '--only: no part colde (parts: cold, warm, onboarding, webhooks, gap, burst)'],
     ['bench/run.ts', ['--rounds', 'many'], "--rounds: 'many' is no whole number above 0"],
     ['bench/run.ts', ['--rounds'], "Option '--rounds <value>' argument missing"],
     ['scripts/migrations/migrate-members.ts', ['--page-size', '0'], "--page-size: '0' is no whole number above 0"],

@@ -14,6 +14,6 @@ export const handler = httpEndpoint(enhancedOnboardingRoutes.enhancedOnboarding,
   await limitSubmitter(submissionLimits, request.access.caller);
   return withOnboardingAccount(accountDeps, request.access, intake, async (accountId) => {
     await limitAccount(submissionLimits, accountId, 'enhanced');
-    return httpAnswer(await onboardEnhanced(enhancedOnboardingDeps, accountId, intake), request);
+    return httpAnswer(await onboardEnhanced(enhancedOnboardingDeps, accountId, intake, request.deadline), request);
   });
 });

@@ -13,6 +13,6 @@ export const handler = httpEndpoint(onboardingRoutes.onboardingV2, serviceGuard,
   await limitSubmitter(submissionLimits, request.access.caller);
   return withOnboardingAccount(accountDeps, request.access, intake, async (accountId) => {
     await limitAccount(submissionLimits, accountId, 'onboarding');
-    return httpAnswer(await onboard(onboardingDeps, accountId, intake), request);
+    return httpAnswer(await onboard(onboardingDeps, accountId, intake, request.deadline), request);
   });
 });

@@ -17,6 +17,6 @@ export const handler = httpEndpoint(enhancedOnboardingRoutes.enhancedOnboarding,
   await limitSubmitter(limits, request.access.caller);
   return withOnboardingAccount(accounts, request.access, intake, async (accountId) => {
     await limitAccount(limits, accountId, 'enhanced');
-    return httpAnswer(await onboardEnhanced(deps, accountId, intake), request);
+    return httpAnswer(await onboardEnhanced(deps, accountId, intake, request.deadline), request);
   });
 });

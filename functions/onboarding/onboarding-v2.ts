@@ -17,6 +17,6 @@ export const handler = httpEndpoint(onboardingRoutes.onboardingV2, serviceGuard(
   await limitSubmitter(limits, request.access.caller);
   return withOnboardingAccount(accounts, request.access, intake, async (accountId) => {
     await limitAccount(limits, accountId, 'onboarding');
-    return httpAnswer(await onboard(deps, accountId, intake), request);
+    return httpAnswer(await onboard(deps, accountId, intake, request.deadline), request);
   });
 });

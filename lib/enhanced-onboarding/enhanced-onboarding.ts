@@ -22,7 +22,7 @@ export interface EnhancedOnboardingDeps extends OnboardingDeps {
  * Before the run starts: when the company gave a website, the crawl job the
  * run's analysis, scrape and upload steps work on (job id = run id).
  */
-export async function onboardEnhanced(deps: EnhancedOnboardingDeps, accountId: string, intake: OnboardingIntake): Promise<RunAnswer> {
+export async function onboardEnhanced(deps: EnhancedOnboardingDeps, accountId: string, intake: OnboardingIntake, answerBy?: number): Promise<RunAnswer> {
   const run = await beginOnboarding(deps, accountId, intake, {
     workflow: ENHANCED_WORKFLOW,
     beforeStart: async ({ runId, accountId }) => {
@@ -37,5 +37,5 @@ export async function onboardEnhanced(deps: EnhancedOnboardingDeps, accountId: s
       });
     },
   });
-  return awaitRun(deps, run);
+  return awaitRun(deps, run, answerBy);
 }

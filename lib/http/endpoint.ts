@@ -51,6 +51,8 @@ export interface HttpRequest<B = unknown, Q = Record<string, string | undefined>
   /** Who is calling, and the account the request acts on, as the route's access rule established them. */
   access: Grant;
   log: Logger;
+  /** When the function's time is up (Date.now's clock): an answer must be given before it. Infinity outside Lambda. */
+  deadline: number;
 }
 
 export interface HttpResult {
@@ -141,6 +143,7 @@ export function httpEndpoint<const R extends RouteSpec>(spec: R, ...args: Endpoi
       apiOrigin: apiUrl ?? `https://${event.requestContext.domainName}`,
       access: state.grant ?? { caller: ANONYMOUS },
       log: state.log,
+      deadline: context.getRemainingTimeInMillis ? Date.now() + context.getRemainingTimeInMillis() : Infinity,
     };
     return toApiResult(await handle(request));
   });

@@ -87,25 +87,35 @@ export async function beginOnboarding(
   return { runId, accountId, handle };
 }
 
-/** Onboards and waits a bounded time for the answer. */
-export async function onboard(deps: OnboardingDeps, accountId: string, intake: OnboardingIntake): Promise<RunAnswer> {
+/**
+ * How long before the caller's own deadline the wait ends: time for one more
+ * look at the run (two reads that queue behind every other request on a busy
+ * stack) and for the answer itself.
+ */
+export const ANSWER_MARGIN_MS = 5000;
+
+/** Onboards and waits a bounded time for the answer; `answerBy` as for awaitRun. */
+export async function onboard(deps: OnboardingDeps, accountId: string, intake: OnboardingIntake, answerBy?: number): Promise<RunAnswer> {
   const run = await beginOnboarding(deps, accountId, intake);
-  return awaitRun(deps, run);
+  return awaitRun(deps, run, answerBy);
 }
 
 /**
  * Waits for the run's result of this attempt. A run that stops without one
  * (it failed before recording an outcome) answers with the latest result it
  * has, or "broken"; a run still going when time is up answers "running".
+ * Time is up after `wait.ms`, or ANSWER_MARGIN_MS before `answerBy` (the
+ * time, on wait.now's clock, by which the caller must answer: the function's
+ * own end), whichever comes first: a run slow to start still gets its 202.
  */
-export async function awaitRun(deps: Pick<OnboardingDeps, 'runs' | 'workflow' | 'wait'>, run: StartedRun): Promise<RunAnswer> {
+export async function awaitRun(deps: Pick<OnboardingDeps, 'runs' | 'workflow' | 'wait'>, run: StartedRun, answerBy = Infinity): Promise<RunAnswer> {
   const now = deps.wait.now ?? Date.now;
   const sleep = deps.wait.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const maxPollMs = deps.wait.pollMs ?? 1000;
   const minPollMs = Math.min(deps.wait.firstPollMs ?? 25, maxPollMs);
   const statusEveryMs = deps.wait.statusEveryMs ?? 1000;
   const started = now();
-  const deadline = started + deps.wait.ms;
+  const deadline = Math.min(started + deps.wait.ms, answerBy - ANSWER_MARGIN_MS);
   let statusAt = started;
   for (;;) {
     const record = await deps.runs.get(run.runId);

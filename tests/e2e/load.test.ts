@@ -85,6 +85,11 @@ describe('load', () => {
     );
     noServerErrors(replies);
     expect(statuses(replies)).toEqual({ 200: 200 });
+    // Each answer is its own run's result: the account opened for its address, holding the slug answered.
+    for (const [i, r] of replies.entries()) {
+      expect(r.body, companies[i]!.email).toMatchObject({ success: true, accountId: expect.any(String), portalSlug: expect.any(String) });
+      expect(await accountRow(r.body.accountId), companies[i]!.email).toMatchObject({ contact_email: companies[i]!.email, portal_slug: r.body.portalSlug });
+    }
     const slugs = replies.map((r) => r.body.portalSlug as string);
     expect(new Set(slugs).size).toBe(200);
 

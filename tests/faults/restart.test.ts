@@ -45,7 +45,10 @@ it('loses nothing when the stack stops mid-onboarding; a redrive finishes every 
     );
     const running = async (s: Stack) => (await sfn(s).send(new ListExecutionsCommand({ stateMachineArn: MACHINE, statusFilter: 'RUNNING' }))).executions ?? [];
     await until(async () => (await running(stack)).length === companies.length, 'every run started');
-    await new Promise((r) => setTimeout(r, 1000));
+    // Mid-way: every run has sent the slow task tool its folder, and has its lists and tasks still to make.
+    const atWork = async (c: (typeof companies)[number]) =>
+      ((await (await fetch(`${stack.urls.emulators}/_local/requests?vendor=clickup&match=${encodeURIComponent(`(${c.slug})`)}`)).json()) as unknown[]).length > 0;
+    await until(async () => (await Promise.all(companies.map(atWork))).every(Boolean), 'every run at work at the task tool');
     await stack.stop();
     await Promise.allSettled(answers);
 

@@ -134,6 +134,19 @@ describe('the HTTP endpoint stack', () => {
     expect(replaced.headers['x-correlation-id']).toMatch(/^aws-req-/);
   });
 
+  it("tells the handler when the function's time is up, from the Lambda context", async () => {
+    let deadline = 0;
+    const handler = httpEndpoint(echoRoute, async (request) => {
+      deadline = request.deadline;
+      return json(200, {});
+    });
+    const before = Date.now();
+    await call(handler, { headers: { 'content-type': 'application/json' }, body: '{"email":"a@b.co"}' });
+    // The test context has 10 s left whenever it is asked.
+    expect(deadline).toBeGreaterThanOrEqual(before + 10_000);
+    expect(deadline).toBeLessThanOrEqual(Date.now() + 10_000);
+  });
+
   it('lets no control character into a response header, whatever a handler puts there', async () => {
     const leaky = httpEndpoint(echoRoute, async ({ body }) =>
       json(200, {}, { location: `https://portal.test/?next=${body.email}\r\nSet-Cookie: session=stolen`, 'x-note': 'a\u0000b\u2028c' }),

@@ -142,7 +142,7 @@ function onboardingForm(me: Me, known: { accountId?: string; companyName?: strin
         ({ data, error, response } = await api.GET('/api/onboarding/runs/{runId}', { params: { path: { runId: data.executionId } } }));
       }
       const result = data ?? error;
-      if (!result || !('integrations' in result)) throw new ApiError(response.status, error);
+      if (!result || !('success' in result)) throw new ApiError(response.status, error);
       return [
         paragraph(result.success ? 'Your workspace is ready.' : 'Some of your workspace could not be set up yet; we have been told and will finish it.'),
         h('ul', {}, Object.entries(result.integrations).map(([name, outcome]) => h('li', {}, `${name}: ${outcome}`))),

@@ -7,9 +7,11 @@ import { DescribeExecutionCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { LOCAL_REGION, startStack } from '../local/stack.ts';
 import { call, SERVICE_KEY } from './scenario.ts';
 import { round } from './stats.ts';
+import { vendorsOf, workflows } from '../lib/provisioning/registry.ts';
 
 export const BURST_BUDGET = 1.2;
-const VENDORS = ['clickup', 'dropbox', 'resend', 'slack', 'close'] as const;
+/** The vendors onboarding-v2's integrations call (the registry's). */
+const VENDORS = vendorsOf(workflows.onboarding.integrations);
 
 export interface BurstFigures {
   onboardings: number;

@@ -9,8 +9,10 @@ import { LOCAL_REGION } from '../local/stack.ts';
 import { stateMachines } from '../statemachines/cloudformation.ts';
 import { SERVICE_KEY, type Scenario } from './scenario.ts';
 import { median, round } from './stats.ts';
+import { vendorsOf, workflows } from '../lib/provisioning/registry.ts';
 
-const VENDORS = ['clickup', 'dropbox', 'resend', 'slack', 'close'];
+/** The vendors onboarding-v2's integrations call (the registry's). */
+const VENDORS = vendorsOf(workflows.onboarding.integrations);
 
 export interface OnboardingRun {
   endToEndMs: number;

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { catalog, type DeployedRoute } from '../lib/api/catalog.ts';
 import { functionKeyOf, type LambdaSpec } from '../lib/lambda-spec.ts';
-import { integrations } from '../lib/provisioning/registry.ts';
+import { integrations, type IntegrationSpec } from '../lib/provisioning/registry.ts';
 import { bookingSteps } from '../statemachines/booking.ts';
 import { crawlerRefreshSteps } from '../statemachines/crawler-refresh.ts';
 import { onboardingBatchSteps } from '../statemachines/onboarding-batch.ts';
@@ -28,14 +28,16 @@ export interface ServerlessFunction {
 }
 
 /** Every step a state machine invokes: the registry's integrations, then the machines' own steps. */
-export const steps: readonly LambdaSpec[] = [
-  ...Object.values(integrations).map((integration) => integration.lambda),
+export const stepsOf = (registry: Readonly<Record<string, Pick<IntegrationSpec, 'lambda'>>>): readonly LambdaSpec[] => [
+  ...Object.values(registry).map((integration) => integration.lambda),
   ...onboardingSteps,
   ...onboardingBatchSteps,
   ...crawlerRefreshSteps,
   ...bookingSteps,
   ...paymentsSteps,
 ];
+
+export const steps = stepsOf(integrations);
 
 const functionOf = ({ handler, timeout, memorySize }: LambdaSpec): ServerlessFunction => ({
   handler: `${handler.slice(0, -'.ts'.length)}.handler`,

@@ -2,6 +2,7 @@
 // options, its help, and the follow-up view. Pure, so tests can read them
 // without a stack; the script does the calls.
 import { parseArgs } from 'node:util';
+import { integrations, type IntegrationSpec } from '../lib/provisioning/registry.ts';
 import { stateMachines } from '../statemachines/cloudformation.ts';
 
 /** Every state machine of the service, as deployed (agency-backend-<stage>-<machine>). */
@@ -146,30 +147,25 @@ export interface RunOf {
   redrivable: boolean;
 }
 
-/** What an operator checks before redriving, per integration (the settings are in .env.example). */
-const REMEDIES: Record<string, string> = {
-  clickup: 'Check ClickUp: CLICKUP_API_TOKEN is valid and CLICKUP_SPACE_ID exists; if ClickUp was down or throttling, wait for it.',
-  dropbox: 'Check Dropbox: the token (DROPBOX_REFRESH_TOKEN, DROPBOX_APP_KEY/SECRET) is not revoked and DROPBOX_ROOT_PATH exists; if Dropbox was busy, wait.',
-  resend: 'Check Resend: RESEND_API_KEY is valid and the sending domain is verified; if Resend was throttling, wait.',
-  slack: 'Check Slack: SLACK_BOT_TOKEN is valid and the bot is in SLACK_CHANNEL (or SLACK_WEBHOOK_URL still exists).',
-  close: 'Check Close: CLOSE_API_KEY is valid; if Close was throttling, wait.',
-  analysis: "The client's website could not be measured: check that it answers (or PAGESPEED_API_KEY, if set); a site that refuses us needs the client.",
-  scrape: "The client's website could not be crawled: check that it answers (or FIRECRAWL_API_KEY, if set); a site that refuses us needs the client.",
-  upload: 'The crawl could not be uploaded to Dropbox: check the Dropbox token and DROPBOX_ROOT_PATH.',
-  billing:
-    'A paid checkout was not linked to the account (reason below: public-checkout, bought with its e-mail while it pays; starter-not-allowed, paid by someone ' +
-    'no longer allowed to manage its billing): refund, cancel or link it in Stripe (ids below); nothing to redrive.',
-};
+/** What an operator checks before redriving: each integration's remedy (its registry entry), and for billing conflicts. */
+export function remedies(registry: Readonly<Record<string, Pick<IntegrationSpec, 'remedy'>>> = integrations): Record<string, string> {
+  return {
+    ...Object.fromEntries(Object.entries(registry).map(([key, spec]) => [key, spec.remedy])),
+    billing:
+      'A paid checkout was not linked to the account (reason below: public-checkout, bought with its e-mail while it pays; starter-not-allowed, paid by someone ' +
+      'no longer allowed to manage its billing): refund, cancel or link it in Stripe (ids below); nothing to redrive.',
+  };
+}
 
 const when = (iso?: string) => (iso ? iso.replace('T', ' ').slice(0, 19) : '-');
 
 /** One follow-up as the lines an operator acts on. */
-export function describeFollowUp(f: OpenFollowUp, run: RunOf | undefined, options: Pick<Options, 'stage' | 'region'>): string[] {
+export function describeFollowUp(f: OpenFollowUp, run: RunOf | undefined, options: Pick<Options, 'stage' | 'region'>, advice = remedies()): string[] {
   const failures = f.failures && f.failures > 1 ? `failed ${f.failures} times since ${when(f.first_failed_at)}, last ${when(f.last_failed_at)}` : `failed ${when(f.last_failed_at)}`;
   const lines = [`${f.integration} · account ${f.account_id} · ${failures}`, `  what failed: ${f.message}`];
   const context = Object.entries(f.context ?? {}).filter(([, v]) => v !== undefined && v !== null && v !== '');
   if (context.length) lines.push(`  details:     ${context.map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' ')}`);
-  lines.push(`  what to do:  ${REMEDIES[f.integration] ?? `Fix what the message names for ${f.integration}.`}`);
+  lines.push(`  what to do:  ${advice[f.integration] ?? `Fix what the message names for ${f.integration}.`}`);
   const where = options.stage === 'local' ? '' : ` --stage ${options.stage} --region ${options.region}`;
   if (!run) {
     lines.push(f.integration === 'billing' ? `  found by:    ${f.run_id}` : `  run:         ${f.run_id} (no such execution on the onboarding machines)`);

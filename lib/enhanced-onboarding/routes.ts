@@ -1,7 +1,8 @@
 // The route of enhanced onboarding: onboarding-v2's submission and answers, with the site work's results.
 import { route } from '../http/route.ts';
 import { onboardingBody } from '../onboarding/intake.ts';
-import { integrationErrors, outcome, submissionAnswers } from '../onboarding/routes.ts';
+import { integrationErrors, integrationOutcomes, submissionAnswers } from '../onboarding/routes.ts';
+import { workflows } from '../provisioning/registry.ts';
 
 const enhancedResult = {
   type: 'object',
@@ -11,10 +12,8 @@ const enhancedResult = {
     accountId: { type: 'string', format: 'uuid' },
     portalSlug: { type: 'string' },
     integrations: {
-      type: 'object',
+      ...integrationOutcomes(workflows['enhanced-onboarding'].integrations),
       description: 'The contract order: storage folder, performance analysis, content scraping, CSV upload, CRM update, team chat notification',
-      required: ['dropbox', 'analysis', 'scrape', 'upload', 'close', 'slack'],
-      properties: { dropbox: outcome, analysis: outcome, scrape: outcome, upload: outcome, close: outcome, slack: outcome },
     },
     details: {
       type: 'object',

@@ -2,6 +2,7 @@ import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynam
 import { DescribeStateMachineCommand, type SFNClient } from '@aws-sdk/client-sfn';
 import type { IntegrationSettings } from '../config.ts';
 import { httpTransport } from '../integrations/http-transport.ts';
+import { integrations, vendors, vendorsOf, type Registry, type VendorSpec } from '../provisioning/registry.ts';
 import { timed, type Check, type CheckRun, type StatusDeps } from './status.ts';
 
 const PROBE_TIMEOUT_MS = 2500;
@@ -17,8 +18,11 @@ interface Clients {
   stateMachineArn?: string;
 }
 
-/** The checks /status runs, built from this deployment's configuration. */
-export function statusChecks(config: IntegrationSettings, clients: Clients): StatusDeps {
+/**
+ * The checks /status runs, built from this deployment's configuration: its own DynamoDB and Step
+ * Functions, the identity provider and payments, and every vendor an integration of the registry calls.
+ */
+export function statusChecks(config: IntegrationSettings, clients: Clients, registry: Registry = { integrations, vendors }): StatusDeps {
   const sfnArn = clients.stateMachineArn;
   return {
     dependencies: {
@@ -34,16 +38,22 @@ export function statusChecks(config: IntegrationSettings, clients: Clients): Sta
     integrations: {
       identity: httpCheck('supabase', config.identity.serviceRoleKey ? 'anon + service role' : 'anon only', config.identity.url && `${config.identity.url}/auth/v1/health`),
       payments: httpCheck('stripe', stripeMode(config.payments?.secretKey), config.payments && `${config.payments.apiBase}/v1`),
-      email: httpCheck('resend', 'api', config.email?.baseUrl),
-      clickup: httpCheck('clickup', 'api token', config.taskTool?.apiBase),
-      dropbox: httpCheck('dropbox', config.storage?.refreshToken ? 'refresh token' : 'access token', config.storage?.apiBase),
-      slack: httpCheck('slack', config.chat?.mode ?? '', config.chat && (config.chat.mode === 'incoming-webhook' ? config.chat.webhookUrl : config.chat.apiBase)),
-      close: httpCheck('close', 'api key', config.crm?.apiBase),
-      crawler: config.crawler.firecrawl
-        ? httpCheck('firecrawl', config.crawler.pagespeed ? 'firecrawl + pagespeed' : 'firecrawl', config.crawler.firecrawl.apiBase)
-        : async () => ({ configured: true, mode: config.crawler.pagespeed ? 'built-in crawler + pagespeed' : 'built-in', reachable: null }),
+      ...Object.fromEntries(
+        vendorsOf(Object.keys(registry.integrations), registry).map((name) => {
+          const vendor = registry.vendors[name];
+          if (!vendor) throw new Error(`The registry names the vendor ${name}, which it does not describe`);
+          return [name, vendorCheck(name, vendor, config[vendor.settings])];
+        }),
+      ),
     },
   };
+}
+
+/** A vendor's check: reached at its probe address when it has one, else built in (nothing to reach). */
+function vendorCheck(name: string, vendor: VendorSpec, settings: unknown): CheckRun {
+  const url = vendor.probeUrl(settings as never);
+  if (url || !settings) return httpCheck(name, settings ? vendor.mode(settings as never) : '', url);
+  return async () => ({ configured: true, mode: vendor.mode(settings as never), reachable: null });
 }
 
 function httpCheck(vendor: string, mode: string, url: string | undefined | null | false): CheckRun {

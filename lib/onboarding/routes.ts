@@ -1,4 +1,5 @@
 import { idParam, route, type JSONSchema } from '../http/route.ts';
+import { workflows } from '../provisioning/registry.ts';
 import { onboardingBody } from './intake.ts';
 
 // The pieces of a run's answer, shared with enhanced onboarding (lib/enhanced-onboarding/routes.ts).
@@ -11,6 +12,11 @@ export const integrationErrors = {
     properties: { integration: { type: 'string' }, message: { type: 'string' }, context: { type: 'object' } },
   },
 } as const;
+/** A workflow's answer's integrations: each of the registry's, in the workflow's order, with its outcome. */
+export function integrationOutcomes<const K extends string>(keys: readonly K[]) {
+  return { type: 'object', required: [...keys], properties: Object.fromEntries(keys.map((key) => [key, outcome])) as Record<K, typeof outcome> } as const;
+}
+
 const result = {
   type: 'object',
   required: ['success', 'accountId', 'portalSlug', 'integrations'],
@@ -18,11 +24,7 @@ const result = {
     success: { type: 'boolean' },
     accountId: { type: 'string', format: 'uuid' },
     portalSlug: { type: 'string' },
-    integrations: {
-      type: 'object',
-      required: ['clickup', 'dropbox', 'resend', 'slack', 'close'],
-      properties: { clickup: outcome, dropbox: outcome, resend: outcome, slack: outcome, close: outcome },
-    },
+    integrations: integrationOutcomes(workflows.onboarding.integrations),
     details: { type: 'object', description: 'Per integration: what was created, or why it was skipped' },
     executionId: { type: 'string', description: 'The Step Functions execution name of the run' },
     errors: integrationErrors,

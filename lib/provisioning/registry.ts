@@ -1,13 +1,19 @@
-// The integrations an onboarding run provisions, and the workflows that run
-// them. Both onboarding state machines are built from this at build time
-// (statemachines/onboarding.ts): a branch per integration with its retry
-// policy and a Catch, its held retry for a redrive, and RecordOutcome told
-// the workflow's integrations; so is each step's function (infra/functions.ts).
-// Adding an integration is an entry here, its step's handler file, its adapter
-// and its settings.
+// The whole description of each integration an onboarding run provisions,
+// and the workflows that run them. Everything else follows from it:
+// - each step's function (infra/functions.ts) and both onboarding state
+//   machines (statemachines/onboarding.ts): a branch per integration with its
+//   retry policy, its wait loop and a Catch, its held retry for a redrive;
+// - the answer's integrations (lib/onboarding/routes.ts), the pacing of its
+//   calls (`calls`, `vendor`), the follow-ups' advice (`remedy`, scripts/),
+//   and, from its vendor (`vendors` below), its /status check
+//   (lib/health/probes.ts), its emulator in the local stack
+//   (local/emulators/index.ts) and the bench's vendor lists.
+// Adding an integration is an entry here (and its vendor, if new), its step's
+// handler file, its adapter (lib/integrations, built in lib/wiring/adapters.ts)
+// and its emulator (local/emulators).
 //
 // Plain data: step Lambdas import it (through outcomes.ts), so it stays light.
-
+import type { IntegrationSettings } from '../config.ts';
 import type { LambdaSpec } from '../lambda-spec.ts';
 
 /** How the state machine retries a step; the retriers are in statemachines/asl.ts. */
@@ -21,6 +27,10 @@ export interface IntegrationSpec {
   readonly retry: RetryPolicy;
   /** How long one call may take before the state machine gives up on it: the function's timeout and a margin. */
   readonly timeoutSeconds: number;
+  /** Whose API it calls: a key of `vendors` (its settings, /status check and emulator). */
+  readonly vendor: string;
+  /** What an operator checks when it failed, before redriving (npm run executions -- follow-ups). */
+  readonly remedy: string;
   /** Input beyond the run's own (accountId, email, runId, portalSlug), as ASL Parameters. */
   readonly input?: Readonly<Record<string, string>>;
   /**
@@ -37,6 +47,42 @@ export interface IntegrationSpec {
   readonly parts?: readonly { readonly part: string; readonly after: string }[];
 }
 
+/** A vendor integrations call: how /status reaches it, and the emulator that stands for it locally. */
+export interface VendorSpec {
+  /** Its section of lib/config.ts's integrationSettings(), which /status reads. */
+  readonly settings: keyof IntegrationSettings;
+  /** The address /status sends an unauthenticated GET (any answer proves it reachable); none: not configured. */
+  readonly probeUrl: (settings: never) => string | null | undefined | false;
+  /** How it is set up, in a few words, for /status. */
+  readonly mode: (settings: never) => string;
+  /** The emulator of local/emulators (its LocalVendor) that stands for it in the local stack; none: its adapters reach what they need themselves. */
+  readonly emulator?: string;
+}
+
+/** Settings of one section, as a vendor's functions read them. */
+type Of<K extends keyof IntegrationSettings> = NonNullable<IntegrationSettings[K]>;
+const vendor = <K extends keyof IntegrationSettings>(spec: {
+  settings: K;
+  probeUrl: (settings: IntegrationSettings[K]) => string | null | undefined | false;
+  mode: (settings: Of<K>) => string;
+  emulator?: string;
+}): VendorSpec => spec as unknown as VendorSpec;
+
+/** The vendors the integrations call, by the name an integration gives (its `vendor`). */
+export const vendors: Readonly<Record<string, VendorSpec>> = {
+  clickup: vendor({ settings: 'taskTool', probeUrl: (s) => s?.apiBase, mode: () => 'api token', emulator: 'clickup' }),
+  dropbox: vendor({ settings: 'storage', probeUrl: (s) => s?.apiBase, mode: (s) => (s.refreshToken ? 'refresh token' : 'access token'), emulator: 'dropbox' }),
+  resend: vendor({ settings: 'email', probeUrl: (s) => s?.baseUrl, mode: () => 'api', emulator: 'resend' }),
+  slack: vendor({ settings: 'chat', probeUrl: (s) => s && (s.mode === 'incoming-webhook' ? s.webhookUrl : s.apiBase), mode: (s) => s.mode, emulator: 'slack' }),
+  close: vendor({ settings: 'crm', probeUrl: (s) => s?.apiBase, mode: () => 'api key', emulator: 'close' }),
+  // Firecrawl and PageSpeed when their keys are set; else the service's own crawler and measurement, which reach the client's website.
+  crawler: vendor({
+    settings: 'crawler',
+    probeUrl: (s) => s.firecrawl?.apiBase,
+    mode: (s) => [s.firecrawl ? 'firecrawl' : 'built-in crawler', s.pagespeed ? 'pagespeed' : 'built-in measurement'].join(' + '),
+  }),
+};
+
 const SITE_JOB = { 'jobId.$': '$.runId' } as const;
 
 /** Every integration, under the key the run's answer reports it by (the contract's names for the first five). */
@@ -44,6 +90,8 @@ export const integrations = {
   // A folder, three lists and eleven starter tasks.
   clickup: {
     step: 'provision-task-tool',
+    vendor: 'clickup',
+    remedy: 'Check ClickUp: CLICKUP_API_TOKEN is valid and CLICKUP_SPACE_ID exists; if ClickUp was down, wait for it.',
     retry: 'vendor',
     timeoutSeconds: 150,
     calls: { clickup: 15 },
@@ -52,6 +100,8 @@ export const integrations = {
   // The folder tree in one batch, and its shared link.
   dropbox: {
     step: 'provision-storage-tree',
+    vendor: 'dropbox',
+    remedy: 'Check Dropbox: the token (DROPBOX_REFRESH_TOKEN, DROPBOX_APP_KEY/SECRET) is not revoked and DROPBOX_ROOT_PATH exists; if Dropbox was down, wait.',
     retry: 'vendor',
     timeoutSeconds: 150,
     calls: { dropbox: 2 },
@@ -60,22 +110,58 @@ export const integrations = {
   // The owner's invitation, the welcome and the team's notice; the storage-ready e-mail is its part after the folder.
   resend: {
     step: 'send-onboarding-emails',
+    vendor: 'resend',
+    remedy: 'Check Resend: RESEND_API_KEY is valid and the sending domain is verified; a spent daily or monthly quota needs a bigger plan or the next day.',
     retry: 'vendor',
     timeoutSeconds: 150,
     parts: [{ part: 'after-storage', after: 'dropbox' }],
     calls: { resend: 3 },
     lambda: { handler: 'functions/onboarding/steps/send-onboarding-emails.ts', timeout: 120 },
   },
-  slack: { step: 'post-chat-notices', retry: 'vendor', timeoutSeconds: 150, calls: { slack: 1 }, lambda: { handler: 'functions/onboarding/steps/post-chat-notices.ts', timeout: 120 } },
+  slack: {
+    step: 'post-chat-notices',
+    vendor: 'slack',
+    remedy: 'Check Slack: SLACK_BOT_TOKEN is valid and the bot is in SLACK_CHANNEL (or SLACK_WEBHOOK_URL still exists).',
+    retry: 'vendor',
+    timeoutSeconds: 150,
+    calls: { slack: 1 },
+    lambda: { handler: 'functions/onboarding/steps/post-chat-notices.ts', timeout: 120 },
+  },
   // The lead found by e-mail (or by domain) and updated, or created.
-  close: { step: 'sync-crm-lead', retry: 'vendor', timeoutSeconds: 150, calls: { close: 3 }, lambda: { handler: 'functions/onboarding/steps/sync-crm-lead.ts', timeout: 120 } },
+  close: {
+    step: 'sync-crm-lead',
+    vendor: 'close',
+    remedy: 'Check Close: CLOSE_API_KEY is valid; a 402 means the plan limits what the key may do.',
+    retry: 'vendor',
+    timeoutSeconds: 150,
+    calls: { close: 3 },
+    lambda: { handler: 'functions/onboarding/steps/sync-crm-lead.ts', timeout: 120 },
+  },
   // The site's analysis and scrape are a crawl job named after the run.
   // PageSpeed runs take up to a minute per form factor; a measurement, seconds.
-  analysis: { step: 'analyse-site', retry: 'site', timeoutSeconds: 330, input: SITE_JOB, lambda: { handler: 'functions/crawler/steps/analyse-site.ts', timeout: 300 } },
+  analysis: {
+    step: 'analyse-site',
+    vendor: 'crawler',
+    remedy: "The client's website could not be measured: check that it answers (or PAGESPEED_API_KEY, if set); a site that refuses us needs the client.",
+    retry: 'site',
+    timeoutSeconds: 330,
+    input: SITE_JOB,
+    lambda: { handler: 'functions/crawler/steps/analyse-site.ts', timeout: 300 },
+  },
   // A crawl stops starting requests after 180 s (Firecrawl: gives up after 240 s).
-  scrape: { step: 'scrape-site', retry: 'site', timeoutSeconds: 330, input: SITE_JOB, lambda: { handler: 'functions/crawler/steps/scrape-site.ts', timeout: 300, memorySize: 1024 } },
+  scrape: {
+    step: 'scrape-site',
+    vendor: 'crawler',
+    remedy: "The client's website could not be crawled: check that it answers (or FIRECRAWL_API_KEY, if set); a site that refuses us needs the client.",
+    retry: 'site',
+    timeoutSeconds: 330,
+    input: SITE_JOB,
+    lambda: { handler: 'functions/crawler/steps/scrape-site.ts', timeout: 300, memorySize: 1024 },
+  },
   upload: {
     step: 'upload-site-csv',
+    vendor: 'dropbox',
+    remedy: 'The crawl could not be uploaded to Dropbox: check the Dropbox token and DROPBOX_ROOT_PATH.',
     retry: 'vendor',
     timeoutSeconds: 150,
     input: SITE_JOB,
@@ -122,3 +208,15 @@ export const workflows = {
 } as const satisfies Record<string, Workflow>;
 
 export type WorkflowName = keyof typeof workflows;
+
+/** The registry's integrations and the vendors they call, as what is derived from them takes them (a test passes its own). */
+export interface Registry {
+  integrations: Readonly<Record<string, Pick<IntegrationSpec, 'vendor'>>>;
+  vendors: Readonly<Record<string, VendorSpec>>;
+}
+
+/** The vendors these integrations call, each once, in order. */
+export const vendorsOf = (keys: readonly string[], registry: Pick<Registry, 'integrations'> = { integrations }): string[] => [
+  ...new Set(keys.map((key) => registry.integrations[key]!.vendor)),
+];
+

@@ -26,7 +26,7 @@ describe('health and the API description', () => {
     expect(res.status).toBe(200);
     expect(res.body.dependencies.dynamodb).toMatchObject({ reachable: true, latencyMs: expect.any(Number) });
     expect(res.body.dependencies).toHaveProperty('stepFunctions');
-    for (const name of ['identity', 'payments', 'email', 'clickup', 'dropbox', 'slack', 'close', 'crawler']) {
+    for (const name of ['identity', 'payments', 'resend', 'clickup', 'dropbox', 'slack', 'close', 'crawler']) {
       expect(res.body.integrations[name], name).toHaveProperty('reachable');
       expect(res.body.integrations[name], name).toHaveProperty('configured');
     }

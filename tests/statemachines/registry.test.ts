@@ -7,9 +7,15 @@ import validator from 'asl-validator';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { serviceFunctions } from '../../infra/functions.ts';
 import { ENHANCED_INTEGRATIONS, INTEGRATIONS } from '../../lib/onboarding/outcomes.ts';
-import { integrations, workflows, type IntegrationSpec, type Workflow } from '../../lib/provisioning/registry.ts';
+import { functionsFrom, serviceFunctions, stepsOf } from '../../infra/functions.ts';
+import { catalog } from '../../lib/api/catalog.ts';
+import type { IntegrationSettings } from '../../lib/config.ts';
+import { statusChecks } from '../../lib/health/probes.ts';
+import { integrationOutcomes, outcome } from '../../lib/onboarding/routes.ts';
+import { integrations, vendors, workflows, type IntegrationSpec, type VendorSpec, type Workflow } from '../../lib/provisioning/registry.ts';
+import { emulators, localVendorsFor, type LocalVendor } from '../../local/emulators/index.ts';
+import { describeFollowUp, remedies } from '../../scripts/executions-cli.ts';
 import { collectStates, StepFunctionsEngine, type Invoke, type InvokeOutcome, type MachineDefinition } from '../../local/stepfunctions/engine.ts';
 import { placeholderOf, retryPolicies, type Machine, type State } from '../../statemachines/asl.ts';
 import { stateMachines, templateOf, templates } from '../../statemachines/cloudformation.ts';
@@ -101,7 +107,19 @@ describe('the generated onboarding machines', () => {
   });
 
   describe('with a new integration added to the registry', () => {
-    const registry = { ...integrations, calendar: { step: 'provision-calendar', retry: 'vendor', timeoutSeconds: 150, lambda: { handler: 'functions/onboarding/steps/provision-calendar.ts' } } } satisfies Record<string, IntegrationSpec>;
+    const registry = {
+      ...integrations,
+      calendar: {
+        step: 'provision-calendar',
+        vendor: 'calendar',
+        remedy: 'Check the calendar vendor: its key is valid.',
+        retry: 'vendor',
+        timeoutSeconds: 150,
+        lambda: { handler: 'functions/onboarding/steps/provision-calendar.ts' },
+      },
+    } satisfies Record<string, IntegrationSpec>;
+    // Its vendor: settings of its own would be a section of lib/config.ts; this one reads the CRM's.
+    const withVendor = { ...vendors, calendar: { settings: 'crm', probeUrl: () => 'http://127.0.0.1:9/calendar', mode: () => 'api key', emulator: 'calendar' } } satisfies Record<string, VendorSpec>;
     const withCalendar = (workflow: Workflow): Workflow<string> => ({
       integrations: [...workflow.integrations, 'calendar'],
       stages: workflow.stages.map((s, i) => (i === 0 ? { ...s, run: [...s.run, 'calendar'] } : s)),
@@ -114,6 +132,24 @@ describe('the generated onboarding machines', () => {
     it.each(Object.keys(machines) as (keyof typeof machines)[])('%s gets its branch, retry and catch, and its held retry', (name) => {
       expectBuiltFrom(machines[name], withCalendar(workflows[name]), registry);
       expect(templateOf(machines[name]).substitutions.ProvisionCalendarArn).toEqual({ 'Fn::GetAtt': ['ProvisionDashcalendarLambdaFunction', 'Arn'] });
+    });
+
+    it('has its function, its place in the answer, its /status check, its follow-up advice and its emulator', async () => {
+      expect(functionsFrom(catalog, stepsOf(registry))['provision-calendar']).toEqual({ handler: 'functions/onboarding/steps/provision-calendar.handler' });
+      for (const name of ['onboarding', 'enhanced-onboarding'] as const) {
+        const answer = integrationOutcomes(withCalendar(workflows[name]).integrations);
+        expect(answer.required).toContain('calendar');
+        expect(answer.properties.calendar).toEqual(outcome);
+      }
+      const config = { identity: { url: 'http://127.0.0.1:9' }, crm: { apiBase: 'http://127.0.0.1:9/close' }, crawler: {} } as unknown as IntegrationSettings;
+      const checks = statusChecks(config, { dynamodb: undefined as never, sfn: undefined as never, accountsTable: 't' }, { integrations: registry, vendors: withVendor });
+      expect(Object.keys(checks.integrations)).toContain('calendar');
+      expect(await checks.integrations.calendar!()).toMatchObject({ configured: true, mode: 'calendar (api key)', endpoint: 'http://127.0.0.1:9', reachable: false });
+      const followUp = { account_id: 'a', integration: 'calendar', message: 'calendar: refused', run_id: 'r', last_failed_at: '2030-01-01T00:00:00Z' };
+      expect(describeFollowUp(followUp, undefined, { stage: 'local', region: 'eu-west-1' }, remedies(registry))).toContain('  what to do:  Check the calendar vendor: its key is valid.');
+      const emulator = { create: () => undefined as never, env: () => ({}) } satisfies LocalVendor;
+      expect(localVendorsFor({ integrations: registry, vendors: withVendor }, { ...emulators, calendar: emulator })).toContain(emulator);
+      expect(() => localVendorsFor({ integrations: registry, vendors: withVendor })).toThrow('emulators local/emulators does not have: calendar');
     });
 
     it('runs it beside the others, holds it alone when it fails, and a redrive provisions just it', async () => {

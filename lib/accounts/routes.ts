@@ -199,7 +199,7 @@ export const accountRoutes = {
     responses: {
       201: { description: 'Invited; the e-mail is on its way', schema: invitation },
       ...refused,
-      409: { description: 'Already a member (already_member), or an open invitation exists (invitation_pending)' },
+      409: { description: 'Already a member (already_member), an open invitation exists, or was opened by a concurrent request (invitation_pending), or the person was removed meanwhile (membership_changed)' },
       429: { description: 'The account, or you in all your accounts, sent RATE_LIMIT_INVITATIONS invitation e-mails in the window; Retry-After says when to try again; nothing was kept' },
       500: { description: 'The invitation e-mail could not be sent; nothing was kept' },
     },

@@ -14,6 +14,7 @@ import { postChatNotices } from '../../lib/onboarding/steps/post-chat-notices.ts
 import { sendOnboardingEmails } from '../../lib/onboarding/steps/send-onboarding-emails.ts';
 import { parseBookingEvent, type BookingEvent } from '../../lib/webhooks/booking-events.ts';
 import { postBookingAlert } from '../../lib/webhooks/steps/post-booking-alert.ts';
+import { fakeInvitations } from '../support/account-fakes.ts';
 import { fakeAccounts, fakeChat, fakeLedger, fakeMailer, fakeRuns } from '../support/fakes.ts';
 
 export const HOSTILE = 'Acme <!channel> <https://evil.example|click here>\r\nBcc: spy@evil.example';
@@ -57,7 +58,7 @@ beforeEach(async () => {
 describe('a hostile company name in e-mails', () => {
   it('leaves the onboarding e-mails (welcome, team notice, workspace) with clean headers and inert text', async () => {
     const mailer = fakeMailer();
-    await sendOnboardingEmails({ mailer, ledger: fakeLedger(), accounts: accounts.store, portalUrl: 'https://portal.example', teamAddress: 'team@agency.example' }, input);
+    await sendOnboardingEmails({ mailer, ledger: fakeLedger(), accounts: accounts.store, portalUrl: 'https://portal.example', teamAddress: 'team@agency.example', invitations: fakeInvitations() }, input);
     expect(mailer.sent.map((e) => e.kind)).toEqual(['welcome', 'team-new-client', 'storage-ready']);
     for (const email of mailer.sent) expectCleanEmail(email);
     // Our own links stay links.

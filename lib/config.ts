@@ -289,7 +289,7 @@ export function pagespeedSettings(env: Env = process.env) {
 /** How the service's own crawler and page measurement reach websites. */
 export function crawlSettings(env: Env = process.env) {
   return section(env, (r) => ({
-    /** Only a local stage may crawl loopback and private addresses (to reach a fixture site). */
+    /** Only a local stage may crawl loopback and private addresses, and ports other than 80 and 443 (to reach a fixture site). */
     allowPrivateNetworks: r.bool('CRAWLER_ALLOW_PRIVATE_NETWORKS', false),
     maxPages: r.int('CRAWLER_MAX_PAGES', 20),
   }));

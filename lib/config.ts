@@ -352,6 +352,8 @@ export function rateLimitSettings(env: Env = process.env) {
   return section(env, (r) => ({
     signup: r.limit('RATE_LIMIT_SIGNUP', '5/600'),
     login: r.limit('RATE_LIMIT_LOGIN', '10/300'),
+    /** Failed logins per e-mail address, from any IP (OWASP ASVS 5.0 V6.3): past it, sign-ins with the address pause. */
+    loginFailures: r.limit('RATE_LIMIT_LOGIN_FAILURES', '20/900'),
     forgotPassword: r.limit('RATE_LIMIT_FORGOT_PASSWORD', '5/900'),
     resetPassword: r.limit('RATE_LIMIT_RESET_PASSWORD', '5/900'),
     perEmail: r.limit('RATE_LIMIT_PER_EMAIL', '3/900'),

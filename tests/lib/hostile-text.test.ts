@@ -33,10 +33,20 @@ function expectCleanEmail(email: Pick<OutgoingEmail, 'subject' | 'text' | 'html'
   expect(email.html).not.toMatch(/<!channel>|<https?:|\r\nBcc/);
 }
 
+/** Our own link in a message: the portal's, written as a link where Slack would not find it itself. */
+const OUR_LINK = /<https:\/\/portal\.example\/[a-z0-9-]+>/g;
+
 function expectCleanChat(message: ChatMessage) {
   const everything = JSON.stringify(message);
   expect(message.text).not.toMatch(CHAT_MARKUP);
-  for (const text of everything.match(/"text":"(?:[^"\\]|\\.)*"/g) ?? []) expect(JSON.parse(`{${text}}`).text).not.toMatch(CHAT_MARKUP);
+  expect(message.text).not.toMatch(USER_LINK);
+  for (const text of everything.match(/"text":"(?:[^"\\]|\\.)*"/g) ?? []) {
+    const shown = JSON.parse(`{${text}}`).text as string;
+    expect(shown.replace(OUR_LINK, '')).not.toMatch(CHAT_MARKUP);
+    expect(shown).not.toMatch(USER_LINK);
+  }
+  // Every mrkdwn object is verbatim: Slack links nothing in it by itself.
+  for (const object of everything.match(/\{"type":"mrkdwn"[^{}]*\}/g) ?? []) expect(JSON.parse(object)).toMatchObject({ verbatim: true });
   // No line of the user's can pose as a line of ours.
   expect(message.text).not.toMatch(/\nBcc:/);
 }

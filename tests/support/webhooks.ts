@@ -63,8 +63,12 @@ export async function onboardingTasks(account: Pick<WebhookAccount, 'folder'>): 
   return folder?.lists.find((l: { name: string }) => l.name === 'Onboarding')?.tasks ?? [];
 }
 
-/** The messages the Slack emulator received that contain the text. */
-export const chatAbout = async (text: string): Promise<{ text: string }[]> => (await recorded('chat')).filter((m: { text: string }) => m.text.includes(text));
+/**
+ * The messages the Slack emulator received that contain the text, as a person reads them: without the
+ * zero-width breaks that keep what users wrote from being linked (lib/text.ts, chatField).
+ */
+export const chatAbout = async (text: string): Promise<{ text: string }[]> =>
+  (await recorded('chat')).map((m: { text: string }) => ({ ...m, text: m.text.replaceAll('\u200b', '') })).filter((m: { text: string }) => m.text.includes(text));
 
 /** Waits for the booking execution of this event to succeed. */
 export async function bookingExecution(accountId: string, provider: string, eventId: string) {

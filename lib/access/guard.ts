@@ -8,14 +8,16 @@
 //     allow the permission, 400 when they belong to several accounts and the
 //     request does not say which.
 // A key that is sent but wrong is refused outright, never tried as a user; a
-// key the route does not take is not a credential there at all.
+// key the route does not take is not a credential there at all. The internal
+// service key may do only what the service may (SERVICE_PERMISSIONS): on any
+// other route for members it is refused with 403, unread.
 import { activeOnly, type MembershipStore } from '../accounts/memberships.ts';
 import { Forbidden, InvalidInput, NotFound, Unauthenticated } from '../errors.ts';
 import { bearerToken, secretsEqual } from '../http/credentials.ts';
 import { ANONYMOUS, type Caller, type Grant, type Guard, type Naming } from '../http/guard.ts';
 import { idParam, recognisesAdmin, type Access, type AccountFrom, type KeyKind } from '../http/route.ts';
 import type { IdentityProvider, IdentityUser } from '../identity/identity.ts';
-import { allows, mayAct, PERMISSIONS, type Permission, type Role } from '../permissions.ts';
+import { allows, mayAct, PERMISSIONS, SERVICE_PERMISSIONS, serviceMay, type Permission, type Role } from '../permissions.ts';
 
 export interface GuardDeps {
   identity: Pick<IdentityProvider, 'userForAccessToken'>;
@@ -49,6 +51,8 @@ export function accessGuard(takes: KeyKind, makeDeps: () => GuardDeps, { readsRo
     async authenticate(access, headers) {
       const recognising = access.who === 'anyone' && access.recognise === 'admin';
       if ((access.who === 'anyone' && !recognising) || access.who === 'path-secret' || access.who === 'signed') return ANONYMOUS;
+      // Its holder is told plainly that the key may not act here; its value is never looked at (the function holds no key).
+      if (access.who === 'member' && !access.serviceKey && headers[SERVICE_KEY_HEADER] !== undefined) throw serviceMayNot();
       const key = keyFor(access, use);
       const presented = key && headers[key.header];
       if (key && presented !== undefined) {
@@ -74,6 +78,7 @@ export function accessGuard(takes: KeyKind, makeDeps: () => GuardDeps, { readsRo
       // Anyone may call; the grant names an admin as one, and everyone else as anonymous.
       if (access.who === 'anyone') return { caller: isAdmin(caller) ? caller : ANONYMOUS };
       if (access.who !== 'member' || caller.kind === 'anonymous') return { caller };
+      if (caller.kind === 'service' && !serviceMay(access.permission)) throw serviceMayNot();
       const named = accountNamed(access.account, request);
       if (caller.kind !== 'user') return named ? { caller, account: { id: named } } : { caller };
 
@@ -103,6 +108,9 @@ export function accessGuard(takes: KeyKind, makeDeps: () => GuardDeps, { readsRo
   };
 }
 
+const SERVICE_KEY_HEADER = 'x-api-key';
+const serviceMayNot = () => new Forbidden(`The internal service key may not do this (it may: ${SERVICE_PERMISSIONS.join(', ')})`);
+
 const missingStore = (): never => {
   throw new Error('This guard holds no membership store: the HTTP stack gives it no route that reads roles');
 };
@@ -116,7 +124,7 @@ function keyFor(access: Access, use: () => GuardDeps) {
     return { header: 'x-admin-key', name: 'admin key', value: () => use().key, caller: { kind: 'admin-key' } as const };
   }
   if (access.who === 'member' && access.serviceKey) {
-    return { header: 'x-api-key', name: 'API key', value: () => use().key, caller: { kind: 'service' } as const };
+    return { header: SERVICE_KEY_HEADER, name: 'API key', value: () => use().key, caller: { kind: 'service' } as const };
   }
   return undefined;
 }

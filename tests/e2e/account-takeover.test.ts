@@ -8,7 +8,7 @@
 // limit, and invitations outlived their inviter's say.
 import { describe, expect, it, vi } from 'vitest';
 import { errorCode, recorded, stack } from '../support/http.ts';
-import { followRun, uniqueToken } from '../support/onboarding.ts';
+import { followRun, SERVICE_KEY, uniqueToken } from '../support/onboarding.ts';
 import { accountRow, payOnHostedPage } from '../support/payments.ts';
 import { bearer, client, followResetLink, logIn, mailTo, newEmail, PASSWORD, signedInUser, verificationToken, verifiedUser } from '../support/users.ts';
 import { join, owner, person, userIdOf } from '../support/team.ts';
@@ -248,5 +248,28 @@ describe('an admin who is removed', () => {
     const refused = await asOwner.client.post(`/api/invitations/${ownerInvitation.body.invitationId}/accept`, undefined, asOwner.auth);
     expect([refused.status, errorCode(refused)]).toEqual([410, 'invitation_revoked']);
     expect((await asMember.client.post(`/api/invitations/${memberInvitation.body.invitationId}/accept`, undefined, asMember.auth)).body).toEqual({ accountId: o.accountId, role: 'member' });
+  });
+});
+
+describe('the internal service key', () => {
+  it('onboards and reads runs, and nothing more: no webhook secret, no invitation (a role), no member list', async () => {
+    // The attack: the portal backend's key read any account's webhook URLs (their secrets) and
+    // invited anyone as an owner of any account.
+    const o = await owner();
+    const target = o.accountId;
+    const readSecret = await client().get(`/api/accounts/${target}/webhooks`, SERVICE_KEY);
+    expect([readSecret.status, errorCode(readSecret)]).toEqual([403, 'forbidden']);
+    expect(JSON.stringify(readSecret.body)).not.toMatch(/webhooks\/(membership|booking)\//);
+    const rotate = await client().post(`/api/accounts/${target}/webhooks/rotate`, undefined, SERVICE_KEY);
+    expect([rotate.status, errorCode(rotate)]).toEqual([403, 'forbidden']);
+    const mallory = newEmail();
+    const crowned = await client().post(`/api/accounts/${target}/invitations`, { email: mallory, role: 'owner' }, SERVICE_KEY);
+    expect([crowned.status, errorCode(crowned)]).toEqual([403, 'forbidden']);
+    expect(await mailTo(mallory)).toEqual([]);
+    expect((await client().get(`/api/accounts/${target}/invitations`, SERVICE_KEY)).status).toBe(403);
+    // What the portal backend needs still works: onboarding, and following the run.
+    const onboarded = await client().post('/api/onboarding-v2', { email: `svc-${crypto.randomUUID().slice(0, 6)}@service.example`, companyName: 'Service Client' }, SERVICE_KEY);
+    expect([200, 202]).toContain(onboarded.status);
+    expect((await client().get(`/api/onboarding/runs/${onboarded.body.executionId}`, SERVICE_KEY)).status).not.toBe(403);
   });
 });

@@ -67,8 +67,10 @@ describe('a hostile company name', () => {
     // E-mails: ours all arrived; no header of any recorded e-mail carries a control character.
     const emails = await recorded<RecordedEmail[]>('emails');
     const ours = [...(await mailTo(owner)), ...(await mailTo(signer)), ...emails.filter((e) => e.text?.replaceAll('\u200b', '').includes(`Contact: ${owner}`) && !e.to.includes(owner))];
+    // Two confirmations: the signer's, and the owner's, who signs up to accept the account's invitation.
     expect(ours.map((e) => e.subject).sort()).toEqual(
       [
+        'Confirm your e-mail address',
         'Confirm your e-mail address',
         'Join Acme <!channel> <https://evil.example|click here> Bcc: spy@evil.example',
         'New client: Acme <!channel> <https://evil.example|click here> Bcc: spy@evil.example',

@@ -145,7 +145,7 @@ export async function startScenario(options: { workFolder: string; settings?: Re
   );
   const account = { id: onboarded.body.accountId as string, slug: onboarded.body.portalSlug as string, runId: onboarded.body.executionId as string };
   const webhookUrls = async () =>
-    expectStatus(await api(`/api/accounts/${account.id}/webhooks`, { headers: { 'x-api-key': SERVICE_KEY } }), 200, 'webhook settings').body.urls as {
+    expectStatus(await api(`/api/accounts/${account.id}/webhooks`, { headers: { authorization: `Bearer ${owner.token}` } }), 200, 'webhook settings').body.urls as {
       membership: string;
       booking: string;
     };

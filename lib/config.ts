@@ -303,7 +303,7 @@ export function pagespeedSettings(env: Env = process.env) {
 /** How the service's own crawler and page measurement reach websites. */
 export function crawlSettings(env: Env = process.env) {
   return section(env, (r) => ({
-    /** Only a local stage may crawl loopback and private addresses (to reach a fixture site). */
+    /** Only a local stage may crawl loopback and private addresses, and ports other than 80 and 443 (to reach a fixture site). */
     allowPrivateNetworks: r.bool('CRAWLER_ALLOW_PRIVATE_NETWORKS', false),
     maxPages: r.int('CRAWLER_MAX_PAGES', 20),
   }));
@@ -395,6 +395,8 @@ export function rateLimitSettings(env: Env = process.env) {
     return {
       signup: r.limit('RATE_LIMIT_SIGNUP', '5/600', advice),
       login: r.limit('RATE_LIMIT_LOGIN', '10/300', advice),
+      /** Failed logins per e-mail address, from any IP (OWASP ASVS 5.0 V6.3): past it, sign-ins with the address pause. */
+      loginFailures: r.limit('RATE_LIMIT_LOGIN_FAILURES', '20/900'),
       forgotPassword: r.limit('RATE_LIMIT_FORGOT_PASSWORD', '5/900', advice),
       resetPassword: r.limit('RATE_LIMIT_RESET_PASSWORD', '5/900', advice),
       perEmail: r.limit('RATE_LIMIT_PER_EMAIL', '3/900', advice),

@@ -23,6 +23,16 @@ export type Permission = keyof typeof PERMISSIONS;
 
 export const allows = (permission: Permission, role: Role): boolean => (PERMISSIONS[permission] as readonly Role[]).includes(role);
 
+/**
+ * What the internal service key (x-api-key: the portal's backend) may do, in any account, on the routes
+ * that take it: onboard clients and read their runs. Never `invite` (an invitation hands out a role) nor
+ * `manage` (webhook secrets, signing keys, members' roles): a route for those cannot take the key
+ * (lib/http/route.ts), and the guard refuses the key anything else (lib/access/guard.ts).
+ */
+export const SERVICE_PERMISSIONS = ['onboard', 'read'] as const satisfies readonly Permission[];
+export type ServicePermission = (typeof SERVICE_PERMISSIONS)[number];
+export const serviceMay = (permission: Permission): boolean => (SERVICE_PERMISSIONS as readonly Permission[]).includes(permission);
+
 /** Whether `role` may hand out `granted` (an admin may not make owners). */
 export const mayGrant = (role: Role, granted: Role): boolean => ROLES.indexOf(role) <= ROLES.indexOf(granted);
 

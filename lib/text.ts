@@ -12,6 +12,9 @@
 //   inertLinks   for the text part: nothing the user wrote reads as a link
 //   chatText     for Slack text and mrkdwn: & < > escaped, so no <!channel>,
 //                <@user>, <#channel> or <url|label> comes from the user
+//   chatField    a user field for Slack: one line, escaped, and inert (as for
+//                e-mail text), so Slack's own URL detection finds no link in it;
+//                the mrkdwn objects that carry such fields are verbatim
 //   markdownField  for the task tool's markdown (ClickUp's markdown_content):
 //                one line, every ASCII punctuation mark backslash-escaped,
 //                no link a renderer would make
@@ -99,15 +102,25 @@ export function inertLinks(text: string): string {
 export const chatText = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /**
- * A user field for a chat message: one line, escaped, and at most `max`
- * characters as sent (an escaped & takes five), cut short with … if need be.
+ * A user field for a chat message: one line, escaped, with no scheme, "www."
+ * or domain Slack would make a link of (Slack detects URLs in a message's
+ * plain text itself, top-level text included), and at most `max` characters
+ * as sent (an escaped & takes five), cut short with … if need be.
  */
 export function chatField(text: string | null | undefined, max: number = TEXT_LIMITS.name): string {
   const line = oneLine(text, max);
-  let escaped = chatText(line);
-  for (let keep = Array.from(line).length - 1; escaped.length > max && keep >= 0; keep--) escaped = chatText(bounded(line, keep));
+  const sent = (l: string) => chatText(inertLinks(l));
+  let escaped = sent(line);
+  for (let keep = Array.from(line).length - 1; escaped.length > max && keep >= 0; keep--) escaped = sent(bounded(line, keep));
   return escaped;
 }
+
+/**
+ * A Block Kit mrkdwn text object that carries users' fields: `verbatim`, so
+ * Slack neither links URLs nor names in it (Block Kit reference, text object);
+ * a link of ours in it is written as one, `<url>`.
+ */
+export const chatMrkdwn = (text: string) => ({ type: 'mrkdwn', text, verbatim: true }) as const;
 
 /** A user field for an e-mail, ready for each part. */
 export function emailField(value: string | null | undefined, max: number = TEXT_LIMITS.name): { line: string; text: string; html: string } {

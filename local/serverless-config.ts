@@ -76,6 +76,7 @@ export function shellSettings(parent: NodeJS.ProcessEnv): Record<string, string>
 export const START_SETTINGS: Readonly<Record<string, string>> = {
   RATE_LIMIT_SIGNUP: '1000/60',
   RATE_LIMIT_LOGIN: '1000/60',
+  RATE_LIMIT_LOGIN_FAILURES: '1000/60',
   RATE_LIMIT_FORGOT_PASSWORD: '1000/60',
   RATE_LIMIT_RESET_PASSWORD: '1000/60',
   RATE_LIMIT_PER_EMAIL: '1000/60',

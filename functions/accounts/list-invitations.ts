@@ -2,11 +2,11 @@ import { grantedAccount } from '../../lib/access/guard.ts';
 import { accountRoutes } from '../../lib/accounts/routes.ts';
 import { listInvitations } from '../../lib/accounts/team.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
-import { serviceGuard } from '../../lib/wiring/guards.ts';
+import { guard } from '../../lib/wiring/guards.ts';
 import { invitations } from '../../lib/wiring/stores.ts';
 
 const deps = { invitations: invitations() };
 
-export const handler = httpEndpoint(accountRoutes.listInvitations, serviceGuard(), async ({ access }) =>
+export const handler = httpEndpoint(accountRoutes.listInvitations, guard(), async ({ access }) =>
   json(200, { invitations: await listInvitations(deps, grantedAccount(access).id) }, { 'cache-control': 'no-store' }),
 );

@@ -2,12 +2,12 @@ import { grantedAccount } from '../../lib/access/guard.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
 import { webhookRoutes } from '../../lib/webhooks/routes.ts';
 import { rotateWebhookSecret } from '../../lib/webhooks/webhook-settings.ts';
-import { serviceGuard } from '../../lib/wiring/guards.ts';
+import { guard } from '../../lib/wiring/guards.ts';
 import { webhookStores } from '../../lib/wiring/stores.ts';
 
 const deps = webhookStores();
 
-export const handler = httpEndpoint(webhookRoutes.rotateWebhookSecret, serviceGuard(), async (request) => {
+export const handler = httpEndpoint(webhookRoutes.rotateWebhookSecret, guard(), async (request) => {
   const settings = await rotateWebhookSecret(deps, grantedAccount(request.access).id, request.apiOrigin);
   return json(200, settings, { 'cache-control': 'no-store' });
 });

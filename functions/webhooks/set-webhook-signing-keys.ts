@@ -2,12 +2,12 @@ import { grantedAccount } from '../../lib/access/guard.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
 import { webhookRoutes } from '../../lib/webhooks/routes.ts';
 import { setSigningKeys } from '../../lib/webhooks/webhook-settings.ts';
-import { serviceGuard } from '../../lib/wiring/guards.ts';
+import { guard } from '../../lib/wiring/guards.ts';
 import { webhookStores } from '../../lib/wiring/stores.ts';
 
 const deps = webhookStores();
 
-export const handler = httpEndpoint(webhookRoutes.setWebhookSigningKeys, serviceGuard(), async (request) => {
+export const handler = httpEndpoint(webhookRoutes.setWebhookSigningKeys, guard(), async (request) => {
   const settings = await setSigningKeys(deps, grantedAccount(request.access).id, request.body, request.apiOrigin);
   return json(200, settings, { 'cache-control': 'no-store' });
 });

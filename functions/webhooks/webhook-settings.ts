@@ -2,12 +2,12 @@ import { grantedAccount } from '../../lib/access/guard.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
 import { webhookRoutes } from '../../lib/webhooks/routes.ts';
 import { readWebhookSettings } from '../../lib/webhooks/webhook-settings.ts';
-import { serviceGuard } from '../../lib/wiring/guards.ts';
+import { guard } from '../../lib/wiring/guards.ts';
 import { webhookStores } from '../../lib/wiring/stores.ts';
 
 const deps = webhookStores();
 
-export const handler = httpEndpoint(webhookRoutes.webhookSettings, serviceGuard(), async (request) => {
+export const handler = httpEndpoint(webhookRoutes.webhookSettings, guard(), async (request) => {
   const settings = await readWebhookSettings(deps, grantedAccount(request.access).id, request.apiOrigin);
   return json(200, settings, { 'cache-control': 'no-store' });
 });

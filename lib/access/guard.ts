@@ -8,14 +8,16 @@
 //     allow the permission, 400 when they belong to several accounts and the
 //     request does not say which.
 // A key that is sent but wrong is refused outright, never tried as a user; a
-// key the route does not take is not a credential there at all.
+// key the route does not take is not a credential there at all. The internal
+// service key may do only what the service may (SERVICE_PERMISSIONS): on any
+// other route for members it is refused with 403, unread.
 import { activeOnly, type MembershipStore } from '../accounts/memberships.ts';
 import { Forbidden, InvalidInput, NotFound, Unauthenticated } from '../errors.ts';
 import { bearerToken, secretsEqual } from '../http/credentials.ts';
 import { ANONYMOUS, type Caller, type Grant, type Guard, type Naming } from '../http/guard.ts';
 import { idParam, recognisesAdmin, type Access, type AccountFrom, type KeyKind } from '../http/route.ts';
 import type { IdentityProvider, IdentityUser } from '../identity/identity.ts';
-import { allows, mayAct, PERMISSIONS, type Permission, type Role } from '../permissions.ts';
+import { allows, mayAct, PERMISSIONS, SERVICE_PERMISSIONS, serviceMay, type Permission, type Role } from '../permissions.ts';
 
 export interface GuardDeps {
   identity: Pick<IdentityProvider, 'userForAccessToken'>;
@@ -51,6 +53,8 @@ export function accessGuard(takes: KeyKind, makeDeps: () => GuardDeps, { readsRo
     async authenticate(access, headers) {
       const recognising = access.who === 'anyone' && access.recognise === 'admin';
       if ((access.who === 'anyone' && !recognising) || access.who === 'path-secret' || access.who === 'signed') return ANONYMOUS;
+      // Its holder is told plainly that the key may not act here; its value is never looked at (the function holds no key).
+      if (access.who === 'member' && !access.serviceKey && headers[SERVICE_KEY_HEADER] !== undefined) throw serviceMayNot();
       const keys = keysFor(access, use);
       for (const key of keys) {
         const presented = headers[key.header];
@@ -79,6 +83,7 @@ export function accessGuard(takes: KeyKind, makeDeps: () => GuardDeps, { readsRo
       // Anyone may call; the grant names an admin as one, and everyone else as anonymous.
       if (access.who === 'anyone') return { caller: isAdmin(caller) ? caller : ANONYMOUS };
       if (access.who !== 'member' || caller.kind === 'anonymous') return { caller };
+      if (caller.kind === 'service' && !serviceMay(access.permission)) throw serviceMayNot();
       const named = accountNamed(access.account, request);
       if (caller.kind !== 'user') return named ? { caller, account: { id: named } } : { caller };
 
@@ -108,6 +113,9 @@ export function accessGuard(takes: KeyKind, makeDeps: () => GuardDeps, { readsRo
   };
 }
 
+const SERVICE_KEY_HEADER = 'x-api-key';
+const serviceMayNot = () => new Forbidden(`The internal service key may not do this (it may: ${SERVICE_PERMISSIONS.join(', ')})`);
+
 const missingStore = (): never => {
   throw new Error('This guard holds no membership store: the HTTP stack gives it no route that reads roles');
 };
@@ -118,7 +126,7 @@ export const isAdmin = (caller: Caller): boolean =>
 
 /** The keys a rule takes, each in its own header. */
 function keysFor(access: Access, use: () => GuardDeps) {
-  const service = (value: () => string | undefined) => ({ header: 'x-api-key', name: 'API key', value, caller: { kind: 'service' } as const });
+  const service = (value: () => string | undefined) => ({ header: SERVICE_KEY_HEADER, name: 'API key', value, caller: { kind: 'service' } as const });
   if (recognisesAdmin(access)) {
     const admin = { header: 'x-admin-key', name: 'admin key', value: () => use().key, caller: { kind: 'admin-key' } as const };
     return access.who === 'admin' && access.serviceKey ? [admin, service(() => use().serviceKey)] : [admin];

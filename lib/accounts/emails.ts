@@ -28,3 +28,26 @@ export function invitationEmail(invite: { company?: string; inviter?: string; ro
       `<p style="color:#666">If you did not expect this, ignore this e-mail.</p></body></html>`,
   };
 }
+
+/**
+ * To an account's owners, once per limit window: the account is past its
+ * invitation limit, so invitations made for it (by its membership sync, say)
+ * are kept but not e-mailed.
+ */
+export function invitationLimitEmail(notice: { company?: string; limit: number; windowMinutes: number }): EmailContent {
+  const company = emailField(notice.company || 'your account');
+  const body = (part: 'text' | 'html') => [
+    `${company[part]} has sent as many invitation e-mails as it may: ${notice.limit} in ${notice.windowMinutes} minutes.`,
+    'Invitations made for it from now on, such as those of its membership sync, are kept but not e-mailed: each invitee finds theirs on signing in with the invited address, and the account lists them.',
+    'This notice is sent once in each such window.',
+  ];
+  return {
+    subject: oneLine(`Invitation limit reached for ${company.line}`, TEXT_LIMITS.subject),
+    text: `Hello,\n\n${body('text').join('\n\n')}\n`,
+    html:
+      `<!doctype html><html><body style="font-family:system-ui,sans-serif;max-width:560px;margin:auto;color:#222">` +
+      `<p>Hello,</p>${body('html')
+        .map((p, i) => `<p>${i === 0 ? p : escapeHtml(p)}</p>`)
+        .join('')}</body></html>`,
+  };
+}

@@ -28,22 +28,53 @@ export interface Invitation {
   created_at: string;
   /** Epoch seconds; past it a pending invitation can no longer be accepted. */
   expires_at: number;
+  /**
+   * Its e-mail, where that is not sent at once: `due` for the onboarding run to send, `sent` once it has;
+   * `held` when it was past the invitation limit (it waits for the invitee to sign in).
+   */
+  mail?: 'due' | 'sent' | 'held';
+  mailed_at?: string;
   accepted_by?: string;
   accepted_at?: string;
   revoked_at?: string;
   revoked_by?: string;
 }
 
+/**
+ * How opening an invitation went: `opened`; `pending`, another is open to the
+ * address (or being written); `barred`, the account decided against the
+ * person and the caller (a sync) asked to respect that; `closed`, the person
+ * was removed while it was written, so it was revoked at once.
+ */
+export type Opening = 'opened' | 'pending' | 'barred' | 'closed';
+
 export interface InvitationStore {
-  create(invitation: Invitation): Promise<void>;
+  /**
+   * Writes the invitation as the one open invitation of its address to its
+   * account: of any number of concurrent calls for one address, one opens.
+   * `unlessBarred`: not for a person the account removed, or whose
+   * invitation it revoked (syncs ask this).
+   */
+  open(invitation: Invitation, options?: { unlessBarred?: boolean }): Promise<Opening>;
   get(id: string): Promise<Invitation | undefined>;
   ofAccount(accountId: string): Promise<Invitation[]>;
   /** Every invitation ever sent to this (lower-case) address. */
   toEmail(email: string): Promise<Invitation[]>;
   /** Marks a pending, unexpired invitation accepted by the user; false when it no longer is one (used, revoked, lapsed). */
   accept(id: string, userId: string, now: Date): Promise<boolean>;
-  /** Marks a pending invitation revoked; false when it is not pending. */
-  revoke(id: string, by: string, now: Date): Promise<boolean>;
+  /**
+   * Marks a pending invitation revoked; false when it is not pending. `bar`: the account's own
+   * decision about the person, which no sync undoes (an owner or admin revoking it).
+   */
+  revoke(id: string, by: string, now: Date, options?: { bar?: boolean }): Promise<boolean>;
+  /**
+   * The account's decision that the person at this address is out (removed, or left): every
+   * open invitation to the address is revoked, also one being written at this moment, and no
+   * sync opens another (owners and admins still may).
+   */
+  closeTo(accountId: string, email: string, by: string, now: Date): Promise<void>;
+  /** Records that the invitation's e-mail was sent. */
+  markSent(id: string, at: Date): Promise<void>;
 }
 
 export const isOpen = (invitation: Invitation, now: Date) =>

@@ -86,7 +86,7 @@ export const invitation = {
 const refused = {
   400: { description: 'Invalid input' },
   401: { description: 'No valid bearer token (unauthenticated)' },
-  403: { description: 'Your role in this account does not allow it (forbidden)' },
+  403: { description: 'Your role in this account does not allow it, or the internal API key (it grants no role) (forbidden)' },
   404: { description: 'No such account, or not one you belong to' },
 } as const;
 
@@ -180,7 +180,7 @@ export const accountRoutes = {
     lambda: { handler: 'functions/accounts/list-invitations.ts' },
     summary: "The account's invitations, newest first, with who invited whom and their state",
     tag: 'accounts',
-    access: { who: 'member', permission: 'invite', account: { path: 'accountId' }, serviceKey: true },
+    access: { who: 'member', permission: 'invite', account: { path: 'accountId' } },
     responses: {
       200: { description: 'The invitations', schema: { type: 'object', required: ['invitations'], properties: { invitations: { type: 'array', items: invitation } } } },
       ...refused,
@@ -194,12 +194,12 @@ export const accountRoutes = {
     lambda: { handler: 'functions/accounts/create-invitation.ts' },
     summary: 'Invite an e-mail address to the account (owners and admins; only owners invite owners); the invitee gets an e-mail with a portal link, valid 7 days',
     tag: 'accounts',
-    access: { who: 'member', permission: 'invite', account: { path: 'accountId' }, serviceKey: true },
+    access: { who: 'member', permission: 'invite', account: { path: 'accountId' } },
     body: { type: 'object', additionalProperties: false, required: ['email'], properties: { email, role: { ...role, default: 'member' } } },
     responses: {
       201: { description: 'Invited; the e-mail is on its way', schema: invitation },
       ...refused,
-      409: { description: 'Already a member (already_member), or an open invitation exists (invitation_pending)', codes: ['already_member', 'invitation_pending'] },
+      409: { description: 'Already a member (already_member), an open invitation exists, or was opened by a concurrent request (invitation_pending), or the person was removed meanwhile (membership_changed)', codes: ['already_member', 'invitation_pending', 'membership_changed'] },
       429: { description: 'The account, or you in all your accounts, sent RATE_LIMIT_INVITATIONS invitation e-mails in the window; Retry-After says when to try again; nothing was kept' },
       500: { description: 'The invitation e-mail could not be sent; nothing was kept' },
     },
@@ -212,7 +212,7 @@ export const accountRoutes = {
     lambda: { handler: 'functions/accounts/revoke-invitation.ts' },
     summary: 'Revoke a pending invitation; its link stops working',
     tag: 'accounts',
-    access: { who: 'member', permission: 'invite', account: { path: 'accountId' }, serviceKey: true },
+    access: { who: 'member', permission: 'invite', account: { path: 'accountId' } },
     responses: { 200: { description: 'Revoked', schema: invitation }, ...refused, 409: { description: 'Not pending any more (invitation_not_pending)', codes: ['invitation_not_pending'] } },
   }),
   acceptInvitation: route({

@@ -12,13 +12,13 @@ import { randomUUID } from 'node:crypto';
 import type { RateLimit } from '../config.ts';
 import { Conflict, Forbidden, Gone, NotFound, RateLimited, type DomainError } from '../errors.ts';
 import type { IdentityUser } from '../identity/identity.ts';
-import type { Mailer } from '../integrations/mailer.ts';
+import type { Mailer, OutgoingEmail } from '../integrations/mailer.ts';
 import type { Logger } from '../log.ts';
 import { mayGrant, mayInvite, type Role } from '../permissions.ts';
 import type { RateLimiter } from '../rate-limit/rate-limiter.ts';
 import { normaliseEmail, type AccountStore } from './accounts.ts';
-import { invitationEmail } from './emails.ts';
-import { INVITATION_TTL_DAYS, isOpen, type Invitation, type InvitationStore, type Inviter } from './invitations.ts';
+import { invitationEmail, invitationLimitEmail } from './emails.ts';
+import { INVITATION_TTL_DAYS, isOpen, type Invitation, type InvitationStore, type Inviter, type Opening } from './invitations.ts';
 import type { Membership, MembershipStore, SeatChange } from './memberships.ts';
 
 export interface TeamDeps {
@@ -111,7 +111,8 @@ async function inviterStillGrants(deps: Pick<TeamDeps, 'memberships'>, invitatio
 
 /**
  * Invites an address to the account, and e-mails them the link. Refused when
- * the address already belongs to a member, or has an open invitation here;
+ * the address already belongs to a member, or has an open invitation here
+ * (the store decides, so concurrent invitations of one address open one);
  * undone if the e-mail cannot be sent, so a failed invitation leaves nothing.
  */
 export async function invite(
@@ -126,9 +127,14 @@ export async function invite(
   const email = normaliseEmail(request.email);
   const members = await deps.memberships.ofAccount(account.id);
   if (members.some((m) => m.status === 'active' && m.email === email)) throw new Conflict('This address already belongs to a member of the account', 'already_member');
-  const open = await openInvitation(deps, account.id, email);
-  if (open) throw new Conflict('This address already has an open invitation to the account; revoke it to send another', 'invitation_pending');
-  return invitationView(await issue(deps, { accountId: account.id, companyName: account.company_name, email, role: request.role, invitedBy: request.invitedBy }), now(deps));
+  // A look first, so that a repeat is refused without counting against the limit; the store's write decides.
+  const pending = () => new Conflict('This address already has an open invitation to the account; revoke it to send another', 'invitation_pending');
+  if (await openInvitation(deps, account.id, email)) throw pending();
+  const issued = await issue(deps, { accountId: account.id, companyName: account.company_name, email, role: request.role, invitedBy: request.invitedBy });
+  if (!issued.opened) {
+    throw issued.why === 'closed' ? new Conflict('This person was removed from the account meanwhile; look again and retry', 'membership_changed') : pending();
+  }
+  return invitationView(issued.invitation, now(deps));
 }
 
 /** The open invitation of this address to the account, if there is one. */
@@ -136,44 +142,43 @@ export async function openInvitation(deps: Pick<TeamDeps, 'invitations' | 'now'>
   return (await deps.invitations.toEmail(email)).find((i) => i.account_id === accountId && isOpen(i, now(deps)));
 }
 
-/**
- * Writes an invitation and e-mails it (no checks: the caller decides it is
- * due). The invitee also finds it on signing in (`me`), so one that cannot be
- * e-mailed still works: with `keepIfUnsent`, the failure is logged and the
- * invitation kept (flows a person is not waiting on: syncs, the service's
- * onboarding, purchases); without it, a failed e-mail undoes the invitation
- * and is the answer (a person inviting someone learns it did not go out).
- * Without e-mail settings at all, nothing is e-mailed. Past the account's
- * invitation limit, the same: kept unsent (and logged) with `keepIfUnsent`,
- * else refused with 429 before anything is written. A person's invitations
- * are also counted per person, by the same limit, so that opening another
- * account does not open another budget.
- */
-export async function issue(deps: TeamDeps, request: InvitationRequest, options: { keepIfUnsent?: Logger } = {}): Promise<Invitation> {
-  const { invitation, emailed } = await write(deps, request, options);
-  await emailed;
-  return invitation;
+export type Issued = { opened: true; invitation: Invitation } | { opened: false; why: Exclude<Opening, 'opened'> };
+
+export interface IssueOptions {
+  /**
+   * For flows a person is not waiting on (syncs, purchases, the service's onboarding): an invitation
+   * past the limit, or whose e-mail fails, is kept (and logged here) rather than refused or undone.
+   */
+  keepIfUnsent?: Logger;
+  /** `later`: written unsent (mail 'due'), for the onboarding run to e-mail (sendDueInvitations). */
+  mail?: 'now' | 'later';
+  /** A sync's: not for a person the account removed or whose invitation it revoked (the store checks it as it writes). */
+  unlessBarred?: boolean;
 }
 
 /**
- * issue with `keepIfUnsent`, answering as soon as the invitation is written,
- * its e-mail under way (`emailed`, which never rejects), so that the caller
- * can overlap the e-mail with other work. The caller must await `emailed`
- * before its Lambda answers.
+ * Opens an invitation and e-mails it (no checks of who may: the caller decides
+ * it is due). At most one invitation is open per account and address: when
+ * another is, nothing is written or sent. The invitee also finds it on
+ * signing in (`me`), so one that cannot be e-mailed still works: with
+ * `keepIfUnsent`, the failure is logged and the invitation kept; without it,
+ * a failed e-mail undoes the invitation and is the answer (a person inviting
+ * someone learns it did not go out). Without e-mail settings, nothing is
+ * e-mailed.
+ *
+ * Every invitation counts against the account's invitation limit; a person's
+ * also against theirs, across all their accounts, and a sync's against each
+ * of the account's owners' (the sync's events are theirs to send: a second
+ * account's membership URL is no second budget). Past a limit: 429 before
+ * anything is written, or, with `keepIfUnsent`, kept unsent (mail 'held') and
+ * the account's owners told, once per window.
  */
-export function issueWhileEmailing(deps: TeamDeps, request: InvitationRequest, log: Logger): Promise<{ invitation: Invitation; emailed: Promise<void> }> {
-  return write(deps, request, { keepIfUnsent: log });
-}
-
-type InvitationRequest = { accountId: string; companyName?: string; email: string; role: Role; invitedBy: Inviter };
-
-/** Writes the invitation, then answers with it and its e-mail under way. */
-async function write(
-  deps: TeamDeps,
-  request: InvitationRequest,
-  options: { keepIfUnsent?: Logger },
-): Promise<{ invitation: Invitation; emailed: Promise<void> }> {
+export async function issue(deps: TeamDeps, request: InvitationRequest, options: IssueOptions = {}): Promise<Issued> {
   const at = now(deps);
+  const { mailer } = deps;
+  const limited = mailer ? await pastInvitationLimit(deps, request) : undefined;
+  if (limited && !options.keepIfUnsent) throw limited;
+  const later = options.mail === 'later';
   const invitation: Invitation = {
     id: (deps.newId ?? randomUUID)(),
     account_id: request.accountId,
@@ -183,70 +188,112 @@ async function write(
     invited_by: request.invitedBy,
     created_at: at.toISOString(),
     expires_at: Math.floor(at.getTime() / 1000) + INVITATION_TTL_DAYS * 86_400,
+    ...(limited ? { mail: 'held' as const } : later && mailer ? { mail: 'due' as const } : {}),
   };
-  const { mailer } = deps;
-  const limited = mailer ? await pastInvitationLimit(deps, request) : undefined;
-  if (limited && !options.keepIfUnsent) throw limited;
-  await deps.invitations.create(invitation);
-  const done = { invitation, emailed: Promise.resolve() };
-  if (!mailer) return done;
-  if (limited) {
-    options.keepIfUnsent!.warn('an invitation was not e-mailed: the account is past its invitation limit; it waits for the invitee to sign in', {
+  const opening = await deps.invitations.open(invitation, { unlessBarred: options.unlessBarred });
+  if (opening !== 'opened') return { opened: false, why: opening };
+  const issued = { opened: true as const, invitation };
+  if (limited && mailer && options.keepIfUnsent) {
+    options.keepIfUnsent.warn('an invitation was not e-mailed: the account is past its invitation limit; it waits for the invitee to sign in', {
       invitationId: invitation.id,
       accountId: invitation.account_id,
     });
-    return done;
+    await tellOwnersOfLimit(deps, mailer, invitation, request.companyName, options.keepIfUnsent);
+    return issued;
   }
-  return { invitation, emailed: emailInvitation(deps, mailer, request, invitation, at, options) };
-}
-
-async function emailInvitation(
-  deps: TeamDeps,
-  mailer: Mailer,
-  request: InvitationRequest,
-  invitation: Invitation,
-  at: Date,
-  options: { keepIfUnsent?: Logger },
-): Promise<void> {
+  if (!mailer || later) return issued;
   try {
-    await mailer.send({
-      to: invitation.email,
-      ...invitationEmail({
-        company: request.companyName,
-        inviter: request.invitedBy.kind === 'user' ? request.invitedBy.email : undefined,
-        role: invitation.role,
-        link: `${deps.portalUrl}/invitations/${invitation.id}`,
-        validDays: INVITATION_TTL_DAYS,
-      }),
-      idempotencyKey: `invitation/${invitation.id}`,
-      kind: 'invitation',
-    });
+    await mailer.send(invitationMessage(deps, invitation, request));
   } catch (error) {
     if (options.keepIfUnsent) {
       options.keepIfUnsent.warn('an invitation e-mail could not be sent; the invitation waits for the invitee to sign in', { invitationId: invitation.id, accountId: invitation.account_id, error });
-      return;
+      return issued;
     }
     await deps.invitations.revoke(invitation.id, 'undelivered', at).catch(() => undefined);
     throw error;
   }
+  return issued;
+}
+
+type InvitationRequest = { accountId: string; companyName?: string; email: string; role: Role; invitedBy: Inviter };
+
+/** The invitation's e-mail: one per invitation, whoever sends it and however often. */
+function invitationMessage(deps: Pick<TeamDeps, 'portalUrl'>, invitation: Invitation, request: { companyName?: string; invitedBy: Inviter }): OutgoingEmail {
+  return {
+    to: invitation.email,
+    ...invitationEmail({
+      company: request.companyName,
+      inviter: request.invitedBy.kind === 'user' ? request.invitedBy.email : undefined,
+      role: invitation.role,
+      link: `${deps.portalUrl}/invitations/${invitation.id}`,
+      validDays: INVITATION_TTL_DAYS,
+    }),
+    idempotencyKey: `invitation/${invitation.id}`,
+    kind: 'invitation',
+  };
+}
+
+/**
+ * E-mails the account's open invitations that wait for the onboarding run
+ * (mail 'due'), each once (its own idempotency key; marked sent after), and
+ * answers their ids. A failure is the caller's: the run's e-mail step fails,
+ * and is retried and followed up like any other.
+ */
+export async function sendDueInvitations(
+  deps: Pick<TeamDeps, 'accounts' | 'portalUrl' | 'now'> & { invitations: Pick<InvitationStore, 'ofAccount' | 'markSent'>; mailer: Mailer },
+  accountId: string,
+): Promise<string[]> {
+  const due = (await deps.invitations.ofAccount(accountId)).filter((i) => i.mail === 'due' && isOpen(i, now(deps)));
+  if (!due.length) return [];
+  const account = await deps.accounts.getAccount(accountId);
+  for (const invitation of due) {
+    await deps.mailer.send(invitationMessage(deps, invitation, { companyName: account?.company_name, invitedBy: invitation.invited_by }));
+    await deps.invitations.markSent(invitation.id, now(deps));
+  }
+  return due.map((i) => i.id);
 }
 
 /**
  * Counts one invitation e-mail against the limits, and answers the refusal
- * past one: the inviting person's first (so one person's refused invitations
+ * past one: the people behind it first (so one person's refused invitations
  * do not use up their account's budget for its other members), then the
- * account's. The internal service, syncs, purchases and the migration count
- * per account only.
+ * account's. Behind a person's invitation is that person; behind a sync's,
+ * the account's owners; behind the internal service's, a purchase's or the
+ * migration's, nobody but the account.
  */
 async function pastInvitationLimit(deps: TeamDeps, request: { accountId: string; invitedBy: Inviter }): Promise<RateLimited | undefined> {
   if (!deps.invitationLimit) return undefined;
   const { limiter, limit } = deps.invitationLimit;
-  if (request.invitedBy.kind === 'user') {
-    const mine = await limiter.hit({ name: 'invitations-user', ...limit }, request.invitedBy.userId);
-    if (!mine.allowed) return new RateLimited('You have sent too many invitations; try again later', mine.retryAfterSeconds);
+  const people =
+    request.invitedBy.kind === 'user'
+      ? [request.invitedBy.userId]
+      : request.invitedBy.kind === 'membership-sync'
+        ? (await deps.memberships.ofAccount(request.accountId)).filter((m) => m.status === 'active' && m.role === 'owner').map((m) => m.user_id)
+        : [];
+  for (const person of people) {
+    const theirs = await limiter.hit({ name: 'invitations-user', ...limit }, person);
+    if (!theirs.allowed) return new RateLimited('You have sent too many invitations; try again later', theirs.retryAfterSeconds);
   }
   const account = await limiter.hit({ name: 'invitations-account', ...limit }, request.accountId);
   return account.allowed ? undefined : new RateLimited('This account has sent too many invitations; try again later', account.retryAfterSeconds);
+}
+
+/** Tells the account's owners, once per limit window, that its invitations are kept unsent; a failure is only logged. */
+async function tellOwnersOfLimit(deps: TeamDeps, mailer: Mailer, invitation: Invitation, companyName: string | undefined, log: Logger): Promise<void> {
+  const { limiter, limit } = deps.invitationLimit!;
+  const accountId = invitation.account_id;
+  try {
+    const owners = (await deps.memberships.ofAccount(accountId)).filter((m) => m.status === 'active' && m.role === 'owner').map((m) => m.email);
+    if (!owners.length || !(await limiter.hit({ name: 'invitations-limit-notice', limit: 1, windowSeconds: limit.windowSeconds }, accountId)).allowed) return;
+    await mailer.send({
+      to: owners,
+      ...invitationLimitEmail({ company: companyName, limit: limit.limit, windowMinutes: Math.round(limit.windowSeconds / 60) }),
+      idempotencyKey: `invitation-limit/${invitation.id}`,
+      kind: 'invitation-limit',
+    });
+  } catch (error) {
+    log.warn("the account's owners could not be told that its invitations are past the limit", { accountId, error });
+  }
 }
 
 /**
@@ -295,10 +342,11 @@ export async function acceptInvitation(deps: Pick<TeamDeps, 'memberships' | 'inv
   return { accountId: invitation.account_id, role: membership.role };
 }
 
+/** An owner's or admin's revocation: the account's decision about the person, so no sync invites them again. */
 export async function revokeInvitation(deps: Pick<TeamDeps, 'invitations' | 'now'>, accountId: string, invitationId: string, by: string): Promise<InvitationView> {
   const invitation = await deps.invitations.get(invitationId);
   if (invitation?.account_id !== accountId) throw noSuchInvitation();
-  if (!(await deps.invitations.revoke(invitationId, by, now(deps)))) {
+  if (!(await deps.invitations.revoke(invitationId, by, now(deps), { bar: true }))) {
     throw new Conflict(`This invitation is ${invitation.status} and can no longer be revoked`, 'invitation_not_pending');
   }
   return invitationView((await deps.invitations.get(invitationId))!, now(deps));
@@ -353,11 +401,20 @@ export async function changeRole(deps: Pick<TeamDeps, 'memberships' | 'invitatio
   return memberView({ ...member, role });
 }
 
-/** Removes a member (or they leave), and revokes the invitations they sent that are still pending. */
+/**
+ * Removes a member (or they leave). Every invitation still open to them is
+ * revoked (a race may have left one beside the one they accepted), no sync
+ * invites them again, and the invitations they sent that are still pending
+ * are revoked.
+ */
 export async function removeMember(deps: Pick<TeamDeps, 'memberships' | 'invitations' | 'now'>, accountId: string, userId: string): Promise<void> {
   const member = await activeMember(deps, accountId, userId);
   settle(await deps.memberships.remove(accountId, userId, member.role));
+  await deps.invitations.closeTo(accountId, member.email, MEMBER_REMOVED, now(deps));
   await revokeWhatTheyMayNoLongerGrant(deps, accountId, userId, undefined);
 }
+
+/** Who revoked the invitations to a member who was removed or left (Invitation.revoked_by). */
+const MEMBER_REMOVED = 'member-removed';
 
 const now = (deps: Pick<TeamDeps, 'now'>) => deps.now?.() ?? new Date();

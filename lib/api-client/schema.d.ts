@@ -1499,7 +1499,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Wrong e-mail or password (invalid_credentials); an unknown e-mail gets the same answer */
+            /** @description Wrong e-mail or password (invalid_credentials); an unknown e-mail gets the same answer, and so does every login of an address past RATE_LIMIT_LOGIN_FAILURES failed logins in its window, the right password included */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2088,7 +2088,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Your role in this account does not allow it (forbidden) */
+            /** @description Your role in this account does not allow it, or the internal API key (it grants no role) (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2185,7 +2185,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Your role in this account does not allow it (forbidden) */
+            /** @description Your role in this account does not allow it, or the internal API key (it grants no role) (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2270,7 +2270,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Your role in this account does not allow it (forbidden) */
+            /** @description Your role in this account does not allow it, or the internal API key (it grants no role) (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2389,7 +2389,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Your role in this account does not allow it (forbidden) */
+            /** @description Your role in this account does not allow it, or the internal API key (it grants no role) (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2489,7 +2489,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Your role in this account does not allow it (forbidden) */
+            /** @description Your role in this account does not allow it, or the internal API key (it grants no role) (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2615,7 +2615,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Your role in this account does not allow it (forbidden) */
+            /** @description Your role in this account does not allow it, or the internal API key (it grants no role) (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2735,7 +2735,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Your role in this account does not allow it (forbidden) */
+            /** @description Your role in this account does not allow it, or the internal API key (it grants no role) (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2767,7 +2767,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Already a member (already_member), or an open invitation exists (invitation_pending) */
+            /** @description Already a member (already_member), an open invitation exists, or was opened by a concurrent request (invitation_pending), or the person was removed meanwhile (membership_changed) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2775,7 +2775,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            code: ("already_member" | "invitation_pending") | string;
+                            code: ("already_member" | "invitation_pending" | "membership_changed") | string;
                             message: string;
                             details?: components["schemas"]["ErrorDetails"];
                         };
@@ -2892,7 +2892,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Your role in this account does not allow it (forbidden) */
+            /** @description Your role in this account does not allow it, or the internal API key (it grants no role) (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3096,7 +3096,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Your role in this account does not allow it (forbidden) */
+            /** @description Your role in this account does not allow it, or the internal API key (it grants no role) (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3622,7 +3622,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Neither the internal API key nor a valid bearer token */
+            /** @description No valid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3638,7 +3638,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A member of the account who is not an owner */
+            /** @description A member of the account who is not an owner, or the internal API key (it reads no secret) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3716,7 +3716,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Neither the internal API key nor a valid bearer token */
+            /** @description No valid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3732,7 +3732,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A member of the account who is not an owner */
+            /** @description A member of the account who is not an owner, or the internal API key (it reads no secret) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3846,7 +3846,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Neither the internal API key nor a valid bearer token */
+            /** @description No valid bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3862,7 +3862,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A member of the account who is not an owner */
+            /** @description A member of the account who is not an owner, or the internal API key (it reads no secret) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4479,7 +4479,7 @@ export interface errorCodes {
             401: "unauthenticated";
             403: "forbidden";
             404: "account_not_found";
-            409: "already_member" | "invitation_pending";
+            409: "already_member" | "invitation_pending" | "membership_changed";
             429: "rate_limited";
             500: "internal_error" | "misconfigured";
         };

@@ -82,3 +82,22 @@ export function noAccountEmail(signupLink: string): EmailContent {
     html: layout([...lines, closing].map(escapeHtml), signupLink, 'Create an account'),
   };
 }
+
+/**
+ * To an address whose sign-ins were paused after too many failed logins. Sent
+ * alike whether or not the address has an account (the login never tells),
+ * so it speaks to both; it links to forgot-password, which works meanwhile.
+ */
+export function signInsPausedEmail(forgotPasswordLink: string, failures: number, pausedMinutes: number): EmailContent {
+  const lines = [
+    'Hello,',
+    `There were ${failures} failed attempts to sign in with this e-mail address, so sign-ins with it are paused for up to ${pausedMinutes} minutes: until then even the right password is refused.`,
+    'If you have an account with us and it was not you, nobody signed in: the password held. If you no longer know your password, you can reset it now.',
+  ];
+  const closing = 'If you have no account with us, ignore this e-mail.';
+  return {
+    subject: 'Too many failed sign-ins',
+    text: `${lines.join('\n\n')}\n\n${forgotPasswordLink}\n\n${closing}\n`,
+    html: layout([...lines, closing].map(escapeHtml), forgotPasswordLink, 'Reset my password'),
+  };
+}

@@ -97,7 +97,10 @@ export const authRoutes = {
     responses: {
       200: { description: 'Signed in', schema: { type: 'object', required: ['session', 'user'], properties: { session, user } } },
       400: error('Invalid input'),
-      401: error('Wrong e-mail or password (invalid_credentials); an unknown e-mail gets the same answer', ['invalid_credentials']),
+      401: error(
+        'Wrong e-mail or password (invalid_credentials); an unknown e-mail gets the same answer, and so does every login of an address past RATE_LIMIT_LOGIN_FAILURES failed logins in its window, the right password included',
+        ['invalid_credentials'],
+      ),
       403: error('The e-mail address is not verified yet (email_not_confirmed)', ['email_not_confirmed']),
       429: rateLimited,
     },

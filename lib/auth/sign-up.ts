@@ -11,7 +11,7 @@ import { assertPasswordAcceptable, passwordRefusedByProvider } from './password-
 import { hashToken, newVerificationToken, type VerificationTokenStore } from './verification-tokens.ts';
 
 export interface SignUpDeps {
-  identity: Pick<IdentityProvider, 'register' | 'deleteUser' | 'canCreateRecoveryLinks' | 'userByEmail' | 'setPasswordAsAdmin' | 'createRecoveryLink'>;
+  identity: Pick<IdentityProvider, 'register' | 'deleteUser' | 'canCreateRecoveryLinks' | 'userByEmail' | 'setPasswordAsAdmin' | 'createRecoveryLink' | 'signIn'>;
   tokens: Pick<VerificationTokenStore, 'save' | 'voidLinksOf'>;
   mailer: Mailer;
   limiter: RateLimiter;
@@ -34,7 +34,9 @@ export interface SignUpRequest {
  * 3. Registers the user with the identity provider; a taken address is 409,
  *    confirmed or not, however the provider says it (a stand-in user, the
  *    real one, a 429 for its e-mail interval). For a confirmed address
- *    nothing else happens; an unconfirmed one is contested first (below).
+ *    nothing else happens. An unconfirmed one registered with this very
+ *    password (the form sent twice) gets its verification e-mail again; one
+ *    registered with another password is contested (below).
  * 4. Stores a new verification token (its hash) with an expiry, and e-mails
  *    the link {portal}/verify?token=<token>.
  * 5. If 4 fails, the registration is undone (the user deleted at the
@@ -57,7 +59,7 @@ export async function signUp(deps: SignUpDeps, request: SignUpRequest): Promise<
   const metadata = definedStrings({ name: request.metadata?.name?.trim(), companyName: request.metadata?.companyName?.trim() });
   const registration = await deps.identity.register({ email, password: request.password, metadata });
   if (registration.outcome === 'already-registered') {
-    await contestUnfinished(deps, email);
+    await repeatOrContest(deps, { email, password: request.password, metadata });
     throw new Conflict('An account with this e-mail address already exists', 'email_already_registered');
   }
   if (registration.outcome === 'weak-password') throw passwordRefusedByProvider();
@@ -75,25 +77,7 @@ export async function signUp(deps: SignUpDeps, request: SignUpRequest): Promise<
   }
 
   try {
-    const now = deps.now?.() ?? new Date();
-    const token = newVerificationToken();
-    await deps.tokens.save({
-      tokenHash: hashToken(token),
-      userId: registration.user.id,
-      email,
-      ...metadata,
-      createdAt: now.toISOString(),
-      expiresAt: Math.floor(now.getTime() / 1000) + deps.settings.verificationTtlHours * 3600,
-    });
-
-    const link = `${deps.settings.portalUrl}/verify?token=${token}`;
-    await deps.mailer.send({
-      to: email,
-      ...verificationEmail(link, deps.settings.verificationTtlHours, metadata.name),
-      // One key per token: the mailer's retries of this send never deliver it twice.
-      idempotencyKey: `verify-email/${hashToken(token).slice(0, 32)}`,
-      kind: 'verify-email',
-    });
+    await sendVerification(deps, registration.user.id, email, metadata);
   } catch (error) {
     await undoRegistration(deps, registration.user.id);
     throw error;
@@ -102,13 +86,57 @@ export async function signUp(deps: SignUpDeps, request: SignUpRequest): Promise<
   return { user: toPublicUser(registration.user), session: null };
 }
 
+/** Stores a new verification token (its hash) with an expiry, and e-mails the link {portal}/verify?token=<token>. */
+async function sendVerification(deps: SignUpDeps, userId: string, email: string, metadata: Record<string, string>): Promise<void> {
+  const now = deps.now?.() ?? new Date();
+  const token = newVerificationToken();
+  await deps.tokens.save({
+    tokenHash: hashToken(token),
+    userId,
+    email,
+    ...metadata,
+    createdAt: now.toISOString(),
+    expiresAt: Math.floor(now.getTime() / 1000) + deps.settings.verificationTtlHours * 3600,
+  });
+
+  const link = `${deps.settings.portalUrl}/verify?token=${token}`;
+  await deps.mailer.send({
+    to: email,
+    ...verificationEmail(link, deps.settings.verificationTtlHours, metadata.name),
+    // One key per token: the mailer's retries of this send never deliver it twice.
+    idempotencyKey: `verify-email/${hashToken(token).slice(0, 32)}`,
+    kind: 'verify-email',
+  });
+}
+
 /**
- * A signup that meets an unconfirmed registration of its address contests it:
- * whoever registered first may not be who reads the mailbox, and the first
- * verification link confirms the address with the first password. Found by an
- * attack helper: Mallory signs up with the victim's address, the victim's own
- * signup is 409, the victim follows the only link in their mailbox (hers), and
- * she logs in with her password. So:
+ * A signup of an address already registered and unconfirmed. With the very
+ * password it was registered with, it is the same person sending the form
+ * again (a double click, a second try before the e-mail arrived): they get
+ * the verification e-mail again, and nothing is contested. The provider
+ * checks the password before it says the address is unconfirmed (token.go,
+ * supabase/auth: "Email not confirmed" answers only the right password), so
+ * that answer is the proof. Any other password contests the registration.
+ */
+async function repeatOrContest(deps: SignUpDeps, repeat: { email: string; password: string; metadata: Record<string, string> }): Promise<void> {
+  if (!deps.identity.canCreateRecoveryLinks) return;
+  const holder = await deps.identity.userByEmail(repeat.email);
+  if (!holder || holder.emailConfirmed) return;
+  if ((await deps.identity.signIn(repeat.email, repeat.password)).outcome === 'email-not-confirmed') {
+    deps.log.info('a signup repeated an unfinished registration with its own password: its verification e-mail was sent again', { userId: holder.id });
+    await sendVerification(deps, holder.id, repeat.email, repeat.metadata);
+    return;
+  }
+  await contestUnfinished(deps, repeat.email, holder.id);
+}
+
+/**
+ * A signup that meets an unconfirmed registration of its address, with
+ * another password, contests it: whoever registered first may not be who
+ * reads the mailbox, and the first verification link confirms the address
+ * with the first password. Tried as an attacker would: Mallory signs up with
+ * the victim's address, the victim's own signup is 409, the victim follows
+ * the only link in their mailbox (hers), and she logs in with her password. So:
  * 1. every verification link issued for that user so far is void (verify-email
  *    refuses them);
  * 2. its password is replaced by one nobody knows, so no password chosen
@@ -118,21 +146,17 @@ export async function signUp(deps: SignUpDeps, request: SignUpRequest): Promise<
  *    the password: opening it confirms the address (recoverVerify in
  *    supabase/auth's internal/api/verify.go), and the reset page sets the
  *    password, both by whoever holds the mailbox.
- * The answer stays 409, counted like any signup. A confirmed address, or no
- * user (deleted meanwhile), is left alone. Only with the admin interface:
- * without it the provider re-sends its own confirmation and keeps the first
- * password (signup.go), and the user cannot be looked up (docs/deploying.md).
+ * The answer stays 409, counted like any signup. Only with the admin
+ * interface (repeatOrContest): without it the provider re-sends its own
+ * confirmation and keeps the first password (signup.go), and the user cannot
+ * be looked up (docs/deploying.md).
  */
-async function contestUnfinished(deps: SignUpDeps, email: string): Promise<void> {
-  if (!deps.identity.canCreateRecoveryLinks) return;
-  const holder = await deps.identity.userByEmail(email);
-  if (!holder || holder.emailConfirmed) return;
-
+async function contestUnfinished(deps: SignUpDeps, email: string, holderId: string): Promise<void> {
   const now = deps.now?.() ?? new Date();
   // Kept until every link issued so far has expired anyway.
-  await deps.tokens.voidLinksOf(holder.id, now, Math.floor(now.getTime() / 1000) + deps.settings.verificationTtlHours * 3600);
+  await deps.tokens.voidLinksOf(holderId, now, Math.floor(now.getTime() / 1000) + deps.settings.verificationTtlHours * 3600);
   // Before the recovery link: a new password spends the provider's links still out (UpdatePassword, models/user.go).
-  const replaced = await deps.identity.setPasswordAsAdmin(holder.id, unknowablePassword());
+  const replaced = await deps.identity.setPasswordAsAdmin(holderId, unknowablePassword());
   if (replaced !== 'changed') {
     throw new VendorError('supabase', `supabase: the password of an unfinished registration could not be replaced (${replaced})`, {
       transient: true,
@@ -141,7 +165,7 @@ async function contestUnfinished(deps: SignUpDeps, email: string): Promise<void>
   }
   const link = await deps.identity.createRecoveryLink(email, deps.settings.passwordResetRedirect);
   if (!link) return;
-  deps.log.info('a signup contested an unfinished registration: its links are void, its mailbox is asked to choose the password', { userId: holder.id });
+  deps.log.info('a signup contested an unfinished registration: its links are void, its mailbox is asked to choose the password', { userId: holderId });
   await deps.mailer.send({
     to: email,
     ...unfinishedSignupEmail(link, Math.round(deps.settings.recoveryTtlSeconds / 60)),

@@ -20,6 +20,7 @@ export class SiteError extends DomainError {
 
 export type SiteErrorCode =
   | 'blocked_address'
+  | 'blocked_port'
   | 'unsupported_scheme'
   | 'unresolvable'
   | 'unreachable'

@@ -3,7 +3,8 @@
 // http://169.254.169.254/ (instance credentials) or anything else on a private
 // network (SSRF). So, unless private networks are explicitly allowed (only a
 // local stage, to reach a fixture site on loopback):
-// - only http and https are fetched;
+// - only http and https are fetched, on their default ports (80, 443): a
+//   website field must not reach another service of a host (ssh, a database);
 // - every address a host name resolves to must be public, or nothing is
 //   fetched; the connection then goes to the checked address itself, so a
 //   second DNS answer (rebinding) cannot swap in another one;
@@ -152,6 +153,10 @@ export function siteFetcher(policy: FetchPolicy, network: Network): SiteFetcher 
     if (addresses.length === 0) throw new SiteError('unresolvable', `${host} has no address`);
     if (!policy.allowPrivateNetworks && !addresses.every(isPublicAddress)) {
       throw new SiteError('blocked_address', `${host} is not a public address, so it is not fetched`);
+    }
+    // URL leaves the port empty when it is the scheme's default (80 for http, 443 for https).
+    if (!policy.allowPrivateNetworks && url.port !== '') {
+      throw new SiteError('blocked_port', `${url.hostname} is asked on port ${url.port}: only the default ports of http and https are fetched`);
     }
     // IPv4 first: a Lambda outside a dual-stack VPC has no IPv6 route.
     return addresses.find((a) => isIP(a) === 4) ?? addresses[0]!;

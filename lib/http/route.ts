@@ -1,6 +1,6 @@
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { LambdaSpec } from '../lambda-spec.ts';
-import type { Permission } from '../permissions.ts';
+import type { Permission, ServicePermission } from '../permissions.ts';
 
 export type { JSONSchema };
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -32,15 +32,19 @@ export type Access =
    */
   | { who: 'admin'; serviceKey?: true }
   /** A signed-in user whose role in the account allows the permission (lib/permissions.ts). */
-  | {
+  | ({
       who: 'member';
-      permission: Permission;
       account: AccountFrom;
-      /** The internal service token (x-api-key) may also call it, for any account. */
-      serviceKey?: true;
       /** A caller without a valid bearer token is passed on as anonymous (the checkout redirect sends them to sign up). */
       anonymous?: 'pass';
-    };
+    } & (
+      | {
+          permission: ServicePermission;
+          /** The internal service token (x-api-key) may also call it, for any account: only for what the service may do (SERVICE_PERMISSIONS). */
+          serviceKey?: true;
+        }
+      | { permission: Exclude<Permission, ServicePermission>; serviceKey?: never }
+    ));
 
 /** Where a request names the account it acts on. */
 export type AccountFrom =

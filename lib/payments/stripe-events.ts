@@ -81,7 +81,9 @@ export function toPaymentEvent(event: Json, prices: PlanPrices): PaymentEvent {
         subscriptionId: idOf(object.subscription),
         status: object.payment_status === 'paid' || object.payment_status === 'no_payment_required' ? 'active' : 'incomplete',
         plan: paidPlanIn(object.metadata),
-        reference: referenceIn(object.metadata, object.client_reference_id),
+        // Not client_reference_id: a Payment Link or Pricing Table lets the buyer set it. Without our metadata the
+        // session is a purchase like a public checkout's, by the e-mail the buyer gave Stripe.
+        reference: referenceIn(object.metadata, str(object.customer_details?.email) ?? str(object.customer_email)),
       });
     }
     case 'invoice.paid':
@@ -130,11 +132,16 @@ const paidPlanIn = (metadata: Json | null | undefined) => {
   return isPaidPlan(plan) ? plan : undefined;
 };
 
-function referenceIn(metadata: Json | null | undefined, clientReferenceId?: unknown): BillingEvent['reference'] {
+/**
+ * Who a payment is for, from what the service itself put on the session or subscription (its metadata: only
+ * our checkout, or the agency on its own Stripe account, writes it); `buyerEmail` stands in for a session
+ * the service did not make.
+ */
+function referenceIn(metadata: Json | null | undefined, buyerEmail?: string): BillingEvent['reference'] {
   const reference = definedStrings({
-    accountId: str(metadata?.account_id) ?? str(clientReferenceId),
+    accountId: str(metadata?.account_id),
     userId: str(metadata?.user_id),
-    email: str(metadata?.email)?.toLowerCase(),
+    email: (str(metadata?.email) ?? buyerEmail)?.toLowerCase(),
   });
   return Object.keys(reference).length ? reference : undefined;
 }

@@ -7,7 +7,7 @@
 // dynalite lacks) only clears old items away.
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createHash } from 'node:crypto';
-import { applied, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
+import { applied, isConditionFailure, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
 import type { RateDecision, RateLimiter, RateLimitRule } from './rate-limiter.ts';
 
 interface Deps {
@@ -30,18 +30,28 @@ const MAX_ROUNDS = 4;
 export function dynamodbRateLimiter({ db, tables, now = () => new Date() }: Deps): RateLimiter {
   const TableName = tables.rate_limits;
 
-  const countInOpenWindow = async (key: string, rule: RateLimitRule, at: number) => {
-    return applied(
-      db.send(
+  /** The window's hits after counting this one, or undefined when no window is open or it is full. */
+  const countInOpenWindow = async (key: string, rule: RateLimitRule, at: number): Promise<number | undefined> => {
+    try {
+      const { Attributes } = await db.send(
         new UpdateCommand({
           TableName,
           Key: { key },
           UpdateExpression: 'ADD hits :one',
           ConditionExpression: 'expires_at > :now AND hits < :limit',
           ExpressionAttributeValues: { ':one': 1, ':now': at, ':limit': rule.limit },
+          ReturnValues: 'UPDATED_NEW',
         }),
-      ),
-    );
+      );
+      return Number(Attributes?.hits);
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
+  };
+  const openWindowOf = async (key: string, at: number) => {
+    const item = (await db.send(new GetCommand({ TableName, Key: { key }, ConsistentRead: true }))).Item as WindowItem | undefined;
+    return item && item.expires_at > at ? item : undefined;
   };
 
   const openWindow = async (key: string, rule: RateLimitRule, at: number) => {
@@ -64,16 +74,23 @@ export function dynamodbRateLimiter({ db, tables, now = () => new Date() }: Deps
       const key = storageKey(rule, subject);
       for (let round = 0; round < MAX_ROUNDS; round++) {
         const at = Math.floor(now().getTime() / 1000);
-        if (await countInOpenWindow(key, rule, at)) return { allowed: true, retryAfterSeconds: 0 };
-        if (await openWindow(key, rule, at)) return { allowed: true, retryAfterSeconds: 0 };
+        const hits = await countInOpenWindow(key, rule, at);
+        if (hits !== undefined) return { allowed: true, retryAfterSeconds: 0, remaining: rule.limit - hits };
+        if (await openWindow(key, rule, at)) return { allowed: true, retryAfterSeconds: 0, remaining: rule.limit - 1 };
         // Both refused: the open window is full, or another request just opened one.
-        const item = (await db.send(new GetCommand({ TableName, Key: { key }, ConsistentRead: true }))).Item as WindowItem | undefined;
-        if (item && item.expires_at > at && item.hits >= rule.limit) {
-          return { allowed: false, retryAfterSeconds: Math.max(1, item.expires_at - at) };
-        }
+        const item = await openWindowOf(key, at);
+        if (item && item.hits >= rule.limit) return { allowed: false, retryAfterSeconds: Math.max(1, item.expires_at - at) };
       }
       // Endless contention on one key is itself a sign of abuse: refuse rather than guess.
       return { allowed: false, retryAfterSeconds: 1 };
+    },
+
+    async peek(rule, subject): Promise<RateDecision> {
+      if (rule.limit <= 0) return { allowed: false, retryAfterSeconds: rule.windowSeconds };
+      const at = Math.floor(now().getTime() / 1000);
+      const item = await openWindowOf(storageKey(rule, subject), at);
+      if (item && item.hits >= rule.limit) return { allowed: false, retryAfterSeconds: Math.max(1, item.expires_at - at) };
+      return { allowed: true, retryAfterSeconds: 0, remaining: rule.limit - (item?.hits ?? 0) };
     },
   };
 }

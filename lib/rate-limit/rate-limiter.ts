@@ -16,11 +16,15 @@ export interface RateDecision {
   allowed: boolean;
   /** When refused: seconds until the window ends. */
   retryAfterSeconds: number;
+  /** When allowed: how many more hits the window lets through after this one (0: this hit used its last). */
+  remaining?: number;
 }
 
 export interface RateLimiter {
   /** Counts one hit by `subject` (an IP, an e-mail address) against the rule; refused hits are not counted. */
   hit(rule: RateLimitRule, subject: string): Promise<RateDecision>;
+  /** Whether a hit would be let through now, counting nothing. */
+  peek(rule: RateLimitRule, subject: string): Promise<RateDecision>;
 }
 
 /**

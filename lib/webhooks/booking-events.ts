@@ -85,11 +85,15 @@ export function parseBookingEvent(body: unknown, provider = bookingProviderOfBod
   throw new InvalidInput('The body is neither a Calendly nor a Cal.com webhook event', undefined, 'invalid_payload');
 }
 
-const CALENDLY: Record<string, BookingChange> = { 'invitee.created': 'booked', 'invitee.canceled': 'cancelled' };
+/** The event types acted on. Maps: a sender's `constructor` or `__proto__` is no type (an object's would be). */
+const CALENDLY: ReadonlyMap<string, BookingChange> = new Map([
+  ['invitee.created', 'booked'],
+  ['invitee.canceled', 'cancelled'],
+]);
 
 function calendly(body: unknown): ParsedBooking {
   if (!isObject(body) || typeof body.event !== 'string') throw malformed('Calendly', [{ path: '/event', message: 'is required' }]);
-  if (!(body.event in CALENDLY)) return { handled: false, type: body.event.slice(0, 100) };
+  if (!CALENDLY.has(body.event)) return { handled: false, type: body.event.slice(0, 100) };
   const p = isObject(body.payload) ? body.payload : undefined;
   const scheduled = p && isObject(p.scheduled_event) ? p.scheduled_event : undefined;
   const problems: ErrorDetail[] = [];
@@ -126,11 +130,15 @@ function calendly(body: unknown): ParsedBooking {
   };
 }
 
-const CALCOM: Record<string, BookingChange> = { BOOKING_CREATED: 'booked', BOOKING_RESCHEDULED: 'rescheduled', BOOKING_CANCELLED: 'cancelled' };
+const CALCOM: ReadonlyMap<string, BookingChange> = new Map([
+  ['BOOKING_CREATED', 'booked'],
+  ['BOOKING_RESCHEDULED', 'rescheduled'],
+  ['BOOKING_CANCELLED', 'cancelled'],
+]);
 
 function calcom(body: unknown): ParsedBooking {
   if (!isObject(body) || typeof body.triggerEvent !== 'string') throw malformed('Cal.com', [{ path: '/triggerEvent', message: 'is required' }]);
-  const change = CALCOM[body.triggerEvent];
+  const change = CALCOM.get(body.triggerEvent);
   if (!change) return { handled: false, type: body.triggerEvent.slice(0, 100) };
   const p = isObject(body.payload) ? body.payload : undefined;
   const uid = text(p?.uid, 200);

@@ -34,17 +34,18 @@ export type CustomFields = Record<string, string | number | boolean>;
 
 export type ParsedMembership = { handled: true; event: MembershipEvent } | { handled: false; type: string };
 
-const ALIASES: Record<string, MembershipEvent['type']> = {
-  'member.created': 'member.created',
-  'member.updated': 'member.updated',
-  'member.deleted': 'member.deleted',
-  'member.plan.created': 'member.plan.created',
-  'member.plan.updated': 'member.plan.updated',
-  'member.plan.canceled': 'member.plan.canceled',
-  'member.planConnection.created': 'member.plan.created',
-  'member.planConnection.updated': 'member.plan.updated',
-  'member.planConnection.canceled': 'member.plan.canceled',
-};
+/** The event types acted on, under both spellings. A Map: a sender's `constructor` or `__proto__` is no type (an object's would be). */
+const ALIASES: ReadonlyMap<string, MembershipEvent['type']> = new Map([
+  ['member.created', 'member.created'],
+  ['member.updated', 'member.updated'],
+  ['member.deleted', 'member.deleted'],
+  ['member.plan.created', 'member.plan.created'],
+  ['member.plan.updated', 'member.plan.updated'],
+  ['member.plan.canceled', 'member.plan.canceled'],
+  ['member.planConnection.created', 'member.plan.created'],
+  ['member.planConnection.updated', 'member.plan.updated'],
+  ['member.planConnection.canceled', 'member.plan.canceled'],
+]);
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,253}\.[^\s@]{2,}$/;
 const MAX_CUSTOM_FIELDS = 50;
@@ -69,7 +70,7 @@ export function parseMembershipEvent(rawBody: string, receivedAt: Date): ParsedM
 /** Reads a parsed delivery body (see parseMembershipEvent). */
 export function readMembershipEvent(body: unknown, receivedAt: Date): ParsedMembership {
   if (!isObject(body) || typeof body.event !== 'string' || !body.event) throw malformed([{ path: '/event', message: 'is required' }]);
-  const type = ALIASES[body.event];
+  const type = ALIASES.get(body.event);
   if (!type) return { handled: false, type: body.event.slice(0, 100) };
 
   const data = isObject(body.payload) ? body.payload : isObject(body.data) ? body.data : undefined;
@@ -105,6 +106,11 @@ export function readMembershipEvent(body: unknown, receivedAt: Date): ParsedMemb
 function planConnection(value: unknown, path: string, problems: ErrorDetail[]): PlanConnection | undefined {
   if (!isObject(value) || !str(value.id, 200)) {
     problems.push({ path: `${path}/id`, message: 'is required' });
+    return undefined;
+  }
+  // The id keys the member's plans (a map the store holds): `constructor` and the like are no id.
+  if (!isStorableKey(str(value.id, 200)!)) {
+    problems.push({ path: `${path}/id`, message: 'is not a plan connection id' });
     return undefined;
   }
   const status = str(value.status, 40)?.toUpperCase();

@@ -115,7 +115,7 @@ export function decideMembership(current: MembershipMember | undefined, accountI
 }
 
 function mergePlan(record: MembershipRecord, plan: PlanConnection, at: number) {
-  const known = record.plans[plan.id];
+  const known = Object.hasOwn(record.plans, plan.id) ? record.plans[plan.id] : undefined;
   if (known && known.at > at) return;
   record.plans[plan.id] = {
     ...(plan.planId ? { plan_id: plan.planId } : {}),
@@ -151,7 +151,7 @@ export function mergeMembershipRecords(a: MembershipRecord, b: MembershipRecord)
   if (profile.profile_at !== undefined) merged.profile_at = profile.profile_at;
   if (profile.custom_fields) merged.custom_fields = structuredClone(profile.custom_fields);
   for (const [id, plan] of Object.entries(older.plans)) {
-    const known = merged.plans[id];
+    const known = Object.hasOwn(merged.plans, id) ? merged.plans[id] : undefined;
     if (!known || known.at < plan.at) merged.plans[id] = structuredClone(plan);
   }
   const deletedAt = Math.max(a.deleted_at ?? -Infinity, b.deleted_at ?? -Infinity);

@@ -131,11 +131,16 @@ async function inviteOrRevoke(deps: MembershipDeps, accountId: string, email: st
     return;
   }
   const account = await deps.accounts.getAccount(accountId);
-  await issue(
+  // The store decides, as it writes: one open invitation per address however deliveries interleave, and
+  // none for a person the account removed or turned away meanwhile.
+  const issued = await issue(
     deps.team,
     { accountId, companyName: account?.company_name, email, role: 'member', invitedBy: { kind: 'membership-sync', provider: 'memberstack', memberId: event.memberId } },
-    { keepIfUnsent: deps.log },
+    { keepIfUnsent: deps.log, unlessBarred: true },
   );
+  if (!issued.opened && issued.why !== 'pending') {
+    deps.log.info('a synced person the account removed, or whose invitation it revoked, was not invited again', { accountId, memberId: event.memberId });
+  }
 }
 
 /**

@@ -54,8 +54,8 @@ const deliveryResponses = {
 } as const;
 
 const accountAccess = {
-  401: { description: 'Neither the internal API key nor a valid bearer token' },
-  403: { description: 'A member of the account who is not an owner' },
+  401: { description: 'No valid bearer token' },
+  403: { description: 'A member of the account who is not an owner, or the internal API key (it reads no secret)' },
   404: { description: 'No such account, or not one the bearer token belongs to' },
 } as const;
 
@@ -95,7 +95,7 @@ export const webhookRoutes = {
     lambda: { handler: 'functions/webhooks/webhook-settings.ts' },
     summary: "The account's webhook URLs and which signing keys are set (created on first read)",
     tag: 'webhooks',
-    access: { who: 'member', permission: 'manage', account: { path: 'accountId' }, serviceKey: true },
+    access: { who: 'member', permission: 'manage', account: { path: 'accountId' } },
     responses: { 200: { description: 'The URLs; keep them private', schema: settings }, ...accountAccess },
   }),
   rotateWebhookSecret: route({
@@ -106,7 +106,7 @@ export const webhookRoutes = {
     lambda: { handler: 'functions/webhooks/rotate-webhook-secret.ts' },
     summary: "Replace the account's webhook secret; the old URLs stop working at once",
     tag: 'webhooks',
-    access: { who: 'member', permission: 'manage', account: { path: 'accountId' }, serviceKey: true },
+    access: { who: 'member', permission: 'manage', account: { path: 'accountId' } },
     responses: { 200: { description: 'The new URLs', schema: settings }, ...accountAccess, 409: { description: 'Another rotation is under way' } },
   }),
   setWebhookSigningKeys: route({
@@ -117,7 +117,7 @@ export const webhookRoutes = {
     lambda: { handler: 'functions/webhooks/set-webhook-signing-keys.ts' },
     summary: "Set (a string) or clear (null) the providers' signing keys; keys not named stay as they are",
     tag: 'webhooks',
-    access: { who: 'member', permission: 'manage', account: { path: 'accountId' }, serviceKey: true },
+    access: { who: 'member', permission: 'manage', account: { path: 'accountId' } },
     body: {
       type: 'object',
       additionalProperties: false,

@@ -8,9 +8,10 @@
 // limit, and invitations outlived their inviter's say.
 import { describe, expect, it, vi } from 'vitest';
 import { errorCode, recorded, stack } from '../support/http.ts';
-import { followRun, uniqueToken } from '../support/onboarding.ts';
+import { followRun, SERVICE_KEY, uniqueToken } from '../support/onboarding.ts';
 import { accountRow, payOnHostedPage } from '../support/payments.ts';
-import { bearer, client, followResetLink, logIn, mailTo, PASSWORD, signedInUser, verificationToken, verifiedUser } from '../support/users.ts';
+import { bearer, client, followResetLink, logIn, mailTo, newEmail, PASSWORD, signedInUser, verificationToken, verifiedUser } from '../support/users.ts';
+import { join, owner, person, userIdOf } from '../support/team.ts';
 import { deliverWebhook, membershipMember } from '../support/webhooks.ts';
 
 const sessionOf = async (hostedPage: string) => (await recorded<{ id: string; url: string; client_reference_id?: string; customer?: string }[]>('payments')).find((s) => s.url === hostedPage)!;
@@ -120,33 +121,26 @@ describe('signup of an address somebody else registered first', () => {
     expect((await logIn(owner, email)).status).toBe(200);
     expect((await logIn(mallory, email, 'Mallory123')).status).toBe(401);
   });
+
+  it('takes a double-submitted form for what it is: the repeat, with the same password, sends the confirmation again and contests nothing', async () => {
+    // The attack on oneself: the form sent twice before verifying replaced the person's own password and sent
+    // them "Finish signing up"; their confirmation link no longer worked and their password never logged in.
+    const email = newEmail();
+    const c = client();
+    const [first, second] = await Promise.all([
+      c.post('/api/auth/signup', { email, password: PASSWORD }),
+      new Promise((r) => setTimeout(r, 150)).then(() => c.post('/api/auth/signup', { email, password: PASSWORD })),
+    ]);
+    expect([first.status, second.status, errorCode(second)]).toEqual([201, 409, 'email_already_registered']);
+    const sent = (await mailTo(email)).map((m) => m.subject);
+    expect(sent).not.toContain('Finish signing up');
+    expect(sent.filter((s) => s === 'Confirm your e-mail address')).toHaveLength(2);
+    expect((await c.post('/api/verify-email', { token: await verificationToken(email) })).status).toBe(200);
+    const login = await logIn(c, email);
+    expect(login.status).toBe(200);
+    expect(login.body.user.email_confirmed).toBe(true);
+  });
 });
-
-async function owner(companyName = `Team ${crypto.randomUUID().slice(0, 6)}`) {
-  const person = await signedInUser({ companyName });
-  const me = await person.client.get('/api/auth/me', bearer(person.accessToken));
-  expect(me.body.accounts).toEqual([expect.objectContaining({ role: 'owner' })]);
-  return { ...person, auth: bearer(person.accessToken), accountId: me.body.accounts[0].accountId as string, companyName };
-}
-
-/** Someone who signs up with this address (no company) and logs in. */
-async function person(email = `${crypto.randomUUID()}@example.com`) {
-  const c = client();
-  await verifiedUser(c, undefined, email);
-  const token = (await logIn(c, email)).body.session.access_token as string;
-  return { email, client: c, auth: bearer(token) };
-}
-
-type Who = { client: ReturnType<typeof client>; auth: Record<string, string>; email: string };
-
-async function join(inviter: Who, accountId: string, invitee: Who, role: 'owner' | 'admin' | 'member') {
-  const invited = await inviter.client.post(`/api/accounts/${accountId}/invitations`, { email: invitee.email, role }, inviter.auth);
-  expect(invited.status).toBe(201);
-  expect((await invitee.client.post(`/api/invitations/${invited.body.invitationId}/accept`, undefined, invitee.auth)).status).toBe(200);
-}
-
-const userIdOf = async (viewer: Who, accountId: string, email: string) =>
-  (await viewer.client.get(`/api/accounts/${accountId}/members`, viewer.auth)).body.members.find((m: { email: string }) => m.email === email).userId as string;
 
 describe('POST /api/accounts by someone who is only a member of their first account', () => {
   it('opens a new account they own, and leaves the one they were demoted in as it was', async () => {
@@ -254,5 +248,28 @@ describe('an admin who is removed', () => {
     const refused = await asOwner.client.post(`/api/invitations/${ownerInvitation.body.invitationId}/accept`, undefined, asOwner.auth);
     expect([refused.status, errorCode(refused)]).toEqual([410, 'invitation_revoked']);
     expect((await asMember.client.post(`/api/invitations/${memberInvitation.body.invitationId}/accept`, undefined, asMember.auth)).body).toEqual({ accountId: o.accountId, role: 'member' });
+  });
+});
+
+describe('the internal service key', () => {
+  it('onboards and reads runs, and nothing more: no webhook secret, no invitation (a role), no member list', async () => {
+    // The attack: the portal backend's key read any account's webhook URLs (their secrets) and
+    // invited anyone as an owner of any account.
+    const o = await owner();
+    const target = o.accountId;
+    const readSecret = await client().get(`/api/accounts/${target}/webhooks`, SERVICE_KEY);
+    expect([readSecret.status, errorCode(readSecret)]).toEqual([403, 'forbidden']);
+    expect(JSON.stringify(readSecret.body)).not.toMatch(/webhooks\/(membership|booking)\//);
+    const rotate = await client().post(`/api/accounts/${target}/webhooks/rotate`, undefined, SERVICE_KEY);
+    expect([rotate.status, errorCode(rotate)]).toEqual([403, 'forbidden']);
+    const mallory = newEmail();
+    const crowned = await client().post(`/api/accounts/${target}/invitations`, { email: mallory, role: 'owner' }, SERVICE_KEY);
+    expect([crowned.status, errorCode(crowned)]).toEqual([403, 'forbidden']);
+    expect(await mailTo(mallory)).toEqual([]);
+    expect((await client().get(`/api/accounts/${target}/invitations`, SERVICE_KEY)).status).toBe(403);
+    // What the portal backend needs still works: onboarding, and following the run.
+    const onboarded = await client().post('/api/onboarding-v2', { email: `svc-${crypto.randomUUID().slice(0, 6)}@service.example`, companyName: 'Service Client' }, SERVICE_KEY);
+    expect([200, 202]).toContain(onboarded.status);
+    expect((await client().get(`/api/onboarding/runs/${onboarded.body.executionId}`, SERVICE_KEY)).status).not.toBe(403);
   });
 });

@@ -4,7 +4,7 @@
 // client IP of its own.
 import { describe, expect, it } from 'vitest';
 import { api, errorCode, randomLoopbackIp, stack, type Reply } from '../support/http.ts';
-import { client, followResetLink, mailTo, newEmail, verifiedUser } from '../support/users.ts';
+import { client, followResetLink, mailTo, newEmail, PASSWORD, verifiedUser } from '../support/users.ts';
 const limitOf = (setting: string, fallback: string) => Number((stack().env[setting] || fallback).split('/')[0]);
 
 function expectRateLimited(reply: Reply, windowSeconds: number) {
@@ -82,6 +82,29 @@ describe('auth rate limits', () => {
     );
     expect(replies.filter((r) => r.status === 401)).toHaveLength(limit);
     for (const r of replies.filter((r) => r.status !== 401)) expectRateLimited(r, 300);
+  });
+
+  it('pauses sign-ins of an address after its failed logins from any number of IPs, answering as for a wrong password whether or not the address has an account', async () => {
+    // The attack: 25 source addresses, one wrong password each, then the right one: 200.
+    const { email } = await verifiedUser(client());
+    const unknown = newEmail();
+    const login = (address: string, password: string) => api('/api/auth/login', { body: { email: address, password }, fromIp: randomLoopbackIp() });
+    for (let i = 0; i < 25; i++) {
+      const [known, stranger] = await Promise.all([login(email, 'Wrong1234'), login(unknown, 'Wrong1234')]);
+      expect([known.status, errorCode(known), stranger.status, errorCode(stranger)], `attempt ${i + 1}`).toEqual([401, 'invalid_credentials', 401, 'invalid_credentials']);
+    }
+    const right = await login(email, PASSWORD);
+    const guessed = await login(unknown, PASSWORD);
+    expect(right.status).toBe(401);
+    // Nothing in the answer tells the registered address from the unknown one.
+    expect({ status: right.status, error: right.body.error, retryAfter: right.headers.get('retry-after') }).toEqual({
+      status: guessed.status,
+      error: guessed.body.error,
+      retryAfter: guessed.headers.get('retry-after'),
+    });
+    expect(right.body.error).toEqual({ code: 'invalid_credentials', message: 'The e-mail address or password is wrong' });
+    // The address's mailbox is told, once.
+    expect((await mailTo(email)).filter((m) => m.subject === 'Too many failed sign-ins')).toHaveLength(1);
   });
 
   it('limits reset-password attempts per client IP', async () => {

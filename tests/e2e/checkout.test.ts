@@ -181,6 +181,45 @@ describe('POST /api/checkout/session', () => {
   });
 });
 
+describe('a Checkout Session the service did not make', () => {
+  it("takes no account from its client_reference_id: paid with another account's id there, it is a public purchase and that account is left alone", async () => {
+    // The attack: a Payment Link (or a Pricing Table) on the same Stripe account lets the buyer set
+    // client_reference_id; a paid session carrying only account A's id replaced A's customer and subscription.
+    const victim = await signedInUser({ companyName: `Victim ${crypto.randomUUID().slice(0, 6)}` });
+    const accountId = (await memberRecordOf(victim.email))!.account_id as string;
+    const before = await accountRow(accountId);
+    const buyer = newEmail();
+    const form = new URLSearchParams({
+      mode: 'subscription',
+      'line_items[0][price]': 'price_local_pro',
+      'line_items[0][quantity]': '1',
+      client_reference_id: accountId,
+      customer_email: buyer,
+      success_url: 'https://links.example/thanks',
+    });
+    const created = await fetch(`${stack().urls.emulators}/v1/checkout/sessions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${stack().env.STRIPE_SECRET_KEY}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: form,
+    });
+    expect(created.status).toBe(200);
+    const session = (await created.json()) as { id: string; url: string; metadata: Record<string, string> };
+    expect(session.metadata).toEqual({});
+    expect((await payOnHostedPage(session.url)).status).toBe(303);
+
+    const after = await accountRow(accountId);
+    for (const field of ['stripe_customer_id', 'subscription_id', 'subscription_status', 'plan', 'billing_version']) expect(after[field], field).toEqual(before[field]);
+    // The purchase has an account of its own, and the buyer an invitation to own it.
+    const invited = await stackDb().send(
+      new QueryCommand({ TableName: table('invitations'), IndexName: 'byEmail', KeyConditionExpression: 'email = :e', ExpressionAttributeValues: { ':e': buyer } }),
+    );
+    expect(invited.Items).toEqual([expect.objectContaining({ role: 'owner', status: 'pending', invited_by: { kind: 'checkout' } })]);
+    expect(invited.Items![0]!.account_id).not.toBe(accountId);
+    // Paid for: the plan follows from the subscription's price once an invoice or subscription event names the account.
+    expect(await accountRow(invited.Items![0]!.account_id)).toMatchObject({ subscription_status: 'active', contact_email: buyer });
+  });
+});
+
 describe('POST /webhooks/payments', () => {
   it('changes the account once when the same event arrives 20 times at once', async () => {
     const { accountId, subscription } = await purchase();

@@ -55,6 +55,11 @@ describe('onboarding-v2', () => {
     // The onboarding e-mails, and the invitation to own the account the service opened for the address.
     expect(emails.map((e: { subject: string }) => e.subject).sort()).toEqual([`Join Acme ${t}`, `Welcome aboard, Acme ${t}`, `Your shared workspace for Acme ${t} is ready`]);
     expect(emails.every((e: { text: string; html: string }) => e.text && e.html)).toBe(true);
+    // The invitation is the run's to send: its e-mail step sent it and marked it so.
+    const invited = await db().send(
+      new QueryCommand({ TableName: table('invitations'), IndexName: 'byEmail', KeyConditionExpression: 'email = :e', ExpressionAttributeValues: { ':e': email } }),
+    );
+    expect(invited.Items).toEqual([expect.objectContaining({ account_id: body.accountId, role: 'owner', mail: 'sent' })]);
     expect((await recorded('chat')).filter((m: { text: string }) => m.text.includes(`Acme ${t}`))).toHaveLength(1);
     const leads = (await recorded('crm')).filter((l: { name: string }) => l.name === `Acme ${t}`);
     expect(leads).toHaveLength(1);
@@ -158,6 +163,41 @@ describe('onboarding-v2', () => {
       new QueryCommand({ TableName: table('follow_ups'), KeyConditionExpression: 'account_id = :a', ExpressionAttributeValues: { ':a': reply.body.accountId } }),
     );
     expect(resolved.Items).toEqual([expect.objectContaining({ integration: 'dropbox', state: 'resolved' })]);
+  });
+
+  it("makes the new owner's invitation part of the run: a failure to send it is the e-mail step's, with a follow-up, and a redrive sends it once", async () => {
+    const t = token();
+    const email = `inv-${t}@example.com`;
+    // Only the invitation's e-mail carries its subject, "Join <company>".
+    await injectFault({ vendor: 'resend', mode: 'fail', count: 10_000, match: `Join Invfail ${t}` });
+    const reply = await finalAnswer(await onboard({ email, companyName: `Invfail ${t}` }));
+    expect(reply.status).toBe(500);
+    expect(reply.body.integrations).toEqual({ clickup: 'success', dropbox: 'success', resend: 'failed', slack: 'success', close: 'success' });
+    expect(reply.body.errors).toEqual([expect.objectContaining({ integration: 'resend', context: expect.objectContaining({ vendor: 'resend', status: 500 }) })]);
+    const followUps = await db().send(
+      new QueryCommand({ TableName: table('follow_ups'), KeyConditionExpression: 'account_id = :a', ExpressionAttributeValues: { ':a': reply.body.accountId } }),
+    );
+    expect(followUps.Items).toEqual([expect.objectContaining({ integration: 'resend', state: 'open' })]);
+    const invitations = async () =>
+      (
+        await db().send(
+          new QueryCommand({ TableName: table('invitations'), IndexName: 'byEmail', KeyConditionExpression: 'email = :e', ExpressionAttributeValues: { ':e': email } }),
+        )
+      ).Items!;
+    expect(await invitations()).toEqual([expect.objectContaining({ role: 'owner', status: 'pending', mail: 'due' })]);
+
+    const env = { ...process.env, AWS_ENDPOINT_URL_SFN: stack().urls.stepFunctions, AWS_ENDPOINT_URL_DYNAMODB: stack().urls.dynamodb };
+    for (let i = 0; i < 60; i++) {
+      const { stdout } = await run(process.execPath, ['scripts/executions.ts', 'show', reply.body.executionId], { env });
+      if (stdout.includes('status:   FAILED')) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    await fetch(`${stack().urls.emulators}/_local/faults`, { method: 'DELETE' });
+    const { stdout } = await run(process.execPath, ['scripts/executions.ts', 'redrive', reply.body.executionId], { env });
+    expect(stdout).toContain('status:   SUCCEEDED (redriven 1x');
+    expect((await api(`/api/onboarding/runs/${reply.body.executionId}`, { headers: KEY })).body.integrations.resend).toBe('success');
+    expect((await recorded('emails')).filter((e: { to: string[]; subject: string }) => e.to.includes(email) && e.subject === `Join Invfail ${t}`)).toHaveLength(1);
+    expect(await invitations()).toEqual([expect.objectContaining({ status: 'pending', mail: 'sent' })]);
   });
 
   it('answers 202 with a status URL when the run outlives the wait, and the status URL gives the final body', async () => {

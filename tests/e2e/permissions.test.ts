@@ -18,12 +18,17 @@ const ROLE_OF: Partial<Record<Principal, Role>> = { member: 'member', admin: 'ad
 
 type Expected = 'allowed' | 'redirect' | 401 | 403 | 404;
 
+/** What the internal service key (the portal's backend) may do, on the routes that take it: onboard, and read runs. */
+const SERVICE_MAY: readonly string[] = ['onboard', 'read'];
+
 /** Whether the route takes this key: a key it does not take is no credential there, and its caller is anonymous. */
 const takesKey = (access: Access, who: Principal) =>
   (who === 'adminKey' && keyKindOf(access) === 'admin') || (who === 'internalKey' && keyKindOf(access) === 'internal');
 
 /** The answer the rule and the permission table give this caller, worked out here independently of the guard. */
 function expected(access: Access, caller: Principal): Expected {
+  // On a route for members, the service key is refused as a caller that may not act there (it never grants a role or shows a secret).
+  if (caller === 'internalKey' && access.who === 'member') return takesKey(access, caller) && SERVICE_MAY.includes(access.permission) ? 'allowed' : 403;
   const who = (caller === 'internalKey' || caller === 'adminKey') && !takesKey(access, caller) ? 'anonymous' : caller;
   switch (access.who) {
     case 'anyone':
@@ -37,7 +42,6 @@ function expected(access: Access, caller: Principal): Expected {
       return who === 'anonymous' ? 401 : 403;
     case 'member': {
       if (who === 'anonymous') return access.anonymous ? 'redirect' : 401;
-      if (who === 'internalKey') return 'allowed';
       const role = ROLE_OF[who];
       if (!role) return 404;
       return (PERMISSIONS[access.permission] as readonly Role[]).includes(role) ? 'allowed' : 403;

@@ -172,7 +172,7 @@ describe('the membership webhook', () => {
       role: 'member',
       membership: { member_id: `mem_${t}`, paying: true, onboarding_run: victim.executionId },
     });
-    const invited = await api(`/api/accounts/${victim.accountId}/invitations`, { headers: KEY });
+    const invited = await api(`/api/accounts/${victim.accountId}/invitations`, { headers: victim.auth });
     expect(invited.body.invitations.filter((i: { email: string; status: string }) => i.email === email && i.status === 'pending')).toHaveLength(1);
     // The squatter's record is its own, and unchanged by the other account's event.
     expect(await memberRecord(squatter.accountId, email)).toMatchObject({ account_id: squatter.accountId, membership: { member_id: `mem_sq_${t}`, paying: false } });
@@ -204,7 +204,7 @@ describe('what the webhooks refuse', () => {
   it('answers a wrong secret of the same length, a rotated-out one and a truncated one with 404, changing nothing', async () => {
     const account = await onboardedAccount();
     const secret = pathOf(account.urls.membership).split('/').at(-1)!;
-    const rotated = await api(`/api/accounts/${account.accountId}/webhooks/rotate`, { method: 'POST', headers: KEY });
+    const rotated = await api(`/api/accounts/${account.accountId}/webhooks/rotate`, { method: 'POST', headers: account.auth });
     expect(rotated.status).toBe(200);
     expect(rotated.body.urls.membership).not.toBe(account.urls.membership);
 
@@ -242,7 +242,7 @@ describe('what the webhooks refuse', () => {
   it('answers a bad Svix signature with 400 once the membership signing key is set, and takes a good one', async () => {
     const account = await onboardedAccount();
     const key = `whsec_${Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString('base64')}`;
-    expect((await api(`/api/accounts/${account.accountId}/webhooks/signing-keys`, { method: 'PUT', body: { membership: key }, headers: KEY })).status).toBe(200);
+    expect((await api(`/api/accounts/${account.accountId}/webhooks/signing-keys`, { method: 'PUT', body: { membership: key }, headers: account.auth })).status).toBe(200);
     const t = token();
     const email = `signed-${t}@example.org`;
     const body = JSON.stringify({ event: 'member.created', timestamp: Date.now(), payload: member(`mem_${t}`, email) });
@@ -257,18 +257,20 @@ describe('what the webhooks refuse', () => {
     expect(await memberRecord(account.accountId, email)).toMatchObject({ account_id: account.accountId });
   });
 
-  it('lets only the owner or an operator near the settings', async () => {
+  it('lets only the owner near the settings: not a stranger, and not the internal service key', async () => {
     const owner = await signedInUser();
     const stranger = await signedInUser();
     const account = await onboardedAccount(bearer(owner.accessToken), owner.email);
     const path = `/api/accounts/${account.accountId}/webhooks`;
     expect((await api(path)).status).toBe(401);
-    expect((await api(path, { headers: { 'x-api-key': 'wrong' } })).status).toBe(401);
     expect((await api(path, { headers: bearer(stranger.accessToken) })).status).toBe(404);
     expect((await api(`${path}/rotate`, { method: 'POST', headers: bearer(stranger.accessToken) })).status).toBe(404);
-    expect((await api(`/api/accounts/${crypto.randomUUID()}/webhooks`, { headers: KEY })).status).toBe(404);
+    for (const headers of [KEY, { 'x-api-key': 'wrong' }]) {
+      expect((await api(path, { headers })).status).toBe(403);
+      expect((await api(`/api/accounts/${crypto.randomUUID()}/webhooks`, { headers })).status).toBe(403);
+    }
     expect((await api(`${path}/rotate`, { method: 'POST', headers: bearer(owner.accessToken) })).status).toBe(200);
-    const badKey = await api(`${path}/signing-keys`, { method: 'PUT', body: { membership: 'nope-not-svix' }, headers: KEY });
+    const badKey = await api(`${path}/signing-keys`, { method: 'PUT', body: { membership: 'nope-not-svix' }, headers: bearer(owner.accessToken) });
     expect(badKey.status).toBe(400);
     expect(badKey.body.error.details).toEqual([{ path: '/body/membership', message: 'must be the Svix signing secret, whsec_ followed by base64' }]);
   });

@@ -14,6 +14,7 @@ import { postChatNotices } from '../../lib/onboarding/steps/post-chat-notices.ts
 import { sendOnboardingEmails } from '../../lib/onboarding/steps/send-onboarding-emails.ts';
 import { parseBookingEvent, type BookingEvent } from '../../lib/webhooks/booking-events.ts';
 import { postBookingAlert } from '../../lib/webhooks/steps/post-booking-alert.ts';
+import { fakeInvitations } from '../support/account-fakes.ts';
 import { fakeAccounts, fakeChat, fakeLedger, fakeMailer, fakeRuns } from '../support/fakes.ts';
 
 export const HOSTILE = 'Acme <!channel> <https://evil.example|click here>\r\nBcc: spy@evil.example';
@@ -32,10 +33,20 @@ function expectCleanEmail(email: Pick<OutgoingEmail, 'subject' | 'text' | 'html'
   expect(email.html).not.toMatch(/<!channel>|<https?:|\r\nBcc/);
 }
 
+/** Our own link in a message: the portal's, written as a link where Slack would not find it itself. */
+const OUR_LINK = /<https:\/\/portal\.example\/[a-z0-9-]+>/g;
+
 function expectCleanChat(message: ChatMessage) {
   const everything = JSON.stringify(message);
   expect(message.text).not.toMatch(CHAT_MARKUP);
-  for (const text of everything.match(/"text":"(?:[^"\\]|\\.)*"/g) ?? []) expect(JSON.parse(`{${text}}`).text).not.toMatch(CHAT_MARKUP);
+  expect(message.text).not.toMatch(USER_LINK);
+  for (const text of everything.match(/"text":"(?:[^"\\]|\\.)*"/g) ?? []) {
+    const shown = JSON.parse(`{${text}}`).text as string;
+    expect(shown.replace(OUR_LINK, '')).not.toMatch(CHAT_MARKUP);
+    expect(shown).not.toMatch(USER_LINK);
+  }
+  // Every mrkdwn object is verbatim: Slack links nothing in it by itself.
+  for (const object of everything.match(/\{"type":"mrkdwn"[^{}]*\}/g) ?? []) expect(JSON.parse(object)).toMatchObject({ verbatim: true });
   // No line of the user's can pose as a line of ours.
   expect(message.text).not.toMatch(/\nBcc:/);
 }
@@ -57,7 +68,7 @@ beforeEach(async () => {
 describe('a hostile company name in e-mails', () => {
   it('leaves the onboarding e-mails (welcome, team notice, workspace) with clean headers and inert text', async () => {
     const mailer = fakeMailer();
-    await sendOnboardingEmails({ mailer, ledger: fakeLedger(), accounts: accounts.store, portalUrl: 'https://portal.example', teamAddress: 'team@agency.example' }, input);
+    await sendOnboardingEmails({ mailer, ledger: fakeLedger(), accounts: accounts.store, portalUrl: 'https://portal.example', teamAddress: 'team@agency.example', invitations: fakeInvitations() }, input);
     expect(mailer.sent.map((e) => e.kind)).toEqual(['welcome', 'team-new-client', 'storage-ready']);
     for (const email of mailer.sent) expectCleanEmail(email);
     // Our own links stay links.

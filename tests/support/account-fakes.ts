@@ -1,7 +1,7 @@
 // In-memory memberships and invitations, with the same rules as their
 // DynamoDB adapters (the last owner is kept; an invitation is accepted or
 // revoked only while it is pending), for use-case tests.
-import type { Invitation, InvitationStore } from '../../lib/accounts/invitations.ts';
+import { isOpen, type Invitation, type InvitationStore } from '../../lib/accounts/invitations.ts';
 import type { Membership, MembershipStore, SeatChange } from '../../lib/accounts/memberships.ts';
 import type { TeamDeps } from '../../lib/accounts/team.ts';
 import type { IdentityUser } from '../../lib/identity/identity.ts';
@@ -53,31 +53,69 @@ export function fakeMemberships(): MembershipStore & { rows: Map<string, Members
   };
 }
 
-export function fakeInvitations(): InvitationStore & { rows: Map<string, Invitation> } {
+export function fakeInvitations(now: () => Date = () => new Date()): InvitationStore & { rows: Map<string, Invitation> } {
   const rows = new Map<string, Invitation>();
+  /** Per (account, address): the invitation open to it, and whether syncs are barred from it. */
+  const addresses = new Map<string, { openId?: string; barred?: boolean }>();
+  const addressOf = (i: Pick<Invitation, 'account_id' | 'email'>) => `${i.account_id}#${i.email}`;
   const newestFirst = (list: Invitation[]) => list.sort((a, b) => b.created_at.localeCompare(a.created_at));
+  const settle = (id: string, change: (i: Invitation) => Invitation, also: (i: Invitation) => boolean = () => true) => {
+    const i = rows.get(id);
+    if (i?.status !== 'pending' || !also(i)) return undefined;
+    rows.set(id, change(i));
+    return i;
+  };
+  const free = (i: Invitation) => {
+    const address = addresses.get(addressOf(i));
+    if (address?.openId === i.id) addresses.set(addressOf(i), { ...address, openId: undefined });
+  };
+  const markRevoked = (id: string, by: string, at: Date) => settle(id, (i) => ({ ...i, status: 'revoked', revoked_by: by, revoked_at: at.toISOString() }));
   return {
     rows,
-    async create(invitation) {
+    async open(invitation, options = {}) {
+      await tick();
+      const address = addresses.get(addressOf(invitation)) ?? {};
+      if (options.unlessBarred && address.barred) return 'barred';
+      const holder = address.openId ? rows.get(address.openId) : undefined;
+      // An address taken for an invitation not yet written is taken.
+      if (address.openId && (!holder || isOpen(holder, now()))) return 'pending';
       if (rows.has(invitation.id)) throw new Error('exists');
+      addresses.set(addressOf(invitation), { ...address, openId: invitation.id });
+      await tick();
       rows.set(invitation.id, invitation);
+      await tick();
+      if (addresses.get(addressOf(invitation))?.openId !== invitation.id && markRevoked(invitation.id, 'address-closed', now())) return 'closed';
+      return 'opened';
     },
     get: async (id) => rows.get(id),
     ofAccount: async (accountId) => newestFirst([...rows.values()].filter((i) => i.account_id === accountId)),
     toEmail: async (email) => newestFirst([...rows.values()].filter((i) => i.email === email)),
-    async accept(id, userId, now) {
+    async accept(id, userId, at) {
       await tick();
-      const i = rows.get(id);
-      if (i?.status !== 'pending' || i.expires_at <= Math.floor(now.getTime() / 1000)) return false;
-      rows.set(id, { ...i, status: 'accepted', accepted_by: userId, accepted_at: now.toISOString() });
+      const accepted = settle(id, (i) => ({ ...i, status: 'accepted', accepted_by: userId, accepted_at: at.toISOString() }), (i) => i.expires_at > Math.floor(at.getTime() / 1000));
+      if (accepted) free(accepted);
+      return accepted !== undefined;
+    },
+    async revoke(id, by, at, options = {}) {
+      await tick();
+      const revoked = markRevoked(id, by, at);
+      if (!revoked) return false;
+      free(revoked);
+      if (options.bar) addresses.set(addressOf(revoked), { ...addresses.get(addressOf(revoked)), barred: true });
       return true;
     },
-    async revoke(id, by, now) {
+    async closeTo(accountId, email, by, at) {
       await tick();
+      const key = addressOf({ account_id: accountId, email });
+      const before = addresses.get(key);
+      addresses.set(key, { barred: true });
+      await tick();
+      for (const i of rows.values()) if (i.account_id === accountId && i.email === email) markRevoked(i.id, by, at);
+      if (before?.openId) markRevoked(before.openId, by, at);
+    },
+    async markSent(id, at) {
       const i = rows.get(id);
-      if (i?.status !== 'pending') return false;
-      rows.set(id, { ...i, status: 'revoked', revoked_by: by, revoked_at: now.toISOString() });
-      return true;
+      if (i) rows.set(id, { ...i, mail: 'sent', mailed_at: at.toISOString() });
     },
   };
 }
@@ -86,7 +124,7 @@ export function fakeInvitations(): InvitationStore & { rows: Map<string, Invitat
 export function fakeTeam(options: { now?: () => Date } = {}) {
   const accounts = fakeAccounts();
   const memberships = fakeMemberships();
-  const invitations = fakeInvitations();
+  const invitations = fakeInvitations(options.now);
   const mailer = fakeMailer();
   let n = 0;
   const deps: TeamDeps = {

@@ -6,6 +6,7 @@ import { expect, vi } from 'vitest';
 import { bookingJobName } from '../../lib/webhooks/booking-queue.ts';
 import { api, errorCode, recorded, stack, type Reply } from './http.ts';
 import { followRun, SERVICE_KEY, uniqueToken } from './onboarding.ts';
+import { bearer, client, logIn, verifiedUser } from './users.ts';
 
 export const BOOKING_MACHINE = 'arn:aws:states:eu-west-1:000000000000:stateMachine:agency-backend-local-booking';
 export const stackSfn = () =>
@@ -15,6 +16,8 @@ export const eventually = <T>(check: () => Promise<T>, interval = 300, timeout =
 
 export interface WebhookAccount {
   accountId: string;
+  /** The account's owner's credentials (their bearer token): only an owner reads and changes its webhook settings. */
+  auth: Record<string, string>;
   executionId: string;
   company: string;
   /** The account's folder in the ClickUp emulator. */
@@ -22,23 +25,42 @@ export interface WebhookAccount {
   urls: { membership: string; booking: string };
 }
 
-/** A company onboarded through onboarding-v2 (named `Hook <token>` unless given); its webhook URLs read by an operator. */
+/**
+ * A company onboarded through onboarding-v2 (named `Hook <token>` unless given), by the portal's backend (the
+ * service key) unless other credentials are given; its webhook URLs read by its owner. An account the service
+ * opened has no member yet: its owner signs up with the onboarded address and accepts the invitation.
+ */
 export async function onboardedAccount(headers: Record<string, string> = SERVICE_KEY, email?: string, companyName?: string): Promise<WebhookAccount> {
   const t = uniqueToken();
   const company = companyName ?? `Hook ${t}`;
+  const address = email ?? `owner-${t}@hook-${t}.example`;
   // A run that outlives the endpoint's wait is answered 202: its final answer is the one that counts.
-  const onboarded = await followRun(await api('/api/onboarding-v2', { body: { email: email ?? `owner-${t}@hook-${t}.example`, companyName: company }, headers }));
+  const onboarded = await followRun(await api('/api/onboarding-v2', { body: { email: address, companyName: company }, headers }));
   expect(onboarded.status).toBe(200);
-  const settings = await api(`/api/accounts/${onboarded.body.accountId}/webhooks`, { headers: SERVICE_KEY });
+  const auth = headers === SERVICE_KEY ? await ownerFromInvitation(onboarded.body.accountId, address) : headers;
+  const settings = await api(`/api/accounts/${onboarded.body.accountId}/webhooks`, { headers: auth });
   expect(settings.status).toBe(200);
   expect(settings.headers.get('cache-control')).toBe('no-store');
   return {
     accountId: onboarded.body.accountId,
+    auth,
     executionId: onboarded.body.executionId,
     company,
     folder: `${company} (${onboarded.body.portalSlug})`,
     urls: settings.body.urls,
   };
+}
+
+/** The person at the address signs up, verifies, logs in and accepts their invitation to own the account. */
+async function ownerFromInvitation(accountId: string, email: string): Promise<Record<string, string>> {
+  const c = client();
+  await verifiedUser(c, undefined, email);
+  const auth = bearer((await logIn(c, email)).body.session.access_token as string);
+  const waiting = (await c.get('/api/auth/me', auth)).body.invitations as { invitationId: string; accountId: string }[];
+  const invitation = waiting.find((i) => i.accountId === accountId);
+  expect(invitation, `an invitation of ${email} to ${accountId}`).toBeDefined();
+  expect((await c.post(`/api/invitations/${invitation!.invitationId}/accept`, undefined, auth)).status).toBe(200);
+  return auth;
 }
 
 export const pathOf = (url: string) => new URL(url).pathname;
@@ -64,8 +86,12 @@ export async function onboardingTasks(account: Pick<WebhookAccount, 'folder'>): 
   return folder?.lists.find((l: { name: string }) => l.name === 'Onboarding')?.tasks ?? [];
 }
 
-/** The messages the Slack emulator received that contain the text. */
-export const chatAbout = async (text: string): Promise<{ text: string }[]> => (await recorded('chat')).filter((m: { text: string }) => m.text.includes(text));
+/**
+ * The messages the Slack emulator received that contain the text, as a person reads them: without the
+ * zero-width breaks that keep what users wrote from being linked (lib/text.ts, chatField).
+ */
+export const chatAbout = async (text: string): Promise<{ text: string }[]> =>
+  (await recorded('chat')).map((m: { text: string }) => ({ ...m, text: m.text.replaceAll('\u200b', '') })).filter((m: { text: string }) => m.text.includes(text));
 
 /** Waits for the booking execution of this event to succeed. */
 export async function bookingExecution(accountId: string, provider: string, eventId: string) {

@@ -1,7 +1,7 @@
 import type { AccountStore } from '../../accounts/accounts.ts';
 import type { Chat } from '../../integrations/chat.ts';
 import type { StepInput } from '../../provisioning/integration-step.ts';
-import { chatField, chatText, oneLine, TEXT_LIMITS } from '../../text.ts';
+import { chatField, chatMrkdwn, chatText, oneLine, TEXT_LIMITS } from '../../text.ts';
 import { remembered, type Ledger } from '../../provisioning/ledger.ts';
 import { ENHANCED_WORKFLOW, skipped, type StepReport, type StepResult } from '../outcomes.ts';
 import type { RunStore } from '../runs.ts';
@@ -32,23 +32,26 @@ export async function postChatNotices(deps: ChatDeps, input: StepInput): Promise
   // Every field a user gave is one escaped line (lib/text.ts): no mention, link or line of theirs.
   const company = oneLine(account.company_name ?? input.portalSlug);
   const plan = account.plan ?? account.requested_plan;
-  const facts = [
-    `Contact: ${chatField(input.email, TEXT_LIMITS.email)}`,
-    account.company_url && `Website: ${chatField(account.company_url, TEXT_LIMITS.url)}`,
-    plan && `Plan: ${chatField(plan)}`,
-    `Portal: ${chatText(portalLink)}`,
-    ...(enhanced ? siteFindings(await deps.runs.steps(input.runId)).map((line) => chatField(line, TEXT_LIMITS.line)) : []),
-  ]
-    .filter(Boolean)
-    .join('\n');
+  const findings = enhanced ? siteFindings(await deps.runs.steps(input.runId)).map((line) => chatField(line, TEXT_LIMITS.line)) : [];
+  // Our own portal link stays one: written as a link in the verbatim blocks, found by Slack in the text.
+  const facts = (portal: string) =>
+    [
+      `Contact: ${chatField(input.email, TEXT_LIMITS.email)}`,
+      account.company_url && `Website: ${chatField(account.company_url, TEXT_LIMITS.url)}`,
+      plan && `Plan: ${chatField(plan)}`,
+      `Portal: ${portal}`,
+      ...findings,
+    ]
+      .filter(Boolean)
+      .join('\n');
   let postedNow = false;
   await remembered(deps.ledger, { accountId: account.id, resource: enhanced ? `slack#enhanced#${input.runId}` : 'slack#new-client', maker: input.runId }, async () => {
     const { ts } = await chat.post({
-      text: `New client onboarded: ${chatText(company)}\n${facts}`,
+      text: `New client onboarded: ${chatField(company)}\n${facts(chatText(portalLink))}`,
       blocks: [
         // Slack's limit for a header is 150 characters.
         { type: 'header', text: { type: 'plain_text', text: chatField(`New client: ${company}`, 150) } },
-        { type: 'section', text: { type: 'mrkdwn', text: facts } },
+        { type: 'section', text: chatMrkdwn(facts(`<${chatText(portalLink)}>`)) },
       ],
     });
     postedNow = true;

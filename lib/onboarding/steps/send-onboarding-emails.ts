@@ -1,4 +1,6 @@
 import type { AccountStore } from '../../accounts/accounts.ts';
+import type { InvitationStore } from '../../accounts/invitations.ts';
+import { sendDueInvitations } from '../../accounts/team.ts';
 import type { Mailer } from '../../integrations/mailer.ts';
 import type { StepInput } from '../../provisioning/integration-step.ts';
 import { remembered, type Ledger } from '../../provisioning/ledger.ts';
@@ -12,13 +14,17 @@ export interface EmailDeps {
   accounts: AccountStore;
   portalUrl: string;
   teamAddress?: string;
+  /** The owner's invitation the onboarding endpoint wrote unsent is this step's to send. */
+  invitations: Pick<InvitationStore, 'ofAccount' | 'markSent'>;
 }
 
 /**
  * Sends every onboarding e-mail that is due and not sent yet: the welcome,
  * the team's new-client notice, and, once the client's storage folder has a
  * shared link, the workspace-ready e-mail. Called both on its own and after
- * the storage tree, so the last e-mail goes out as soon as it can.
+ * the storage tree, so the last e-mail goes out as soon as it can. The call
+ * on its own also sends the account's invitations left for the run (a new
+ * owner's): a failure to send one fails the step like any of its e-mails.
  */
 export async function sendOnboardingEmails(deps: EmailDeps, input: StepInput): Promise<StepResult> {
   const { mailer, ledger } = deps;
@@ -33,13 +39,14 @@ export async function sendOnboardingEmails(deps: EmailDeps, input: StepInput): P
   if (account.storage_link) due.push({ kind: 'storage-ready', to: input.email, content: storageReadyEmail(account, account.storage_link) });
   else pending.push('storage-ready');
 
-  await Promise.all(
-    due.map((email) =>
+  const [invited] = await Promise.all([
+    input.part ? [] : sendDueInvitations({ ...deps, mailer }, account.id),
+    ...due.map((email) =>
       remembered(ledger, { accountId: account.id, resource: `resend#${email.kind}`, maker: input.runId }, async () => {
         const { id } = await mailer.send({ ...email.content, to: email.to, kind: email.kind, idempotencyKey: `onboarding-${account.id}-${email.kind}` });
         return { id };
       }),
     ),
-  );
-  return { outcome: 'success', details: { sent: due.map((e) => e.kind), pending } };
+  ]);
+  return { outcome: 'success', details: { sent: [...due.map((e) => e.kind), ...(invited.length ? ['invitation'] : [])], pending } };
 }

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import type { AccountStore } from '../../accounts/accounts.ts';
 import type { Chat } from '../../integrations/chat.ts';
 import { remembered, type Ledger } from '../../provisioning/ledger.ts';
+import { chatMrkdwn } from '../../text.ts';
 import { alertText } from '../booking-text.ts';
 import type { BookingStepAnswer, BookingStepInput } from './record-booking-task.ts';
 
@@ -24,7 +25,7 @@ export async function postBookingAlert(deps: BookingAlertDeps, input: BookingSte
   const text = alertText(booking, company);
   const key = `slack#booking#${createHash('sha256').update(input.eventKey).digest('hex').slice(0, 32)}`;
   const posted = await remembered(deps.ledger, { accountId, resource: key, maker: input.eventKey }, async () => {
-    const { ts } = await chat.post({ text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] });
+    const { ts } = await chat.post({ text, blocks: [{ type: 'section', text: chatMrkdwn(text) }] });
     return { ts: ts ?? 'incoming-webhook' };
   });
   return { step: 'alert', outcome: 'posted', detail: posted.ts };

@@ -7,11 +7,14 @@ import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { dynamodbAccounts } from '../../../lib/accounts/dynamodb-accounts.ts';
+import { dynamodbMemberships } from '../../../lib/accounts/dynamodb-memberships.ts';
+import { supabaseIdentity } from '../../../lib/identity/supabase-identity.ts';
 import { clickupTaskTool } from '../../../lib/integrations/clickup-task-tool.ts';
 import { dynamodbLedger } from '../../../lib/provisioning/dynamodb-ledger.ts';
 import { dynamodbWebhookIntegrations } from '../../../lib/webhooks/dynamodb-webhook-integrations.ts';
 import { clickupVendor } from '../../../local/emulators/clickup.ts';
 import { slackVendor } from '../../../local/emulators/slack.ts';
+import { supabaseVendor } from '../../../local/emulators/supabase.ts';
 import { StepFunctionsEngine, type Invoke, type MachineDefinition } from '../../../local/stepfunctions/engine.ts';
 import { serveStepFunctions, type LocalStepFunctionsServer } from '../../../local/stepfunctions/server.ts';
 import { stateMachines } from '../../../statemachines/cloudformation.ts';
@@ -20,7 +23,7 @@ import { quickPolicy, useEmulators } from '../../support/emulators.ts';
 import { httpEvent, lambdaContext } from '../../support/events.ts';
 
 const d = useDynamo();
-const emu = useEmulators(clickupVendor, slackVendor);
+const emu = useEmulators(clickupVendor, slackVendor, supabaseVendor);
 
 type Handler = (event: unknown, context: unknown) => Promise<APIGatewayProxyStructuredResultV2>;
 type Step = (input: unknown) => Promise<unknown>;
@@ -154,10 +157,19 @@ describe('the webhook Lambdas', () => {
       expect(reply.status).toBe(404);
       expect(reply.body).toEqual({ error: { code: 'not_found', message: 'There is no webhook at this address' }, requestId: expect.any(String) });
     }
-    const settings = await handlers['webhook-settings']!(
-      httpEvent({ method: 'GET', path: '/x', headers: { 'x-api-key': 'test-internal-key' }, pathParameters: { accountId } }),
-      lambdaContext(),
-    );
+    // Its owner reads the settings (the internal service key may not: 403).
+    const identity = supabaseIdentity({ url: emu.env.SUPABASE_URL!, anonKey: emu.env.SUPABASE_ANON_KEY!, serviceRoleKey: emu.env.SUPABASE_SERVICE_ROLE_KEY! }, quickPolicy);
+    const email = `owner-${accountId}@quiet.example`;
+    const registered = await identity.register({ email, password: 'Secret123', metadata: {} });
+    if (registered.outcome !== 'registered') throw new Error(registered.outcome);
+    await identity.confirmEmail(registered.user.id);
+    const signedIn = await identity.signIn(email, 'Secret123');
+    if (signedIn.outcome !== 'signed-in') throw new Error(signedIn.outcome);
+    await dynamodbMemberships(d).join({ accountId, userId: registered.user.id, email, role: 'owner', via: 'created' });
+    const read = (headers: Record<string, string>) =>
+      handlers['webhook-settings']!(httpEvent({ method: 'GET', path: '/x', headers, pathParameters: { accountId } }), lambdaContext());
+    expect((await read({ 'x-api-key': 'test-internal-key' })).statusCode).toBe(403);
+    const settings = await read({ authorization: `Bearer ${signedIn.session.accessToken}` });
     expect(settings.statusCode).toBe(200);
     expect(settings.headers).toMatchObject({ 'cache-control': 'no-store' });
     expect(String(settings.body)).toContain(secret);

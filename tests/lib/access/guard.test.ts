@@ -46,8 +46,9 @@ function setup() {
 }
 
 const read: Access = { who: 'member', permission: 'read', account: { path: 'accountId' } };
-const manage: Access = { who: 'member', permission: 'manage', account: { path: 'accountId' }, serviceKey: true };
+const manage: Access = { who: 'member', permission: 'manage', account: { path: 'accountId' } };
 const onboard: Access = { who: 'member', permission: 'onboard', account: { named: 'body' }, serviceKey: true };
+const runs: Access = { who: 'member', permission: 'read', account: { runPath: 'runId' }, serviceKey: true };
 const path = (accountId = ACCOUNT): Naming => ({ pathParams: { accountId }, query: {}, body: undefined });
 
 async function decide(g: ReturnType<typeof setup>['guard'], access: Access, headers: Record<string, string>, naming: Naming = path()) {
@@ -68,15 +69,33 @@ describe('the access guard', () => {
     const s = setup();
     await expect(s.guard.authenticate({ who: 'user' }, {})).rejects.toMatchObject({ code: 'unauthenticated' });
     await expect(s.guard.authenticate({ who: 'user' }, { authorization: 'Bearer nope' })).rejects.toMatchObject({ code: 'unauthenticated' });
-    await expect(s.guard.authenticate(manage, { 'x-api-key': 'wrong' })).rejects.toMatchObject({ code: 'unauthenticated' });
-    // A key the route does not take is no credential there.
-    await expect(s.guard.authenticate(read, { 'x-api-key': 'service-key' })).rejects.toMatchObject({ code: 'unauthenticated' });
+    await expect(s.guard.authenticate(onboard, { 'x-api-key': 'wrong' })).rejects.toMatchObject({ code: 'unauthenticated' });
+    // The admin key is no credential on a member's route.
+    await expect(s.guard.authenticate(read, { 'x-admin-key': 'admin-key' })).rejects.toMatchObject({ code: 'unauthenticated' });
   });
 
   it('never tries a wrong key as a user, even with a valid bearer token beside it', async () => {
     const s = setup();
     const owner = await s.person('owner');
-    await expect(s.guard.authenticate(manage, { ...owner.headers, 'x-api-key': 'wrong' })).rejects.toMatchObject({ code: 'unauthenticated' });
+    await expect(s.guard.authenticate(onboard, { ...owner.headers, 'x-api-key': 'wrong' })).rejects.toMatchObject({ code: 'unauthenticated' });
+  });
+
+  it('lets the internal service key onboard and read runs, and nothing else: no secret, no role, refused with 403 whatever its value', async () => {
+    const s = setup();
+    expect(await decide(s.guard, onboard, { 'x-api-key': 'service-key' }, { pathParams: {}, query: {}, body: { accountId: ACCOUNT } })).toEqual({
+      caller: { kind: 'service' },
+      account: { id: ACCOUNT },
+    });
+    expect(await decide(s.guard, runs, { 'x-api-key': 'service-key' }, { pathParams: { runId: `${ACCOUNT}-0123456789abcdef` }, query: {}, body: undefined })).toMatchObject({
+      caller: { kind: 'service' },
+    });
+    for (const access of [manage, read, { ...read, permission: 'invite' } as Access, { ...read, permission: 'billing' } as Access]) {
+      for (const key of ['service-key', 'wrong']) await expect(decide(s.guard, access, { 'x-api-key': key })).rejects.toMatchObject({ code: 'forbidden' });
+    }
+    // Even a rule that took the key for more would not let it act beyond what the service may.
+    const widened = { who: 'member', permission: 'manage', account: { path: 'accountId' }, serviceKey: true } as unknown as Access;
+    await expect(decide(s.guard, widened, { 'x-api-key': 'service-key' })).rejects.toMatchObject({ code: 'forbidden' });
+    expect(s.identityCalls()).toBe(0);
   });
 
   it('grants by role from the permission table: 404 for a stranger or another account, 403 for a role short of it', async () => {
@@ -92,7 +111,6 @@ describe('the access guard', () => {
     expect(await decide(s.guard, read, member.headers)).toMatchObject({ account: { id: ACCOUNT, role: 'member' } });
     await expect(decide(s.guard, read, stranger.headers)).rejects.toMatchObject({ code: 'account_not_found' });
     await expect(decide(s.guard, read, otherOwner.headers)).rejects.toMatchObject({ code: 'account_not_found' });
-    expect(await decide(s.guard, manage, { 'x-api-key': 'service-key' })).toEqual({ caller: { kind: 'service' }, account: { id: ACCOUNT } });
   });
 
   it('ends access with the membership: a removed member is a stranger on the next request', async () => {

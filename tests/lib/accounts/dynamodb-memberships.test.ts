@@ -1,17 +1,13 @@
-// Memberships and invitations in DynamoDB (dynalite): the conditions that keep
-// the last owner, and that let an invitation be used once.
+// Memberships in DynamoDB (dynalite): the conditions that keep the last owner.
 import { describe, expect, it } from 'vitest';
 import { dynamodbAccounts } from '../../../lib/accounts/dynamodb-accounts.ts';
-import { dynamodbInvitations } from '../../../lib/accounts/dynamodb-invitations.ts';
 import { dynamodbMemberships } from '../../../lib/accounts/dynamodb-memberships.ts';
-import type { Invitation } from '../../../lib/accounts/invitations.ts';
 import { useDynamo } from '../../support/dynamo.ts';
 
 const d = useDynamo();
 const stores = () => ({
   accounts: dynamodbAccounts({ db: d.db, tables: d.tables }),
   memberships: dynamodbMemberships({ db: d.db, tables: d.tables }),
-  invitations: dynamodbInvitations({ db: d.db, tables: d.tables }),
 });
 
 async function accountWithOwners(n: number) {
@@ -56,46 +52,5 @@ describe('memberships in DynamoDB', () => {
     expect(await memberships.remove(accountId, userId, 'member')).toBe('not-member');
     expect((await memberships.join({ accountId, userId, email: 'bo@example.com', role: 'admin', via: 'invitation' })).joined).toBe(true);
     expect(await memberships.get(accountId, userId)).toMatchObject({ role: 'admin', status: 'active' });
-  });
-});
-
-describe('invitations in DynamoDB', () => {
-  const invitation = (overrides: Partial<Invitation> = {}): Invitation => ({
-    id: crypto.randomUUID(),
-    account_id: 'acct',
-    email: `${crypto.randomUUID()}@example.com`,
-    role: 'member',
-    status: 'pending',
-    invited_by: { kind: 'service' },
-    created_at: new Date().toISOString(),
-    expires_at: Math.floor(Date.now() / 1000) + 3600,
-    ...overrides,
-  });
-
-  it('are accepted by one of many at once, and never when lapsed or revoked', async () => {
-    const { invitations } = stores();
-    const open = invitation();
-    await invitations.create(open);
-    const accepted = await Promise.all(Array.from({ length: 10 }, (_, i) => invitations.accept(open.id, `user-${i}`, new Date())));
-    expect(accepted.filter(Boolean)).toHaveLength(1);
-    const lapsed = invitation({ expires_at: Math.floor(Date.now() / 1000) - 1 });
-    await invitations.create(lapsed);
-    expect(await invitations.accept(lapsed.id, 'u', new Date())).toBe(false);
-    const revoked = invitation();
-    await invitations.create(revoked);
-    expect(await invitations.revoke(revoked.id, 'owner', new Date())).toBe(true);
-    expect(await invitations.accept(revoked.id, 'u', new Date())).toBe(false);
-    expect(await invitations.revoke(open.id, 'owner', new Date())).toBe(false);
-  });
-
-  it('are listed per account and per address, newest first', async () => {
-    const { invitations } = stores();
-    const account = crypto.randomUUID();
-    const first = invitation({ account_id: account, created_at: '2026-01-01T00:00:00.000Z' });
-    const second = invitation({ account_id: account, email: first.email, created_at: '2026-01-02T00:00:00.000Z' });
-    await invitations.create(first);
-    await invitations.create(second);
-    expect((await invitations.ofAccount(account)).map((i) => i.id)).toEqual([second.id, first.id]);
-    expect((await invitations.toEmail(first.email)).map((i) => i.id)).toEqual([second.id, first.id]);
   });
 });

@@ -1,6 +1,6 @@
 // Invitations, roles and leaving, against in-memory ports.
 import { describe, expect, it } from 'vitest';
-import { acceptInvitation, changeRole, invite, issue, listInvitations, listMembers, removeMember, revokeInvitation } from '../../../lib/accounts/team.ts';
+import { acceptInvitation, changeRole, invite, issue, listInvitations, listMembers, removeMember, revokeInvitation, sendDueInvitations } from '../../../lib/accounts/team.ts';
 import { Gone } from '../../../lib/errors.ts';
 import { recordingLogger, MemoryRateLimiter } from '../auth/fakes.ts';
 import { fakeTeam, user } from '../../support/account-fakes.ts';
@@ -26,10 +26,64 @@ describe('invitations', () => {
     await expect(invite(deps, { accountId: ACCOUNT, email: 'c@x.example', role: 'member', invitedBy: s.byOwner, inviterRole: 'owner' })).rejects.toMatchObject({ code: 'rate_limited', retryAfterSeconds: 3600 });
     expect((await s.invitations.toEmail('c@x.example'))).toEqual([]);
     const log = recordingLogger();
-    const synced = await issue(deps, { accountId: ACCOUNT, email: 'd@x.example', role: 'member', invitedBy: { kind: 'membership-sync', provider: 'memberstack', memberId: 'mem_d' } }, { keepIfUnsent: log });
-    expect(synced).toMatchObject({ email: 'd@x.example', status: 'pending' });
-    expect(s.mailer.sent.map((m) => m.to)).toEqual(['a@x.example', 'b@x.example']);
-    expect(log.entries.map((e) => e.level)).toEqual(['warn']);
+    const sync = (email: string) =>
+      issue(deps, { accountId: ACCOUNT, companyName: 'Acme', email, role: 'member', invitedBy: { kind: 'membership-sync', provider: 'memberstack', memberId: `mem_${email}` } }, { keepIfUnsent: log });
+    expect(await sync('d@x.example')).toMatchObject({ opened: true, invitation: { email: 'd@x.example', status: 'pending', mail: 'held' } });
+    expect(await sync('e@x.example')).toMatchObject({ opened: true, invitation: { email: 'e@x.example', mail: 'held' } });
+    // The owners are told once that invitations wait unsent, not once per invitation.
+    expect(s.mailer.sent.map((m) => m.to)).toEqual(['a@x.example', 'b@x.example', [s.owner.email]]);
+    expect(s.mailer.sent[2]).toMatchObject({ kind: 'invitation-limit', subject: 'Invitation limit reached for Acme' });
+    expect(log.entries.map((e) => e.level)).toEqual(['warn', 'warn']);
+  });
+
+  it('by a sync count against the account’s owners too: their other account’s membership URL is no second budget', async () => {
+    const s = await setup();
+    await s.accounts.store.saveAccountDetails('acct-2', { company_name: 'Second' });
+    await s.memberships.join({ accountId: 'acct-2', userId: s.owner.id, email: s.owner.email, role: 'owner', via: 'created' });
+    const deps = { ...s.deps, invitationLimit: { limiter: new MemoryRateLimiter(), limit: { limit: 3, windowSeconds: 3600 } } };
+    const log = recordingLogger();
+    const sync = (email: string) =>
+      issue(deps, { accountId: 'acct-2', email, role: 'member', invitedBy: { kind: 'membership-sync', provider: 'memberstack', memberId: `mem_${email}` } }, { keepIfUnsent: log });
+    await invite(deps, { accountId: ACCOUNT, email: 'a@x.example', role: 'member', invitedBy: s.byOwner, inviterRole: 'owner' });
+    await invite(deps, { accountId: ACCOUNT, email: 'b@x.example', role: 'member', invitedBy: s.byOwner, inviterRole: 'owner' });
+    const first = await sync('c@x.example');
+    expect(first.opened && first.invitation.mail).toBeUndefined();
+    expect(await sync('d@x.example')).toMatchObject({ opened: true, invitation: { mail: 'held' } });
+    expect(s.mailer.sent.map((m) => m.to)).toEqual(['a@x.example', 'b@x.example', 'c@x.example', [s.owner.email]]);
+    // And the owner's own next invitation is refused: the sync's counted against them.
+    await expect(invite(deps, { accountId: ACCOUNT, email: 'e@x.example', role: 'member', invitedBy: s.byOwner, inviterRole: 'owner' })).rejects.toMatchObject({ code: 'rate_limited' });
+  });
+
+  it('open one invitation and send one e-mail when the same address is invited six times at once; the others are 409', async () => {
+    const s = await setup();
+    const results = await Promise.allSettled(
+      Array.from({ length: 6 }, () => invite(s.deps, { accountId: ACCOUNT, email: 'bo@x.example', role: 'admin', invitedBy: s.byOwner, inviterRole: 'owner' })),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    for (const r of results.filter((r) => r.status === 'rejected')) expect(r.reason).toMatchObject({ code: 'invitation_pending' });
+    expect(await s.invitations.toEmail('bo@x.example')).toHaveLength(1);
+    expect(s.mailer.sent).toHaveLength(1);
+  });
+
+  it('written for the run (mail later) are e-mailed by sendDueInvitations, once, and marked sent; a failure is the caller’s', async () => {
+    const s = await setup();
+    const log = recordingLogger();
+    const { invitation } = (await issue(s.deps, { accountId: ACCOUNT, email: 'new@x.example', role: 'owner', invitedBy: { kind: 'service' } }, { keepIfUnsent: log, mail: 'later' })) as {
+      invitation: { id: string };
+    };
+    expect(s.mailer.sent).toEqual([]);
+    expect(await s.invitations.get(invitation.id)).toMatchObject({ mail: 'due' });
+    const send = s.mailer.send.bind(s.mailer);
+    s.mailer.send = async () => {
+      throw new Error('resend is down');
+    };
+    await expect(sendDueInvitations({ ...s.deps, mailer: s.mailer }, ACCOUNT)).rejects.toThrow('resend is down');
+    expect(await s.invitations.get(invitation.id)).toMatchObject({ mail: 'due' });
+    s.mailer.send = send;
+    expect(await sendDueInvitations({ ...s.deps, mailer: s.mailer }, ACCOUNT)).toEqual([invitation.id]);
+    expect(await sendDueInvitations({ ...s.deps, mailer: s.mailer }, ACCOUNT)).toEqual([]);
+    expect(s.mailer.sent).toEqual([expect.objectContaining({ to: 'new@x.example', kind: 'invitation', idempotencyKey: `invitation/${invitation.id}` })]);
+    expect(await s.invitations.get(invitation.id)).toMatchObject({ mail: 'sent' });
   });
 
   it('are counted per inviting person too, across their accounts: a new account is no new budget; the service counts per account only', async () => {
@@ -172,6 +226,27 @@ describe('members and roles', () => {
     const outcomes = await Promise.allSettled([changeRole(s.deps, ACCOUNT, s.owner.id, 'member'), changeRole(s.deps, ACCOUNT, second.id, 'member')]);
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
     expect((await listMembers(s.deps, ACCOUNT)).filter((m) => m.role === 'owner')).toHaveLength(1);
+  });
+
+  it('revoke every invitation still open to a member when they are removed or leave, and bar a sync from inviting them again', async () => {
+    const s = await setup();
+    for (const leaves of [false, true]) {
+      const bo = user();
+      const first = await invite(s.deps, { accountId: ACCOUNT, email: bo.email, role: 'member', invitedBy: s.byOwner, inviterRole: 'owner' });
+      await acceptInvitation(s.deps, bo, first.invitationId);
+      // A sync that looked before they joined, and invited them after: an invitation open to a member.
+      const raced = await issue(s.deps, { accountId: ACCOUNT, email: bo.email, role: 'admin', invitedBy: { kind: 'membership-sync', provider: 'memberstack', memberId: 'mem_bo' } });
+      expect(raced).toMatchObject({ opened: true });
+      await removeMember(s.deps, ACCOUNT, bo.id);
+      expect((await s.invitations.toEmail(bo.email)).filter((i) => i.status === 'pending'), leaves ? 'left' : 'removed').toEqual([]);
+      await expect(acceptInvitation(s.deps, bo, (raced as { invitation: { id: string } }).invitation.id)).rejects.toMatchObject({ code: 'invitation_revoked' });
+      const again = await issue(
+        s.deps,
+        { accountId: ACCOUNT, email: bo.email, role: 'member', invitedBy: { kind: 'membership-sync', provider: 'memberstack', memberId: 'mem_bo' } },
+        { unlessBarred: true },
+      );
+      expect(again).toEqual({ opened: false, why: 'barred' });
+    }
   });
 
   it('end a removed member’s membership, and say so for one who is not a member', async () => {

@@ -22,6 +22,7 @@ export const settings: AuthSettings = {
   rateLimits: {
     signup: { limit: 100, windowSeconds: 600 },
     login: { limit: 100, windowSeconds: 300 },
+    loginFailures: { limit: 100, windowSeconds: 900 },
     forgotPassword: { limit: 100, windowSeconds: 900 },
     resetPassword: { limit: 100, windowSeconds: 900 },
     perEmail: { limit: 100, windowSeconds: 900 },
@@ -122,8 +123,11 @@ export class FakeIdentity implements IdentityProvider {
     return { outcome: 'registered', user: this.view(this.addUser(email, password, false, metadata)) };
   }
 
+  /** How many times a password was checked. */
+  signInCalls = 0;
   async signIn(email: string, password: string) {
     this.guard('sign in');
+    this.signInCalls++;
     const user = this.users.find((u) => u.email === email);
     if (!user || user.password !== password) return { outcome: 'invalid-credentials' as const };
     if (!user.confirmed) return { outcome: 'email-not-confirmed' as const };
@@ -226,7 +230,11 @@ export class MemoryRateLimiter implements RateLimiter {
     const count = this.counts.get(key) ?? 0;
     if (count >= rule.limit) return { allowed: false, retryAfterSeconds: rule.windowSeconds };
     this.counts.set(key, count + 1);
-    return { allowed: true, retryAfterSeconds: 0 };
+    return { allowed: true, retryAfterSeconds: 0, remaining: rule.limit - count - 1 };
+  }
+  async peek(rule: { name: string; limit: number; windowSeconds: number }, subject: string) {
+    const count = this.counts.get(`${rule.name}|${subject}`) ?? 0;
+    return count >= rule.limit ? { allowed: false, retryAfterSeconds: rule.windowSeconds } : { allowed: true, retryAfterSeconds: 0, remaining: rule.limit - count };
   }
 }
 

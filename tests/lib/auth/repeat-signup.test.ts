@@ -141,6 +141,26 @@ describe('a repeated signup with the service-role key', () => {
     expect(await withKey().signIn(email, 'Mailbox789')).toMatchObject({ outcome: 'signed-in' });
   });
 
+  it('sends the verification again for a repeat with the password the address was registered with (a form sent twice): 409, nothing contested, and that password logs in once verified', async () => {
+    const { deps, signUpAs } = service(withKey());
+    const email = `${crypto.randomUUID()}@example.com`;
+    await signUpAs(email, FIRST);
+    const [user] = await providerUsers(email);
+
+    const twice = await signUpAs(email, FIRST).catch((e) => e);
+    expect(twice).toBeInstanceOf(Conflict);
+    expect(twice.code).toBe('email_already_registered');
+    expect(deps.mailer.sent.map((m) => [m.kind, m.subject])).toEqual([
+      ['verify-email', 'Confirm your e-mail address'],
+      ['verify-email', 'Confirm your e-mail address'],
+    ]);
+    // Either link confirms the address; the first password stands and logs in.
+    const [first, second] = deps.mailer.sent.map((m) => tokenIn(m.text));
+    expect(await verifyEmail(verifyDeps(deps.tokens), second!)).toMatchObject({ success: true, email });
+    expect(await withKey().signIn(email, FIRST)).toMatchObject({ outcome: 'signed-in', user: { id: user!.id } });
+    expect(first).not.toBe(second);
+  });
+
   it('deletes nobody when the e-mail of a contest fails: the failure is the answer, and the next signup sends it', async () => {
     const { deps, signUpAs } = service(withKey());
     const email = `${crypto.randomUUID()}@example.com`;

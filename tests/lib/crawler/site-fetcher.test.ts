@@ -19,6 +19,7 @@ const site = useSite({
   '/to-mapped': { status: 302, headers: { location: 'http://[::ffff:a9fe:a9fe]/' } },
   '/to-file': { status: 302, headers: { location: 'file:///etc/passwd' } },
   '/to-public': { status: 302, headers: { location: 'http://www.public-site.example/' } },
+  '/to-ssh': { status: 302, headers: { location: 'http://www.public-site.example:22/' } },
   '/loop': { status: 302, headers: { location: '/loop' } },
   '/big': { body: 'x'.repeat(4096) },
   '/bomb': { headers: { 'content-encoding': 'gzip', 'content-type': 'text/html' }, body: gzipSync('a'.repeat(1_000_000)) },
@@ -90,6 +91,16 @@ describe('the fetcher of a deployed stage (private networks disallowed)', () => 
   it('follows redirects between public hosts', async () => {
     const page = await deployed().fetch('http://www.public-site.example/to-public');
     expect(page).toMatchObject({ status: 200, finalUrl: 'http://www.public-site.example/', redirects: 1 });
+  });
+
+  it('fetches only the default ports of http and https (80, 443), also behind a redirect', async () => {
+    // Tried as an attacker would: a website field naming another service of a public host (ssh, Redis, an admin port).
+    for (const url of ['http://www.public-site.example:22/', 'http://www.public-site.example:6379/', 'https://www.public-site.example:8443/', 'http://www.public-site.example:443/']) {
+      expect(await refusal(deployed().fetch(url)), url).toBe('SiteRefused:blocked_port');
+    }
+    expect(await refusal(deployed().fetch('http://www.public-site.example/to-ssh'))).toBe('SiteRefused:blocked_port');
+    // The default port, spelled out, is the default port.
+    expect((await deployed().fetch('http://www.public-site.example:80/')).status).toBe(200);
   });
 
   it('fetches only http and https', async () => {

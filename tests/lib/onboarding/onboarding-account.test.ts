@@ -1,6 +1,7 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { withOnboardingAccount } from '../../../lib/onboarding/onboarding-account.ts';
 import { createLogger } from '../../../lib/log.ts';
+import { ENHANCED_WORKFLOW } from '../../../lib/onboarding/outcomes.ts';
 import { fakeTeam, user } from '../../support/account-fakes.ts';
 
 const service = { caller: { kind: 'service' as const } };
@@ -20,33 +21,23 @@ describe('withOnboardingAccount, for the portal backend (service key)', () => {
     const { team, deps: d } = deps();
     const ids = await Promise.all([accountOf(d, service, intake('a@acme.test')), accountOf(d, service, intake('a@acme.test'))]);
     expect(new Set(ids).size).toBe(1);
-    expect([...team.invitations.rows.values()].filter((i) => i.email === 'a@acme.test')).toHaveLength(1);
-    expect(team.mailer.sent).toHaveLength(1);
+    expect([...team.invitations.rows.values()].filter((i) => i.email === 'a@acme.test')).toEqual([expect.objectContaining({ role: 'owner', mail: 'due' })]);
+    // The run's e-mail step sends it (sendDueInvitations), not the request.
+    expect(team.mailer.sent).toHaveLength(0);
   });
 
-  it("e-mails a new owner's invitation while the work goes on, and answers once it is sent, even when the work fails", async () => {
+  it("writes a new owner's invitation unsent before the work, for the run to e-mail; a workflow without an e-mail step has it e-mailed here", async () => {
     const { team, deps: d } = deps();
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const send = team.mailer.send.bind(team.mailer);
-    team.mailer.send = async (email) => {
-      await held;
-      return send(email);
-    };
     const seen: string[] = [];
-    const done = withOnboardingAccount(d, service, intake('h@acme.test'), async (id) => {
-      seen.push(`work on ${id}, ${team.mailer.sent.length} e-mails sent, ${team.invitations.rows.size} invitation written`);
-      throw new Error('the run failed');
+    await withOnboardingAccount(d, service, intake('h@acme.test'), async (id) => {
+      seen.push(`work on ${id}: ${team.invitations.rows.size} invitation written, ${team.mailer.sent.length} e-mails sent`);
     });
-    let settled = false;
-    done.catch(() => (settled = true));
-    await vi.waitFor(() => expect(seen).toHaveLength(1));
-    expect(seen[0]).toMatch(/, 0 e-mails sent, 1 invitation written$/);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(settled).toBe(false);
-    release();
-    await expect(done).rejects.toThrow('the run failed');
-    expect(team.mailer.sent.map((m) => m.to)).toEqual(['h@acme.test']);
+    expect(seen).toEqual([expect.stringMatching(/: 1 invitation written, 0 e-mails sent$/)]);
+    expect([...team.invitations.rows.values()]).toEqual([expect.objectContaining({ email: 'h@acme.test', mail: 'due' })]);
+
+    await withOnboardingAccount(d, service, intake('i@acme.test'), async (id) => id, ENHANCED_WORKFLOW);
+    expect(team.mailer.sent.map((m) => m.to)).toEqual(['i@acme.test']);
+    expect([...team.invitations.rows.values()].find((i) => i.email === 'i@acme.test')).not.toHaveProperty('mail');
   });
 
   it('finds the account an earlier onboarding of the address made, and invites nobody again', async () => {

@@ -6,6 +6,8 @@ import { PROJECT_TEMPLATE, provisionTaskTool } from '../../../lib/onboarding/ste
 import { sendOnboardingEmails } from '../../../lib/onboarding/steps/send-onboarding-emails.ts';
 import { addressIsAtDomain, syncCrmLead } from '../../../lib/onboarding/steps/sync-crm-lead.ts';
 import type { StepInput } from '../../../lib/provisioning/integration-step.ts';
+import type { Invitation } from '../../../lib/accounts/invitations.ts';
+import { fakeInvitations } from '../../support/account-fakes.ts';
 import { fakeAccounts, fakeChat, fakeCrm, fakeLedger, fakeMailer, fakeRuns, fakeStorage, fakeTaskTool } from '../../support/fakes.ts';
 
 const input: StepInput = { accountId: 'acct-1', email: 'ann@acme.example', runId: 'run-1', portalSlug: 'acme' };
@@ -59,7 +61,7 @@ describe('the storage step', () => {
 describe('the e-mail step', () => {
   it('sends welcome and team notice once, and the storage-ready e-mail once the link exists', async () => {
     const mailer = fakeMailer();
-    const deps = { mailer, ledger, accounts: accounts.store, portalUrl: 'https://portal.example', teamAddress: 'team@agency.example' };
+    const deps = { mailer, ledger, accounts: accounts.store, portalUrl: 'https://portal.example', teamAddress: 'team@agency.example', invitations: fakeInvitations() };
     const early = await sendOnboardingEmails(deps, input);
     expect(early.details).toEqual({ sent: ['welcome', 'team-new-client'], pending: ['storage-ready'] });
     await accounts.store.saveAccountDetails('acct-1', { storage_link: 'https://share.example/1', storage_path: '/Clients/acme' });
@@ -72,10 +74,43 @@ describe('the e-mail step', () => {
     expect(mailer.sent[2]!.text).toContain('https://share.example/1');
   });
 
+  it("sends the owner's invitation the onboarding endpoint left for the run, once, and fails the step when it cannot", async () => {
+    const invitations = fakeInvitations();
+    const due: Invitation = {
+      id: 'inv-1',
+      account_id: 'acct-1',
+      email: 'ann@acme.example',
+      role: 'owner',
+      status: 'pending',
+      invited_by: { kind: 'service' },
+      created_at: new Date().toISOString(),
+      expires_at: Math.floor(Date.now() / 1000) + 3600,
+      mail: 'due',
+    };
+    expect(await invitations.open(due)).toBe('opened');
+    const mailer = fakeMailer();
+    const deps = { mailer, ledger, accounts: accounts.store, portalUrl: 'https://portal.example', invitations };
+    const send = mailer.send.bind(mailer);
+    mailer.send = async (email) => {
+      if (email.kind === 'invitation') throw new Error('resend: 500');
+      return send(email);
+    };
+    await expect(sendOnboardingEmails(deps, input)).rejects.toThrow('resend: 500');
+    mailer.send = send;
+    // The part after the storage tree leaves it to the integration's own call.
+    expect((await sendOnboardingEmails(deps, { ...input, part: 'after-storage' })).details).toEqual({ sent: ['welcome'], pending: ['storage-ready'] });
+    expect((await sendOnboardingEmails(deps, input)).details).toEqual({ sent: ['welcome', 'invitation'], pending: ['storage-ready'] });
+    expect((await sendOnboardingEmails(deps, input)).details).toEqual({ sent: ['welcome'], pending: ['storage-ready'] });
+    const invited = mailer.sent.filter((e) => e.kind === 'invitation');
+    expect(invited).toEqual([expect.objectContaining({ to: 'ann@acme.example', subject: 'Join Acme', idempotencyKey: 'invitation/inv-1' })]);
+    expect(invited[0]!.text).toContain('https://portal.example/invitations/inv-1');
+    expect(await invitations.get('inv-1')).toMatchObject({ mail: 'sent' });
+  });
+
   it('escapes what users typed into the HTML part', async () => {
     await accounts.store.saveAccountDetails('acct-1', { company_name: '<script>alert(1)</script>' });
     const mailer = fakeMailer();
-    await sendOnboardingEmails({ mailer, ledger, accounts: accounts.store, portalUrl: 'https://p' }, input);
+    await sendOnboardingEmails({ mailer, ledger, accounts: accounts.store, portalUrl: 'https://p', invitations: fakeInvitations() }, input);
     expect(mailer.sent[0]!.html).not.toContain('<script>');
   });
 });
@@ -116,7 +151,8 @@ describe('the chat step', () => {
       await runs.recordStep('enhanced-run-1', { integration: 'upload', outcome: 'success', details: { path: '/Clients/acme/04 Website/website-content.csv', rows: 4, bytes: 1190 }, at: 'now' });
       const chat = fakeChat();
       await postChatNotices({ chat, ledger, accounts: accounts.store, runs, portalUrl: 'https://portal.example' }, enhanced);
-      const text = chat.posted[0]!.text;
+      // Read without the breaks that keep users' text from being linked.
+      const text = chat.posted[0]!.text.replaceAll('\u200b', '');
       expect(text).toContain('New client onboarded: Acme');
       expect(text).toContain('Website analysis: status 200, first byte after 182 ms, 240 ms in all, 18234 bytes');
       expect(text).toContain('Website content: 4 pages, 35 words');
@@ -127,7 +163,7 @@ describe('the chat step', () => {
       await runs.recordStep('enhanced-run-1', { integration: 'scrape', outcome: 'failed', details: {}, error: { message: 'no-such-host.invalid could not be resolved', context: {} }, at: 'now' });
       const chat = fakeChat();
       await postChatNotices({ chat, ledger, accounts: accounts.store, runs, portalUrl: 'https://portal.example' }, enhanced);
-      expect(chat.posted[0]!.text).toContain('Website content: failed (no-such-host.invalid could not be resolved)');
+      expect(chat.posted[0]!.text.replaceAll('\u200b', '')).toContain('Website content: failed (no-such-host.invalid could not be resolved)');
     });
   });
 });

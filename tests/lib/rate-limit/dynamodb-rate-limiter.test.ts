@@ -80,6 +80,20 @@ describe('the DynamoDB rate limiter', () => {
     expect((await limiter.hit(r, 'one')).allowed).toBe(false);
   });
 
+  it('tells the one hit that used a window’s last place so, however many arrive at once; a peek counts nothing', async () => {
+    const c = clock();
+    const limiter = dynamodbRateLimiter({ ...d, now: c.now });
+    const r = rule(5, 600);
+    expect(await limiter.peek(r, 'a')).toEqual({ allowed: true, retryAfterSeconds: 0, remaining: 5 });
+    const decisions = await Promise.all(Array.from({ length: 12 }, () => limiter.hit(r, 'a')));
+    expect(decisions.filter((x) => x.allowed).map((x) => x.remaining).sort()).toEqual([0, 1, 2, 3, 4]);
+    c.advance(100);
+    expect(await limiter.peek(r, 'a')).toEqual({ allowed: false, retryAfterSeconds: 500 });
+    expect(await limiter.peek(r, 'b')).toMatchObject({ allowed: true, remaining: 5 });
+    c.advance(500);
+    expect(await limiter.peek(r, 'a')).toMatchObject({ allowed: true, remaining: 5 });
+  });
+
   it('refuses everything at a limit of 0', async () => {
     expect((await dynamodbRateLimiter(d).hit(rule(0), 'a')).allowed).toBe(false);
   });

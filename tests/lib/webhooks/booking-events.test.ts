@@ -103,6 +103,11 @@ describe('reading Cal.com events', () => {
 
   it('ignores PING and other triggers, and refuses a booking without its uid', () => {
     expect(parseBookingEvent({ triggerEvent: 'PING', payload: {} })).toEqual({ handled: false, type: 'PING' });
+    // Nor is a property every object has a trigger, for either provider.
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      expect(parseBookingEvent({ ...calcomCreated, triggerEvent: name }), name).toEqual({ handled: false, type: name });
+      expect(parseBookingEvent({ ...calendlyCreated, event: name }, 'calendly'), name).toEqual({ handled: false, type: name });
+    }
     expect(refused({ triggerEvent: 'BOOKING_CREATED', payload: { title: 'x' } }).details).toEqual([{ path: '/payload/uid', message: 'is required' }]);
   });
 });

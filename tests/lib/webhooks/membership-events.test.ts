@@ -59,6 +59,21 @@ describe('reading Memberstack events', () => {
     expect(parse({ event: 'team.member.added', payload: {} })).toEqual({ handled: false, type: 'team.member.added' });
   });
 
+  it('knows no event named after a property every object has, whatever the body carries', () => {
+    const member = { id: 'mem_1', auth: { email: 'mo@example.org' }, planConnection: { id: 'con_1', active: true } };
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf']) {
+      expect(parse({ event: name, payload: member }), name).toEqual({ handled: false, type: name });
+    }
+  });
+
+  it('refuses a plan connection whose id the store could not hold as a key, such as constructor', () => {
+    for (const id of ['constructor', '__proto__', 'prototype']) {
+      expect(refused(JSON.stringify({ event: 'member.plan.created', payload: { id: 'mem_1', planConnection: { id, active: true } } })).details, id).toEqual([
+        { path: '/payload/planConnection/id', message: 'is not a plan connection id' },
+      ]);
+    }
+  });
+
   it('refuses bodies it cannot read, saying where', () => {
     expect(refused('not json').code).toBe('malformed_json');
     expect(refused('[]').details).toEqual([{ path: '/event', message: 'is required' }]);

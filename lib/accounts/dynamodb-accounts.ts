@@ -5,6 +5,9 @@ import type { Account, AccountDetails, AccountStatus, AccountStore, Member, Memb
 type Deps = { db: DynamoDBDocumentClient; tables: Pick<Tables, 'accounts' | 'account_members' | 'slugs'>; now?: () => Date };
 
 export function dynamodbAccounts({ db, tables, now = () => new Date() }: Deps): AccountStore {
+  // What it sends, for its function's IAM role (infra/roles-per-function.mjs).
+  'iam:dynamodb:table/accounts:GetItem,UpdateItem';
+  'iam:dynamodb:table/account_members:GetItem,PutItem,Query,UpdateItem';
   const iso = () => now().toISOString();
 
   const getAccount = async (id: string) =>
@@ -125,6 +128,8 @@ export function dynamodbAccounts({ db, tables, now = () => new Date() }: Deps): 
 }
 
 export function dynamodbSlugs({ db, tables, now = () => new Date() }: Deps): SlugRegistry {
+  // What it sends, for its function's IAM role (infra/roles-per-function.mjs).
+  'iam:dynamodb:table/slugs:DeleteItem,PutItem';
   return {
     async reserve(slug, accountId) {
       return applied(

@@ -11,6 +11,10 @@ export const ACCOUNT_INDEX = 'byAccount';
 export const EMAIL_INDEX = 'byEmail';
 
 export function dynamodbInvitations({ db, tables }: Deps): InvitationStore {
+  // What it sends, for its function's IAM role (infra/roles-per-function.mjs).
+  'iam:dynamodb:table/invitations:GetItem,PutItem,UpdateItem';
+  'iam:dynamodb:table/invitations/index/byAccount:Query';
+  'iam:dynamodb:table/invitations/index/byEmail:Query';
   const TableName = tables.invitations;
   const query = (IndexName: string, key: string, value: string) =>
     queryAll<Invitation>(db, {

@@ -13,6 +13,11 @@ export const USER_INDEX = 'byUser';
 export const EMAIL_INDEX = 'byEmail';
 
 export function dynamodbMemberships({ db, tables, now = () => new Date() }: Deps): MembershipStore {
+  // What it sends, for its function's IAM role (infra/roles-per-function.mjs).
+  'iam:dynamodb:table/memberships:GetItem,PutItem,Query,UpdateItem';
+  'iam:dynamodb:table/memberships/index/byUser:Query';
+  'iam:dynamodb:table/memberships/index/byEmail:Query';
+  'iam:dynamodb:table/accounts:UpdateItem';
   const TableName = tables.memberships;
   const iso = () => now().toISOString();
 

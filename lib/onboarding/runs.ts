@@ -28,6 +28,8 @@ export interface RunStore {
 type Deps = { db: DynamoDBDocumentClient; tables: Pick<Tables, 'onboarding_runs'>; now?: () => Date };
 
 export function dynamodbRuns({ db, tables, now = () => new Date() }: Deps): RunStore {
+  // What it sends, for its function's IAM role (infra/roles-per-function.mjs).
+  'iam:dynamodb:table/onboarding_runs:GetItem,PutItem,Query,UpdateItem';
   const TableName = tables.onboarding_runs;
   return {
     async begin(runId, accountId, workflow) {

@@ -21,6 +21,9 @@ const FIELDS: [keyof Billing, keyof Account][] = [
 ];
 
 export function dynamodbBilling({ db, tables, now = () => new Date() }: Deps): BillingStore {
+  // What it sends, for its function's IAM role (infra/roles-per-function.mjs).
+  'iam:dynamodb:table/accounts:GetItem,UpdateItem';
+  'iam:dynamodb:table/accounts/index/byStripeCustomer:Query';
   return {
     async billingOf(accountId) {
       const { Item } = await db.send(new GetCommand({ TableName: tables.accounts, Key: { id: accountId }, ConsistentRead: true }));

@@ -30,6 +30,9 @@ export function dynamodbWebhookIntegrations(deps: {
   tables: Pick<Tables, 'integrations' | 'webhook_secrets'>;
   now?: () => Date;
 }): WebhookIntegrations {
+  // What it sends, for its function's IAM role (infra/roles-per-function.mjs).
+  'iam:dynamodb:table/integrations:GetItem,UpdateItem';
+  'iam:dynamodb:table/webhook_secrets:GetItem,PutItem,UpdateItem';
   const { db, tables } = deps;
   const now = deps.now ?? (() => new Date());
   const rows = dynamodbIntegrations(deps);

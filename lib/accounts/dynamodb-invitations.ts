@@ -10,9 +10,12 @@ type Deps = { db: DynamoDBDocumentClient; tables: Pick<Tables, 'invitations'> };
 export const ACCOUNT_INDEX = 'byAccount';
 export const EMAIL_INDEX = 'byEmail';
 
-export function dynamodbInvitations({ db, tables }: Deps): InvitationStore {
+/** What reading invitations takes: a function given only this can issue, accept or revoke none. */
+export type InvitationReader = Pick<InvitationStore, 'get' | 'ofAccount' | 'toEmail'>;
+
+export function dynamodbInvitationReader({ db, tables }: Deps): InvitationReader {
   // What it sends, for its function's IAM role (infra/roles-per-function.mjs).
-  'iam:dynamodb:table/invitations:GetItem,PutItem,UpdateItem';
+  'iam:dynamodb:table/invitations:GetItem';
   'iam:dynamodb:table/invitations/index/byAccount:Query';
   'iam:dynamodb:table/invitations/index/byEmail:Query';
   const TableName = tables.invitations;
@@ -25,16 +28,23 @@ export function dynamodbInvitations({ db, tables }: Deps): InvitationStore {
       ExpressionAttributeValues: { ':v': value },
       ScanIndexForward: false,
     });
+  return {
+    get: async (id) => (await db.send(new GetCommand({ TableName, Key: { id }, ConsistentRead: true }))).Item as Invitation | undefined,
+    ofAccount: (accountId) => query(ACCOUNT_INDEX, 'account_id', accountId),
+    toEmail: (email) => query(EMAIL_INDEX, 'email', email),
+  };
+}
+
+export function dynamodbInvitations({ db, tables }: Deps): InvitationStore {
+  // What it sends besides the reader's, for its function's IAM role (infra/roles-per-function.mjs).
+  'iam:dynamodb:table/invitations:PutItem,UpdateItem';
+  const TableName = tables.invitations;
 
   return {
+    ...dynamodbInvitationReader({ db, tables }),
     async create(invitation) {
       await db.send(new PutCommand({ TableName, Item: invitation, ConditionExpression: 'attribute_not_exists(id)' }));
     },
-    async get(id) {
-      return (await db.send(new GetCommand({ TableName, Key: { id }, ConsistentRead: true }))).Item as Invitation | undefined;
-    },
-    ofAccount: (accountId) => query(ACCOUNT_INDEX, 'account_id', accountId),
-    toEmail: (email) => query(EMAIL_INDEX, 'email', email),
     accept: (id, userId, now) =>
       applied(
         db.send(

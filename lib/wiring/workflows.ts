@@ -50,6 +50,14 @@ export const crawlerRefreshWorkflow = (): OnboardingWorkflow =>
     return workflowOn(crawlerRefreshStateMachineArn());
   });
 
+/** The status of an onboarding run's execution, on whichever of the two machines it runs (reading a run). */
+export const runStatus = (): Pick<OnboardingWorkflow, 'status'> =>
+  kept('runStatus', () => {
+    'iam:states:execution/onboarding:DescribeExecution';
+    'iam:states:execution/enhanced-onboarding:DescribeExecution';
+    return onFirstCall(async () => ({ status: sfnWorkflow(stepFunctions(), onboardingStateMachineArn()).status }));
+  });
+
 const queueOn = <Q extends object>(arn: string): Q => onFirstCall<Q>(async () => sfnQueue(stepFunctions(), arn) as Q);
 
 export const bookingQueue = (): BookingQueue =>

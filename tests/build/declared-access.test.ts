@@ -7,6 +7,8 @@
 // records every request's action and table, index or machine. The two must be
 // equal: a request sent without its declaration fails here rather than with
 // AccessDenied in production, and a declaration nothing sends grants nothing.
+// Each scenario calls every method of its store (a method added later fails
+// here until its scenario calls it).
 // Every module that sends requests is held to it (the last describe).
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ExecutionAlreadyExists, type SFNClient } from '@aws-sdk/client-sfn';
@@ -98,6 +100,23 @@ async function declaredBy(module: string, name: string): Promise<string[]> {
   return grantsIn(result.outputFiles[0]!.text).flatMap((g) => g.actions.map((action) => `${g.service}:${g.resource}:${action}`)).sort();
 }
 
+/** The methods of the stores a scenario tracks, and which of them it called: a scenario must call every one. */
+let tracked: { name: string; methods: string[]; called: Set<string> }[] = [];
+function track<T extends object>(store: T, name = 'the store'): T {
+  const entry = { name, methods: Object.keys(store).filter((k) => typeof (store as Record<string, unknown>)[k] === 'function'), called: new Set<string>() };
+  tracked.push(entry);
+  const nested = Object.fromEntries(
+    Object.entries(store).filter(([, v]) => typeof v === 'object' && v !== null).map(([k, v]) => [k, track(v as object, `${name}.${k}`)]),
+  );
+  return new Proxy(store, {
+    get(target, key) {
+      if (typeof key === 'string' && key in nested) return nested[key];
+      if (typeof key === 'string' && entry.methods.includes(key)) entry.called.add(key);
+      return Reflect.get(target, key);
+    },
+  });
+}
+
 const ACCOUNT = '11111111-1111-4111-8111-111111111111';
 const day = 86_400_000;
 type Scenario = { module: string; run: (db: DynamoDBDocumentClient, tables: Tables) => Promise<unknown> };
@@ -113,7 +132,7 @@ const stores: Record<string, Scenario> = {
   dynamodbAccountReader: {
     module: 'lib/accounts/dynamodb-accounts.ts',
     run: async (db, tables) => {
-      const reader = dynamodbAccountReader({ db, tables });
+      const reader = track(dynamodbAccountReader({ db, tables }));
       await reader.getAccount(ACCOUNT);
       await reader.getMember(ACCOUNT, 'a@example.com');
       await reader.membersOf(ACCOUNT);
@@ -122,7 +141,7 @@ const stores: Record<string, Scenario> = {
   dynamodbAccounts: {
     module: 'lib/accounts/dynamodb-accounts.ts',
     run: async (db, tables) => {
-      const accounts = dynamodbAccounts({ db, tables });
+      const accounts = track(dynamodbAccounts({ db, tables }));
       const id = crypto.randomUUID();
       await accounts.saveAccountDetails(id, { company_name: 'Acme' });
       const member = { account_id: id, email: 'a@example.com', name: 'A', company_name: 'Acme' } as never;
@@ -141,7 +160,7 @@ const stores: Record<string, Scenario> = {
   dynamodbSlugs: {
     module: 'lib/accounts/dynamodb-accounts.ts',
     run: async (db, tables) => {
-      const slugs = dynamodbSlugs({ db, tables });
+      const slugs = track(dynamodbSlugs({ db, tables }));
       await slugs.reserve(`s-${crypto.randomUUID()}`, ACCOUNT);
       await slugs.release(`s-${crypto.randomUUID()}`, ACCOUNT);
     },
@@ -149,7 +168,7 @@ const stores: Record<string, Scenario> = {
   dynamodbMembershipReader: {
     module: 'lib/accounts/dynamodb-memberships.ts',
     run: async (db, tables) => {
-      const reader = dynamodbMembershipReader({ db, tables });
+      const reader = track(dynamodbMembershipReader({ db, tables }));
       await reader.get(ACCOUNT, 'user-1');
       await reader.ofUser('user-1');
       await reader.ofAccount(ACCOUNT);
@@ -159,7 +178,7 @@ const stores: Record<string, Scenario> = {
   dynamodbMemberships: {
     module: 'lib/accounts/dynamodb-memberships.ts',
     run: async (db, tables) => {
-      const memberships = dynamodbMemberships({ db, tables });
+      const memberships = track(dynamodbMemberships({ db, tables }));
       const id = await anAccount();
       await d.db.send(new PutCommand({ TableName: d.tables.accounts, Item: { id, owner_count: 0 } }));
       await memberships.join({ accountId: id, userId: 'owner', email: 'o@example.com', role: 'owner', via: 'signup' } as never);
@@ -176,7 +195,7 @@ const stores: Record<string, Scenario> = {
   dynamodbInvitationReader: {
     module: 'lib/accounts/dynamodb-invitations.ts',
     run: async (db, tables) => {
-      const reader = dynamodbInvitationReader({ db, tables });
+      const reader = track(dynamodbInvitationReader({ db, tables }));
       await reader.get('no-such-invitation');
       await reader.ofAccount(ACCOUNT);
       await reader.toEmail('a@example.com');
@@ -185,7 +204,7 @@ const stores: Record<string, Scenario> = {
   dynamodbInvitations: {
     module: 'lib/accounts/dynamodb-invitations.ts',
     run: async (db, tables) => {
-      const invitations = dynamodbInvitations({ db, tables });
+      const invitations = track(dynamodbInvitations({ db, tables }));
       const now = new Date();
       const invitation = (id: string) =>
         ({
@@ -211,7 +230,7 @@ const stores: Record<string, Scenario> = {
   dynamodbIntegrations: {
     module: 'lib/accounts/integrations.ts',
     run: async (db, tables) => {
-      const integrations = dynamodbIntegrations({ db, tables });
+      const integrations = track(dynamodbIntegrations({ db, tables }));
       const id = crypto.randomUUID();
       await integrations.ensure(id);
       await integrations.ensure(id);
@@ -221,7 +240,7 @@ const stores: Record<string, Scenario> = {
   dynamodbVerificationTokens: {
     module: 'lib/auth/dynamodb-verification-tokens.ts',
     run: async (db, tables) => {
-      const tokens = dynamodbVerificationTokens({ db, tables });
+      const tokens = track(dynamodbVerificationTokens({ db, tables }));
       const now = new Date();
       const tokenHash = crypto.randomUUID().replaceAll('-', '');
       await tokens.save({ tokenHash, userId: 'u', email: 'a@example.com', createdAt: now.toISOString(), expiresAt: Math.floor(now.getTime() / 1000) + 3600 } as never);
@@ -234,7 +253,7 @@ const stores: Record<string, Scenario> = {
   dynamodbCrawlRecords: {
     module: 'lib/crawler/dynamodb-records.ts',
     run: async (db, tables) => {
-      const { jobs, events, results, stats } = dynamodbCrawlRecords({ db, tables });
+      const { jobs, events, results, stats } = track(dynamodbCrawlRecords({ db, tables }));
       const jobId = crypto.randomUUID();
       const at = new Date().toISOString();
       const context = { industry: 'plumbing', city: 'Leeds' };
@@ -250,6 +269,7 @@ const stores: Record<string, Scenario> = {
       await results.analysis(jobId);
       const page = { url: 'https://acme.example/', title: 'Acme', description: '', headings: [], wordCount: 1, text: 'hi' };
       await results.saveScrape(jobId, { source: 'crawler', startUrl: page.url, pages: 1, words: 1, skipped: {}, finishedAt: at }, [page] as never);
+      await results.scrape(jobId);
       await results.pages(jobId);
       await stats.noteGeoTarget(ACCOUNT, context as never, { jobId, site: 'https://acme.example', at });
       await stats.recordGeoCoverage(ACCOUNT, context as never, { checkedAt: at } as never);
@@ -260,7 +280,7 @@ const stores: Record<string, Scenario> = {
   dynamodbDeliveries: {
     module: 'lib/deliveries/dynamodb-deliveries.ts',
     run: async (db, tables) => {
-      const deliveries = dynamodbDeliveries({ db, tables });
+      const deliveries = track(dynamodbDeliveries({ db, tables }));
       const [kept, given] = [`e-${crypto.randomUUID()}`, `e-${crypto.randomUUID()}`];
       await deliveries.acquire(kept, 'h1');
       await deliveries.finish(kept, 'h1', 'applied');
@@ -273,7 +293,7 @@ const stores: Record<string, Scenario> = {
   dynamodbRuns: {
     module: 'lib/onboarding/runs.ts',
     run: async (db, tables) => {
-      const runs = dynamodbRuns({ db, tables });
+      const runs = track(dynamodbRuns({ db, tables }));
       const runId = `${ACCOUNT}-${crypto.randomUUID().slice(0, 16)}`;
       await runs.begin(runId, ACCOUNT);
       await runs.get(runId);
@@ -284,12 +304,12 @@ const stores: Record<string, Scenario> = {
   },
   dynamodbBillingReader: {
     module: 'lib/payments/dynamodb-billing.ts',
-    run: async (db, tables) => dynamodbBillingReader({ db, tables }).billingOf(await anAccount()),
+    run: async (db, tables) => track(dynamodbBillingReader({ db, tables })).billingOf(await anAccount()),
   },
   dynamodbBilling: {
     module: 'lib/payments/dynamodb-billing.ts',
     run: async (db, tables) => {
-      const billing = dynamodbBilling({ db, tables });
+      const billing = track(dynamodbBilling({ db, tables }));
       const id = await anAccount();
       await billing.billingOf(id);
       await billing.saveBilling(id, 0, { plan: 'pro', customerId: `cus_${id}` } as never);
@@ -299,7 +319,7 @@ const stores: Record<string, Scenario> = {
   dynamodbLedger: {
     module: 'lib/provisioning/dynamodb-ledger.ts',
     run: async (db, tables) => {
-      const ledger = dynamodbLedger({ db, tables });
+      const ledger = track(dynamodbLedger({ db, tables }));
       const [made, failed] = [{ accountId: ACCOUNT, resource: `r-${crypto.randomUUID()}` }, { accountId: ACCOUNT, resource: `r-${crypto.randomUUID()}` }];
       await ledger.claims.acquire(made, 'run-1');
       await ledger.claims.finish(made, 'run-1', { id: 'x' });
@@ -307,12 +327,14 @@ const stores: Record<string, Scenario> = {
       await ledger.claims.release(failed, 'run-1');
       await ledger.put(ACCOUNT, `r-${crypto.randomUUID()}`, { id: 'y' });
       await ledger.get(ACCOUNT, made.resource);
+      await ledger.claims.record({ accountId: ACCOUNT, resource: `r-${crypto.randomUUID()}` }, { id: 'z' });
+      await ledger.claims.value(made);
     },
   },
   dynamodbFollowUps: {
     module: 'lib/provisioning/follow-ups.ts',
     run: async (db, tables) => {
-      const followUps = dynamodbFollowUps({ db, tables, metrics: { count: () => undefined } as never });
+      const followUps = track(dynamodbFollowUps({ db, tables, metrics: { count: () => undefined } as never }));
       await followUps.open(ACCOUNT, 'run-1', { integration: 'clickup', message: 'down', context: {} });
       await followUps.resolve(ACCOUNT, 'clickup');
       await followUps.listOpen(5);
@@ -321,7 +343,7 @@ const stores: Record<string, Scenario> = {
   dynamodbRateLimiter: {
     module: 'lib/rate-limit/dynamodb-rate-limiter.ts',
     run: async (db, tables) => {
-      const limiter = dynamodbRateLimiter({ db, tables });
+      const limiter = track(dynamodbRateLimiter({ db, tables }));
       const rule = { name: `r-${crypto.randomUUID()}`, limit: 1, windowSeconds: 60 };
       await limiter.hit(rule, 'a'); // opens the window
       await limiter.hit(rule, 'a'); // full: reads it to say when it reopens
@@ -330,7 +352,7 @@ const stores: Record<string, Scenario> = {
   dynamodbBookingTasks: {
     module: 'lib/webhooks/dynamodb-booking-tasks.ts',
     run: async (db, tables) => {
-      const tasks = dynamodbBookingTasks({ db, tables });
+      const tasks = track(dynamodbBookingTasks({ db, tables }));
       const ref = `cal#${crypto.randomUUID()}`;
       await tasks.claim(ACCOUNT, ref, 'h1');
       await tasks.save(ACCOUNT, ref, 'h1', { taskId: 't1', state: 'booked', eventAt: new Date().toISOString() } as never);
@@ -342,7 +364,7 @@ const stores: Record<string, Scenario> = {
   dynamodbMembershipMembers: {
     module: 'lib/webhooks/dynamodb-membership-members.ts',
     run: async (db, tables) => {
-      const members = dynamodbMembershipMembers({ db, tables });
+      const members = track(dynamodbMembershipMembers({ db, tables }));
       const member = { account_id: ACCOUNT, email: `m-${crypto.randomUUID()}@example.com`, membership: { member_id: 'mem_1' } } as never;
       await members.save(member, {}, true);
       const saved = (await members.get(ACCOUNT, (member as { email: string }).email))!;
@@ -352,12 +374,12 @@ const stores: Record<string, Scenario> = {
   },
   dynamodbInboundWebhooks: {
     module: 'lib/webhooks/dynamodb-webhook-integrations.ts',
-    run: async (db, tables) => dynamodbInboundWebhooks({ db, tables }).inboundFor('0'.repeat(64)),
+    run: async (db, tables) => track(dynamodbInboundWebhooks({ db, tables })).inboundFor('0'.repeat(64)),
   },
   dynamodbWebhookIntegrations: {
     module: 'lib/webhooks/dynamodb-webhook-integrations.ts',
     run: async (db, tables) => {
-      const integrations = dynamodbWebhookIntegrations({ db, tables });
+      const integrations = track(dynamodbWebhookIntegrations({ db, tables }));
       const id = crypto.randomUUID();
       await integrations.ensure(id);
       await integrations.setSigningKeys(id, { svix: 'whsec_a' } as never);
@@ -426,7 +448,10 @@ describe('what each store declares for its role', () => {
   for (const [name, { module, run }] of Object.entries(stores)) {
     it(`${name} declares exactly what it sends`, async () => {
       const seen = new Set<string>();
+      tracked = [];
       await run(recordingDb(seen), d.tables);
+      expect(tracked.length, 'the scenario tracks the store it runs').toBeGreaterThan(0);
+      for (const { name: store, methods, called } of tracked) expect(methods.filter((m) => !called.has(m)), `methods of ${store} the scenario never calls`).toEqual([]);
       expect([...seen].sort(), `${name} (${module}) sent, and so must declare`).toEqual(await declaredBy(module, name));
     });
   }

@@ -39,20 +39,23 @@ export default class SettingsPerFunction {
   scope() {
     const service = this.serverless.service;
     const settings = service.custom?.settings ?? {};
-    const esbuild = this.serverless.pluginManager.plugins.find((p) => p.constructor?.name === 'EsbuildServerlessPlugin');
-    if (!esbuild?.buildDirPath) throw new Error('settings-per-function needs serverless-esbuild listed before it in serverless.yml plugins');
-    const extension = service.custom?.esbuild?.outputFileExtension ?? '.js';
     for (const [key, fn] of Object.entries(service.functions ?? {})) {
       if (this.only && key !== this.only) continue;
-      const bundle = join(esbuild.buildDirPath, `${fn.handler.replace(/\.[^.]+$/, '')}${extension}`);
-      let code;
-      try {
-        code = readFileSync(bundle, 'utf8');
-      } catch {
-        throw new Error(`settings-per-function: no bundle for ${key} at ${bundle}`);
-      }
-      const read = settingsReadBy(code, Object.keys(settings));
+      const read = settingsReadBy(bundleCode(this.serverless, key, fn, 'settings-per-function'), Object.keys(settings));
       fn.environment = { ...Object.fromEntries(read.map((name) => [name, settings[name]])), ...fn.environment };
     }
+  }
+}
+
+/** The code of the function's bundle as serverless-esbuild built it (the file that is zipped, or that serverless-offline runs). */
+export function bundleCode(serverless, key, fn, plugin) {
+  const esbuild = serverless.pluginManager.plugins.find((p) => p.constructor?.name === 'EsbuildServerlessPlugin');
+  if (!esbuild?.buildDirPath) throw new Error(`${plugin} needs serverless-esbuild listed before it in serverless.yml plugins`);
+  const extension = serverless.service.custom?.esbuild?.outputFileExtension ?? '.js';
+  const bundle = join(esbuild.buildDirPath, `${fn.handler.replace(/\.[^.]+$/, '')}${extension}`);
+  try {
+    return readFileSync(bundle, 'utf8');
+  } catch {
+    throw new Error(`${plugin}: no bundle for ${key} at ${bundle}`);
   }
 }

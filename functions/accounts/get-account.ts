@@ -5,9 +5,9 @@ import { NotFound } from '../../lib/errors.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
 import { runOutcomes } from '../../lib/onboarding/runs.ts';
 import { guard } from '../../lib/wiring/guards.ts';
-import { accounts, memberships, runs } from '../../lib/wiring/stores.ts';
+import { accountReader, membershipReader, runs } from '../../lib/wiring/stores.ts';
 
-const deps = { accounts: accounts(), memberships: memberships(), onboardingOutcome: runOutcomes(runs()) };
+const deps = { accounts: accountReader(), memberships: membershipReader(), onboardingOutcome: runOutcomes(runs()) };
 
 export const handler = httpEndpoint(accountRoutes.getAccount, guard(), async ({ access }) => {
   const { id, role } = grantedAccount(access);

@@ -3,9 +3,9 @@ import { accountRoutes } from '../../lib/accounts/routes.ts';
 import { listMembers } from '../../lib/accounts/team.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
 import { guard } from '../../lib/wiring/guards.ts';
-import { memberships } from '../../lib/wiring/stores.ts';
+import { membershipReader } from '../../lib/wiring/stores.ts';
 
-const deps = { memberships: memberships() };
+const deps = { memberships: membershipReader() };
 
 export const handler = httpEndpoint(accountRoutes.listMembers, guard(), async ({ access }) =>
   json(200, { members: await listMembers(deps, grantedAccount(access).id) }, { 'cache-control': 'no-store' }),

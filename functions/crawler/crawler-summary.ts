@@ -2,9 +2,9 @@ import { crawlerRoutes } from '../../lib/crawler/routes.ts';
 import { crawlerSummary } from '../../lib/crawler/summary.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
 import { adminGuard } from '../../lib/wiring/guards.ts';
-import { accounts, crawlRecords } from '../../lib/wiring/stores.ts';
+import { accountReader, crawlRecords } from '../../lib/wiring/stores.ts';
 
-const deps = { ...crawlRecords(), accounts: accounts() };
+const deps = { ...crawlRecords(), accounts: accountReader() };
 
 export const handler = httpEndpoint(crawlerRoutes.crawlerSummary, adminGuard(), async (request) => {
   const summary = await crawlerSummary(deps, request.pathParams.accountId!);

@@ -3,12 +3,12 @@ import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
 import { receiveMembershipDelivery } from '../../lib/webhooks/receive-membership.ts';
 import { webhookRoutes } from '../../lib/webhooks/routes.ts';
 import { teamDeps } from '../../lib/wiring/accounts.ts';
-import { memberships, onboardingStores, webhookStores } from '../../lib/wiring/stores.ts';
+import { membershipReader, onboardingStores, webhookStores } from '../../lib/wiring/stores.ts';
 import { onboardingWorkflow } from '../../lib/wiring/workflows.ts';
 
 const deps = {
   ...webhookStores(),
-  memberships: memberships(),
+  memberships: membershipReader(),
   team: teamDeps(),
   onboarding: { ...onboardingStores(), workflow: onboardingWorkflow() },
   copyingMemberRecords: memberRecordsCopying(),

@@ -3,9 +3,9 @@ import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
 import { webhookRoutes } from '../../lib/webhooks/routes.ts';
 import { rotateWebhookSecret } from '../../lib/webhooks/webhook-settings.ts';
 import { guard } from '../../lib/wiring/guards.ts';
-import { webhookStores } from '../../lib/wiring/stores.ts';
+import { webhookSettingsStores } from '../../lib/wiring/stores.ts';
 
-const deps = webhookStores();
+const deps = webhookSettingsStores();
 
 export const handler = httpEndpoint(webhookRoutes.rotateWebhookSecret, guard(), async (request) => {
   const settings = await rotateWebhookSecret(deps, grantedAccount(request.access).id, request.apiOrigin);

@@ -4,21 +4,35 @@ import type { Account, AccountDetails, AccountStatus, AccountStore, Member, Memb
 
 type Deps = { db: DynamoDBDocumentClient; tables: Pick<Tables, 'accounts' | 'account_members' | 'slugs'>; now?: () => Date };
 
-export function dynamodbAccounts({ db, tables, now = () => new Date() }: Deps): AccountStore {
-  const iso = () => now().toISOString();
+/** What reading accounts and their member records takes: a function given only this may change neither. */
+export type AccountReader = Pick<AccountStore, 'getAccount' | 'getMember' | 'membersOf'>;
 
-  const getAccount = async (id: string) =>
-    (await db.send(new GetCommand({ TableName: tables.accounts, Key: { id }, ConsistentRead: true }))).Item as Account | undefined;
+export function dynamodbAccountReader({ db, tables }: Pick<Deps, 'db'> & { tables: Pick<Tables, 'accounts' | 'account_members'> }): AccountReader {
+  // What it sends, for its function's IAM role (infra/roles-per-function.mjs).
+  'iam:dynamodb:table/accounts:GetItem';
+  'iam:dynamodb:table/account_members:GetItem,Query';
   const TableName = tables.account_members;
-  const getMember = async (accountId: string, email: string) =>
-    (await db.send(new GetCommand({ TableName, Key: { account_id: accountId, email }, ConsistentRead: true }))).Item as Member | undefined;
-  const membersOf = (accountId: string) =>
-    queryAll<Member>(db, { TableName, KeyConditionExpression: 'account_id = :id', ExpressionAttributeValues: { ':id': accountId }, ConsistentRead: true });
+  return {
+    getAccount: async (id) =>
+      (await db.send(new GetCommand({ TableName: tables.accounts, Key: { id }, ConsistentRead: true }))).Item as Account | undefined,
+    getMember: async (accountId, email) =>
+      (await db.send(new GetCommand({ TableName, Key: { account_id: accountId, email }, ConsistentRead: true }))).Item as Member | undefined,
+    membersOf: (accountId) =>
+      queryAll<Member>(db, { TableName, KeyConditionExpression: 'account_id = :id', ExpressionAttributeValues: { ':id': accountId }, ConsistentRead: true }),
+  };
+}
+
+export function dynamodbAccounts({ db, tables, now = () => new Date() }: Deps): AccountStore {
+  // What it sends besides the reader's, for its function's IAM role (infra/roles-per-function.mjs).
+  'iam:dynamodb:table/accounts:UpdateItem';
+  'iam:dynamodb:table/account_members:PutItem,UpdateItem';
+  const iso = () => now().toISOString();
+  const reader = dynamodbAccountReader({ db, tables });
+  const { getAccount, getMember, membersOf } = reader;
+  const TableName = tables.account_members;
 
   return {
-    getAccount,
-    getMember,
-    membersOf,
+    ...reader,
 
     async claimMember(m: NewMember) {
       const at = iso();
@@ -125,6 +139,8 @@ export function dynamodbAccounts({ db, tables, now = () => new Date() }: Deps): 
 }
 
 export function dynamodbSlugs({ db, tables, now = () => new Date() }: Deps): SlugRegistry {
+  // What it sends, for its function's IAM role (infra/roles-per-function.mjs).
+  'iam:dynamodb:table/slugs:DeleteItem,PutItem';
   return {
     async reserve(slug, accountId) {
       return applied(

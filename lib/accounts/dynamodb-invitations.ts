@@ -38,7 +38,37 @@ const MAX_ATTEMPTS = 3;
 const addressKey = (accountId: string, email: string) => ({ id: `address#${accountId}#${email}` });
 const epochSeconds = (at: Date) => Math.floor(at.getTime() / 1000);
 
+/** What reading invitations takes: a function given only this can issue, accept or revoke none. */
+export type InvitationReader = Pick<InvitationStore, 'get' | 'ofAccount' | 'toEmail'>;
+
+export function dynamodbInvitationReader({ db, tables }: Deps): InvitationReader {
+  // What it sends, for its function's IAM role (infra/roles-per-function.mjs).
+  'iam:dynamodb:table/invitations:GetItem';
+  'iam:dynamodb:table/invitations/index/byAccount:Query';
+  'iam:dynamodb:table/invitations/index/byEmail:Query';
+  const TableName = tables.invitations;
+  const query = (IndexName: string, key: string, value: string) =>
+    queryAll<Invitation>(db, {
+      TableName,
+      IndexName,
+      KeyConditionExpression: '#k = :v',
+      ExpressionAttributeNames: { '#k': key },
+      ExpressionAttributeValues: { ':v': value },
+      ScanIndexForward: false,
+    });
+  return {
+    async get(id) {
+      const item = (await db.send(new GetCommand({ TableName, Key: { id }, ConsistentRead: true }))).Item as Invitation | AddressRow | undefined;
+      return item && !('kind' in item) ? item : undefined;
+    },
+    ofAccount: (accountId) => query(ACCOUNT_INDEX, 'account_id', accountId),
+    toEmail: (email) => query(EMAIL_INDEX, 'email', email),
+  };
+}
+
 export function dynamodbInvitations({ db, tables, now = () => new Date() }: Deps): InvitationStore {
+  // What it sends besides the reader's, for its function's IAM role (infra/roles-per-function.mjs).
+  'iam:dynamodb:table/invitations:PutItem,UpdateItem';
   const TableName = tables.invitations;
   const query = (IndexName: string, key: string, value: string) =>
     queryAll<Invitation>(db, {
@@ -158,12 +188,7 @@ export function dynamodbInvitations({ db, tables, now = () => new Date() }: Deps
       if (after?.open_id !== invitation.id && (await markRevoked(invitation.id, 'address-closed', now()))) return 'closed';
       return 'opened';
     },
-    async get(id) {
-      const item = await read<Invitation | AddressRow>(id);
-      return item && !('kind' in item) ? item : undefined;
-    },
-    ofAccount: (accountId) => query(ACCOUNT_INDEX, 'account_id', accountId),
-    toEmail: (email) => query(EMAIL_INDEX, 'email', email),
+    ...dynamodbInvitationReader({ db, tables }),
     async accept(id, userId, at) {
       const accepted = await settle(id, 'SET #status = :accepted, accepted_by = :user, accepted_at = :at', ' AND expires_at > :now', {
         ':accepted': 'accepted',

@@ -12,16 +12,38 @@ type Deps = { db: DynamoDBDocumentClient; tables: Pick<Tables, 'memberships' | '
 export const USER_INDEX = 'byUser';
 export const EMAIL_INDEX = 'byEmail';
 
+/** What reading memberships takes (the access guard's, the lists'): a function given only this can change none. */
+export type MembershipReader = Pick<MembershipStore, 'get' | 'ofUser' | 'ofAccount' | 'ofEmail'>;
+
+export function dynamodbMembershipReader({ db, tables }: { db: DynamoDBDocumentClient; tables: Pick<Tables, 'memberships'> }): MembershipReader {
+  // What it sends, for its function's IAM role (infra/roles-per-function.mjs).
+  'iam:dynamodb:table/memberships:GetItem,Query';
+  'iam:dynamodb:table/memberships/index/byUser:Query';
+  'iam:dynamodb:table/memberships/index/byEmail:Query';
+  const TableName = tables.memberships;
+  const query = (input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>) => queryAll<Membership>(db, { TableName, ...input });
+  return {
+    get: async (accountId, userId) =>
+      (await db.send(new GetCommand({ TableName, Key: { account_id: accountId, user_id: userId }, ConsistentRead: true }))).Item as
+        | Membership
+        | undefined,
+    ofUser: (userId) =>
+      query({ IndexName: USER_INDEX, KeyConditionExpression: 'user_id = :u', ExpressionAttributeValues: { ':u': userId } }),
+    ofAccount: (accountId) =>
+      query({ KeyConditionExpression: 'account_id = :a', ExpressionAttributeValues: { ':a': accountId }, ConsistentRead: true }),
+    ofEmail: (email) =>
+      query({ IndexName: EMAIL_INDEX, KeyConditionExpression: 'email = :e', ExpressionAttributeValues: { ':e': email } }),
+  };
+}
+
 export function dynamodbMemberships({ db, tables, now = () => new Date() }: Deps): MembershipStore {
+  // What it sends besides the reader's, for its function's IAM role (infra/roles-per-function.mjs).
+  'iam:dynamodb:table/memberships:PutItem,UpdateItem';
+  'iam:dynamodb:table/accounts:UpdateItem';
   const TableName = tables.memberships;
   const iso = () => now().toISOString();
-
-  const query = (input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>) => queryAll<Membership>(db, { TableName, ...input });
-
-  const get = async (accountId: string, userId: string) =>
-    (await db.send(new GetCommand({ TableName, Key: { account_id: accountId, user_id: userId }, ConsistentRead: true }))).Item as
-      | Membership
-      | undefined;
+  const reader = dynamodbMembershipReader({ db, tables });
+  const { get } = reader;
 
   /** One more owner seat; taken after the membership is written, so a crash in between undercounts (refusing a demotion), never overcounts. */
   const addOwnerSeat = (accountId: string) =>
@@ -72,13 +94,7 @@ export function dynamodbMemberships({ db, tables, now = () => new Date() }: Deps
     );
 
   return {
-    get,
-    ofUser: (userId) =>
-      query({ IndexName: USER_INDEX, KeyConditionExpression: 'user_id = :u', ExpressionAttributeValues: { ':u': userId } }),
-    ofAccount: (accountId) =>
-      query({ KeyConditionExpression: 'account_id = :a', ExpressionAttributeValues: { ':a': accountId }, ConsistentRead: true }),
-    ofEmail: (email) =>
-      query({ IndexName: EMAIL_INDEX, KeyConditionExpression: 'email = :e', ExpressionAttributeValues: { ':e': email } }),
+    ...reader,
 
     async join(m) {
       const at = iso();

@@ -30,6 +30,9 @@ export function dynamodbIntegrations(deps: {
   tables: Pick<Tables, 'integrations' | 'webhook_secrets'>;
   now?: () => Date;
 }): IntegrationStore {
+  // What it sends, for its function's IAM role (infra/roles-per-function.mjs).
+  'iam:dynamodb:table/integrations:GetItem,PutItem';
+  'iam:dynamodb:table/webhook_secrets:PutItem';
   const { db, tables } = deps;
   const now = deps.now ?? (() => new Date());
   const get = async (accountId: string) =>

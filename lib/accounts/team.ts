@@ -352,18 +352,18 @@ export async function revokeInvitation(deps: Pick<TeamDeps, 'invitations' | 'now
   return invitationView((await deps.invitations.get(invitationId))!, now(deps));
 }
 
-export async function listInvitations(deps: Pick<TeamDeps, 'invitations' | 'now'>, accountId: string): Promise<InvitationView[]> {
+export async function listInvitations(deps: Pick<TeamDeps, 'now'> & { invitations: Pick<InvitationStore, 'ofAccount'> }, accountId: string): Promise<InvitationView[]> {
   return (await deps.invitations.ofAccount(accountId)).map((i) => invitationView(i, now(deps)));
 }
 
 /** What waits for a person at their verified address: open invitations, with the account's company name. */
-export async function invitationsWaitingFor(deps: Pick<TeamDeps, 'invitations' | 'accounts' | 'now'>, email: string) {
+export async function invitationsWaitingFor(deps: Pick<TeamDeps, 'accounts' | 'now'> & { invitations: Pick<InvitationStore, 'toEmail'> }, email: string) {
   const open = (await deps.invitations.toEmail(normaliseEmail(email))).filter((i) => isOpen(i, now(deps)));
   const accounts = await Promise.all(open.map((i) => deps.accounts.getAccount(i.account_id)));
   return open.map((i, n) => ({ ...invitationView(i, now(deps)), companyName: accounts[n]?.company_name ?? null }));
 }
 
-export async function listMembers(deps: Pick<TeamDeps, 'memberships'>, accountId: string): Promise<MemberView[]> {
+export async function listMembers(deps: { memberships: Pick<MembershipStore, 'ofAccount'> }, accountId: string): Promise<MemberView[]> {
   return (await deps.memberships.ofAccount(accountId)).filter((m) => m.status === 'active').map(memberView);
 }
 

@@ -1,9 +1,10 @@
 import { accountsOf, type AccountViewDeps } from '../accounts/account-view.ts';
+import type { InvitationStore } from '../accounts/invitations.ts';
 import { invitationsWaitingFor, type TeamDeps } from '../accounts/team.ts';
 import type { IdentityUser } from '../identity/identity.ts';
 import { toPublicUser } from './auth.ts';
 
-export type CurrentUserDeps = Pick<AccountViewDeps, 'accounts' | 'memberships'> & Pick<TeamDeps, 'invitations' | 'now'>;
+export type CurrentUserDeps = Pick<AccountViewDeps, 'accounts' | 'memberships'> & Pick<TeamDeps, 'now'> & { invitations: Pick<InvitationStore, 'toEmail'> };
 
 /**
  * The signed-in user as the provider knows them now (the route's rule has

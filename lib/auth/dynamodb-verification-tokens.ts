@@ -33,6 +33,8 @@ interface VoidRow {
 const voidKey = (userId: string) => `links-void#${userId}`;
 
 export function dynamodbVerificationTokens({ db, tables }: { db: DynamoDBDocumentClient; tables: Pick<Tables, 'verification_tokens'> }): VerificationTokenStore {
+  // What it sends, for its function's IAM role (infra/roles-per-function.mjs).
+  'iam:dynamodb:table/verification_tokens:GetItem,PutItem,UpdateItem';
   const TableName = tables.verification_tokens;
   return {
     async save(record) {

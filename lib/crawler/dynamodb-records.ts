@@ -29,6 +29,12 @@ const BATCH = 25;
 
 
 export function dynamodbCrawlRecords({ db, tables, now = () => new Date() }: Deps): CrawlRecords {
+  // What it sends, for its function's IAM role (infra/roles-per-function.mjs).
+  'iam:dynamodb:table/crawler_jobs:GetItem,PutItem,UpdateItem';
+  'iam:dynamodb:table/crawler_jobs/index/byAccount:Query';
+  'iam:dynamodb:table/crawler_events:PutItem,Query';
+  'iam:dynamodb:table/crawler_results:BatchWriteItem,GetItem,PutItem,Query';
+  'iam:dynamodb:table/crawler_stats:Query,UpdateItem';
   const expiresAt = () => Math.floor(now().getTime() / 1000) + RETENTION_SECONDS;
 
   const jobs: CrawlJobs = {

@@ -11,7 +11,7 @@ import { geoTerm, tidyTerm, type CrawlRecords, type GeoContext } from './records
 import { requireAccount } from './summary.ts';
 
 export interface RefreshDeps extends Pick<CrawlRecords, 'jobs' | 'events' | 'stats'> {
-  accounts: AccountStore;
+  accounts: Pick<AccountStore, 'getAccount'>;
   /** The refresh state machine; a job's execution is named after the job. */
   workflow: Pick<OnboardingWorkflow, 'startOrResume'>;
   now?: () => Date;

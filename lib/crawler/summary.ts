@@ -7,7 +7,7 @@ export const RECENT_JOBS = 10;
 export const RECENT_EVENTS = 25;
 
 export interface SummaryDeps extends Pick<CrawlRecords, 'jobs' | 'events' | 'stats'> {
-  accounts: AccountStore;
+  accounts: Pick<AccountStore, 'getAccount'>;
 }
 
 export async function crawlerSummary(deps: SummaryDeps, accountId: string) {
@@ -38,7 +38,7 @@ function jobView(job: CrawlJob) {
 }
 
 /** The account a path names; anything that cannot be an account id is not found either (and never reaches a key lookup). */
-export async function requireAccount(accounts: AccountStore, accountId: string): Promise<Account> {
+export async function requireAccount(accounts: Pick<AccountStore, 'getAccount'>, accountId: string): Promise<Account> {
   const account = /^[A-Za-z0-9-]{1,64}$/.test(accountId) ? await accounts.getAccount(accountId) : undefined;
   if (!account) throw new NotFound('No account with this id');
   return account;

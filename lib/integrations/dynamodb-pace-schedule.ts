@@ -12,6 +12,8 @@ import type { PaceSchedule } from './pacing.ts';
 const MAX_ROUNDS = 6;
 
 export function dynamodbPaceSchedule({ db, tables }: { db: DynamoDBDocumentClient; tables: Pick<Tables, 'pacing'> }): PaceSchedule {
+  // What it sends, for its function's IAM role (infra/roles-per-function.mjs).
+  'iam:dynamodb:table/pacing:UpdateItem';
   const TableName = tables.pacing;
   return {
     async book(key, count, intervalMs, now) {

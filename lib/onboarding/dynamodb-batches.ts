@@ -7,6 +7,8 @@ import type { BatchRecord, BatchRow, BatchStore } from './batches.ts';
 const rowItem = (line: number) => `row#${String(line).padStart(6, '0')}`;
 
 export function dynamodbBatches({ db, tables }: { db: DynamoDBDocumentClient; tables: Pick<Tables, 'onboarding_batches'> }): BatchStore {
+  // What it sends, for its function's IAM role (infra/roles-per-function.mjs).
+  'iam:dynamodb:table/onboarding_batches:BatchWriteItem,GetItem,Query,UpdateItem';
   const TableName = tables.onboarding_batches;
   const rowsQuery = (batchId: string) => ({
     TableName,

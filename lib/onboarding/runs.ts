@@ -41,6 +41,8 @@ function recordOf(item: Record<string, unknown>): RunRecord {
 }
 
 export function dynamodbRuns({ db, tables, now = () => new Date() }: Deps): RunStore {
+  // What it sends, for its function's IAM role (infra/roles-per-function.mjs).
+  'iam:dynamodb:table/onboarding_runs:BatchGetItem,GetItem,PutItem,Query,UpdateItem';
   const TableName = tables.onboarding_runs;
   return {
     async begin(runId, accountId, workflow) {

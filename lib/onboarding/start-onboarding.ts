@@ -143,7 +143,7 @@ export async function awaitRun(deps: Pick<OnboardingDeps, 'runs' | 'workflow' | 
  * account's id, and a run of another account is answered as unknown).
  */
 export async function readRun(
-  deps: Pick<OnboardingDeps, 'runs' | 'workflow'> & { executionArnOf: (runId: string, workflow?: string) => string },
+  deps: Pick<OnboardingDeps, 'runs'> & { workflow: Pick<OnboardingDeps['workflow'], 'status'>; executionArnOf: (runId: string, workflow?: string) => string },
   accountId: string,
   runId: string,
 ): Promise<RunAnswer> {

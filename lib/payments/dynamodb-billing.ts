@@ -20,7 +20,12 @@ const FIELDS: [keyof Billing, keyof Account][] = [
   ['recentEvents', 'billing_events'],
 ];
 
-export function dynamodbBilling({ db, tables, now = () => new Date() }: Deps): BillingStore {
+/** What reading an account's billing takes (the billing portal's): a function given only this can change none. */
+export type BillingReader = Pick<BillingStore, 'billingOf'>;
+
+export function dynamodbBillingReader({ db, tables }: Pick<Deps, 'db' | 'tables'>): BillingReader {
+  // What it sends, for its function's IAM role (infra/roles-per-function.mjs).
+  'iam:dynamodb:table/accounts:GetItem';
   return {
     async billingOf(accountId) {
       const { Item } = await db.send(new GetCommand({ TableName: tables.accounts, Key: { id: accountId }, ConsistentRead: true }));
@@ -36,6 +41,15 @@ export function dynamodbBilling({ db, tables, now = () => new Date() }: Deps): B
         version: account.billing_version ?? 0,
       };
     },
+  };
+}
+
+export function dynamodbBilling({ db, tables, now = () => new Date() }: Deps): BillingStore {
+  // What it sends besides the reader's, for its function's IAM role (infra/roles-per-function.mjs).
+  'iam:dynamodb:table/accounts:UpdateItem';
+  'iam:dynamodb:table/accounts/index/byStripeCustomer:Query';
+  return {
+    ...dynamodbBillingReader({ db, tables }),
 
     async saveBilling(accountId, expectedVersion, next) {
       const names: Record<string, string> = {};

@@ -4,6 +4,8 @@ import type { DynamoDBDocumentClient, Tables } from '../store/dynamodb.ts';
 import { ledgerOf, LEDGER_CLAIMS, type EntryKey, type Ledger } from './ledger.ts';
 
 export function dynamodbLedger(deps: { db: DynamoDBDocumentClient; tables: Pick<Tables, 'provisioning'>; now?: () => Date }): Ledger {
+  // What it sends, for its function's IAM role (infra/roles-per-function.mjs).
+  'iam:dynamodb:table/provisioning:DeleteItem,GetItem,UpdateItem';
   return ledgerOf(
     dynamodbClaims({
       db: deps.db,

@@ -44,6 +44,9 @@ export interface FollowUps {
 }
 
 export function dynamodbFollowUps(deps: { db: DynamoDBDocumentClient; tables: Pick<Tables, 'follow_ups'>; metrics: Metrics; now?: () => Date }): FollowUps {
+  // What it sends, for its function's IAM role (infra/roles-per-function.mjs).
+  'iam:dynamodb:table/follow_ups:UpdateItem';
+  'iam:dynamodb:table/follow_ups/index/byState:Query';
   const { db, tables } = deps;
   const now = () => (deps.now ?? (() => new Date()))().toISOString();
   return {

@@ -28,6 +28,8 @@ interface WindowItem {
 const MAX_ROUNDS = 4;
 
 export function dynamodbRateLimiter({ db, tables, now = () => new Date() }: Deps): RateLimiter {
+  // What it sends, for its function's IAM role (infra/roles-per-function.mjs).
+  'iam:dynamodb:table/rate_limits:GetItem,PutItem,UpdateItem';
   const TableName = tables.rate_limits;
 
   /** The window's hits after counting this one, or undefined when no window is open or it is full. */

@@ -5,6 +5,8 @@ import type { DynamoDBDocumentClient, Tables } from '../store/dynamodb.ts';
 import { BOOKING_TASK_CLAIMS, bookingTasksOf, type BookingKey, type BookingTasks } from './booking-tasks.ts';
 
 export function dynamodbBookingTasks(deps: { db: DynamoDBDocumentClient; tables: Pick<Tables, 'provisioning'>; now?: () => Date }): BookingTasks {
+  // What it sends, for its function's IAM role (infra/roles-per-function.mjs).
+  'iam:dynamodb:table/provisioning:GetItem,UpdateItem';
   return bookingTasksOf(
     dynamodbClaims({
       db: deps.db,

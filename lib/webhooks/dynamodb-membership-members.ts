@@ -8,6 +8,8 @@ import type { MembershipMembers } from './membership-members.ts';
 import type { MembershipMember } from './membership-state.ts';
 
 export function dynamodbMembershipMembers(deps: { db: DynamoDBDocumentClient; tables: Pick<Tables, 'account_members'>; now?: () => Date }): MembershipMembers {
+  // What it sends, for its function's IAM role (infra/roles-per-function.mjs).
+  'iam:dynamodb:table/account_members:GetItem,PutItem,UpdateItem';
   const { db } = deps;
   const TableName = deps.tables.account_members;
   const now = deps.now ?? (() => new Date());

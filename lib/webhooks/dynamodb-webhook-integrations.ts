@@ -25,19 +25,36 @@ type Entry = { secret_hash: string; account_id: string; status: 'active' | 'pend
 
 const MAX_ATTEMPTS = 3;
 
+const entryOf = async (db: DynamoDBDocumentClient, tables: Pick<Tables, 'webhook_secrets'>, secretHash: string) =>
+  (await db.send(new GetCommand({ TableName: tables.webhook_secrets, Key: { secret_hash: secretHash }, ConsistentRead: true }))).Item as Entry | undefined;
+
+/** The one read an inbound delivery makes: a function given only this can read no secret and change nothing. */
+export function dynamodbInboundWebhooks({ db, tables }: { db: DynamoDBDocumentClient; tables: Pick<Tables, 'webhook_secrets'> }): Pick<WebhookIntegrations, 'inboundFor'> {
+  // What it sends, for its function's IAM role (infra/roles-per-function.mjs).
+  'iam:dynamodb:table/webhook_secrets:GetItem';
+  return {
+    async inboundFor(secretHash) {
+      const entry = await entryOf(db, tables, secretHash);
+      return entry?.status === 'active' ? { accountId: entry.account_id, signingKeys: { ...entry.signing_keys } } : undefined;
+    },
+  };
+}
+
 export function dynamodbWebhookIntegrations(deps: {
   db: DynamoDBDocumentClient;
   tables: Pick<Tables, 'integrations' | 'webhook_secrets'>;
   now?: () => Date;
 }): WebhookIntegrations {
+  // What it sends, for its function's IAM role (infra/roles-per-function.mjs).
+  'iam:dynamodb:table/integrations:GetItem,UpdateItem';
+  'iam:dynamodb:table/webhook_secrets:GetItem,PutItem,UpdateItem';
   const { db, tables } = deps;
   const now = deps.now ?? (() => new Date());
   const rows = dynamodbIntegrations(deps);
 
   const readRow = async (accountId: string) =>
     (await db.send(new GetCommand({ TableName: tables.integrations, Key: { account_id: accountId }, ConsistentRead: true }))).Item as Row | undefined;
-  const readEntry = async (secretHash: string) =>
-    (await db.send(new GetCommand({ TableName: tables.webhook_secrets, Key: { secret_hash: secretHash }, ConsistentRead: true }))).Item as Entry | undefined;
+  const readEntry = (secretHash: string) => entryOf(db, tables, secretHash);
 
   /** The account's row with no rotation left half done. */
   async function settled(accountId: string): Promise<Row | undefined> {
@@ -114,10 +131,7 @@ export function dynamodbWebhookIntegrations(deps: {
   return {
     get,
 
-    async inboundFor(secretHash) {
-      const entry = await readEntry(secretHash);
-      return entry?.status === 'active' ? { accountId: entry.account_id, signingKeys: { ...entry.signing_keys } } : undefined;
-    },
+    ...dynamodbInboundWebhooks({ db, tables }),
 
     async ensure(accountId) {
       await rows.ensure(accountId);

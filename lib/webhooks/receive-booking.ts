@@ -6,7 +6,7 @@ import { verifyCalCom, verifyCalendly, type SignedRequest } from './signatures.t
 import { accountForPathSecret, type SigningKeys, type WebhookIntegrations } from './webhook-integrations.ts';
 
 export interface BookingDeps {
-  integrations: WebhookIntegrations;
+  integrations: Pick<WebhookIntegrations, 'inboundFor'>;
   queue: BookingQueue;
   now?: () => Date;
 }

@@ -15,7 +15,7 @@ import { verifySvix, type SignedRequest } from './signatures.ts';
 import { accountForPathSecret, type WebhookIntegrations } from './webhook-integrations.ts';
 
 export interface MembershipDeps extends OnceDeps {
-  integrations: WebhookIntegrations;
+  integrations: Pick<WebhookIntegrations, 'inboundFor'>;
   members: MembershipMembers;
   accounts: AccountStore;
   /** Who has joined which account: a synced person who has not joined gets an invitation, never a membership. */

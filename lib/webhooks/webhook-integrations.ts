@@ -47,7 +47,7 @@ export const noWebhookHere = () => new NotFound('There is no webhook at this add
  * the account's current secret has as an active entry: a rotated-out secret's
  * entry is revoked, and a rotation's new one is pending until it takes over.
  */
-export async function accountForPathSecret(integrations: WebhookIntegrations, presented: string | undefined): Promise<InboundWebhook> {
+export async function accountForPathSecret(integrations: Pick<WebhookIntegrations, 'inboundFor'>, presented: string | undefined): Promise<InboundWebhook> {
   if (!presented || !SECRET_SHAPE.test(presented)) throw noWebhookHere();
   const inbound = await integrations.inboundFor(hashSecret(presented));
   if (!inbound) throw noWebhookHere();

@@ -8,7 +8,7 @@ import { svixKey } from './signatures.ts';
 import { SIGNING_KEY_NAMES, type SigningKeyName, type WebhookIntegration, type WebhookIntegrations } from './webhook-integrations.ts';
 
 export interface SettingsDeps {
-  accounts: AccountStore;
+  accounts: Pick<AccountStore, 'getAccount'>;
   integrations: WebhookIntegrations;
 }
 

@@ -11,10 +11,10 @@ import { adminApiKey, internalApiKey } from '../config.ts';
 import type { KeyKind } from '../http/route.ts';
 import { identity } from './adapters.ts';
 import { kept } from './lazy.ts';
-import { memberships } from './stores.ts';
+import { membershipReader } from './stores.ts';
 
 const guardTaking = (takes: KeyKind, key: () => string | undefined, serviceKey?: () => string | undefined) =>
-  kept(`guard:${takes}`, () => accessGuard(takes, () => ({ identity: identity(), memberships: memberships(), key: key(), serviceKey: serviceKey?.() })));
+  kept(`guard:${takes}`, () => accessGuard(takes, () => ({ identity: identity(), memberships: membershipReader(), key: key(), serviceKey: serviceKey?.() })));
 
 /** For routes that take a bearer token only. */
 export const guard = () => guardTaking('none', () => undefined);

@@ -7,11 +7,14 @@ import { kept } from './lazy.ts';
 import { stepFunctions } from './workflows.ts';
 
 export const statusDeps = (): StatusDeps =>
-  kept('statusDeps', () =>
-    statusChecks(integrationSettings(), {
+  kept('statusDeps', () => {
+    // What the probes send, for the function's IAM role (infra/roles-per-function.mjs).
+    'iam:dynamodb:table/accounts:DescribeTable';
+    'iam:states:stateMachine/onboarding:DescribeStateMachine';
+    return statusChecks(integrationSettings(), {
       dynamodb,
       sfn: stepFunctions(),
       accountsTable: tables.accounts,
       stateMachineArn: onboardingStateMachineArn(),
-    }),
-  );
+    });
+  });

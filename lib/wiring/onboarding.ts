@@ -10,8 +10,8 @@ import { beginOnboarding } from '../onboarding/start-onboarding.ts';
 import type { SubmissionLimitDeps } from '../onboarding/submission-limits.ts';
 import { teamDeps } from './accounts.ts';
 import { kept } from './lazy.ts';
-import { accounts, crawlRecords, memberships, onboardingStores, rateLimiter } from './stores.ts';
-import { enhancedOnboardingWorkflow, onboardingWorkflow } from './workflows.ts';
+import { accounts, crawlRecords, memberships, onboardingStores, rateLimiter, runs } from './stores.ts';
+import { enhancedOnboardingWorkflow, onboardingWorkflow, runStatus } from './workflows.ts';
 
 /** How a submission finds its account (a function that reads runs only never reads the mail settings the service's invitations need). */
 export const accountDeps = (): OnboardingAccountDeps =>
@@ -31,8 +31,11 @@ export const onboardingDeps = () =>
     ...onboardingStores(),
     workflow: onboardingWorkflow(),
     wait: { ms: onboardingWaitMs() },
-    executionArnOf: (runId: string, workflow?: string) => executionArn(machineOf(workflow), runId),
+    executionArnOf,
   }));
+
+/** What reading a run takes: its record, and the status of its execution on the machine it runs on. */
+export const runViewDeps = () => kept('runViewDeps', () => ({ runs: runs(), workflow: runStatus(), executionArnOf }));
 
 /** The enhanced onboarding's, beside onboarding-v2's. */
 export const enhancedOnboardingDeps = (): EnhancedOnboardingDeps =>
@@ -46,6 +49,8 @@ export const enhancedOnboardingDeps = (): EnhancedOnboardingDeps =>
 /** The state machine a run's workflow runs on: onboarding-v2's unless the run says otherwise. */
 const machineOf = (workflow: string | undefined): string =>
   workflow === ENHANCED_WORKFLOW ? enhancedOnboardingStateMachineArn() : onboardingStateMachineArn();
+
+const executionArnOf = (runId: string, workflow?: string) => executionArn(machineOf(workflow), runId);
 
 export const executionArn = (machineArn: string, runId: string) => `${machineArn.replace(':stateMachine:', ':execution:')}:${runId}`;
 

@@ -32,19 +32,52 @@ export const stepFunctions = (): SFNClient => kept('sfn', createStepFunctionsCli
 const workflowOn = (arn: string): OnboardingWorkflow =>
   onFirstCall(async () => sfnWorkflow(stepFunctions(), arn));
 
-export const onboardingWorkflow = (): OnboardingWorkflow => kept('onboardingWorkflow', () => workflowOn(onboardingStateMachineArn()));
+// Each getter declares what its function may do to its machine and the machine's
+// executions, for the function's IAM role (infra/roles-per-function.mjs).
+export const onboardingWorkflow = (): OnboardingWorkflow =>
+  kept('onboardingWorkflow', () => {
+    'iam:states:stateMachine/onboarding:StartExecution';
+    'iam:states:execution/onboarding:DescribeExecution,RedriveExecution';
+    return workflowOn(onboardingStateMachineArn());
+  });
 export const enhancedOnboardingWorkflow = (): OnboardingWorkflow =>
-  kept('enhancedOnboardingWorkflow', () => workflowOn(enhancedOnboardingStateMachineArn()));
-export const crawlerRefreshWorkflow = (): OnboardingWorkflow => kept('crawlerRefreshWorkflow', () => workflowOn(crawlerRefreshStateMachineArn()));
+  kept('enhancedOnboardingWorkflow', () => {
+    'iam:states:stateMachine/enhanced-onboarding:StartExecution';
+    'iam:states:execution/enhanced-onboarding:DescribeExecution,RedriveExecution';
+    return workflowOn(enhancedOnboardingStateMachineArn());
+  });
+export const crawlerRefreshWorkflow = (): OnboardingWorkflow =>
+  kept('crawlerRefreshWorkflow', () => {
+    'iam:states:stateMachine/crawler-refresh:StartExecution';
+    'iam:states:execution/crawler-refresh:DescribeExecution,RedriveExecution';
+    return workflowOn(crawlerRefreshStateMachineArn());
+  });
+
+/** The status of an onboarding run's execution, on whichever of the two machines it runs (reading a run). */
+export const runStatus = (): Pick<OnboardingWorkflow, 'status'> =>
+  kept('runStatus', () => {
+    'iam:states:execution/onboarding:DescribeExecution';
+    'iam:states:execution/enhanced-onboarding:DescribeExecution';
+    return onFirstCall(async () => ({ status: sfnWorkflow(stepFunctions(), onboardingStateMachineArn()).status }));
+  });
 
 const queueOn = <Q extends object>(arn: string): Q => onFirstCall<Q>(async () => sfnQueue(stepFunctions(), arn) as Q);
 
-export const bookingQueue = (): BookingQueue => kept('bookingQueue', () => queueOn<BookingQueue>(bookingStateMachineArn()));
-export const paymentQueue = (): PaymentQueue => kept('paymentQueue', () => queueOn<PaymentQueue>(paymentsStateMachineArn()));
+export const bookingQueue = (): BookingQueue =>
+  kept('bookingQueue', () => {
+    'iam:states:stateMachine/booking:StartExecution';
+    return queueOn<BookingQueue>(bookingStateMachineArn());
+  });
+export const paymentQueue = (): PaymentQueue =>
+  kept('paymentQueue', () => {
+    'iam:states:stateMachine/payments:StartExecution';
+    return queueOn<PaymentQueue>(paymentsStateMachineArn());
+  });
 
 /** A batch's workflow, named after the batch: started once however often it is asked. */
 export const onboardingBatchQueue = (): BatchQueue =>
   kept('onboardingBatchQueue', () => {
+    'iam:states:stateMachine/onboarding-batch:StartExecution';
     const queue = queueOn<Queue<{ batchId: string }>>(onboardingBatchStateMachineArn());
     return { start: async (batchId) => void (await queue.enqueue(batchId, { batchId })) };
   });

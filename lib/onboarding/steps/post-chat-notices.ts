@@ -10,7 +10,7 @@ import { requireAccount } from './account.ts';
 export interface ChatDeps {
   chat: Chat | null;
   ledger: Ledger;
-  accounts: AccountStore;
+  accounts: Pick<AccountStore, 'getAccount'>;
   /** The run's record says which workflow posts; its step reports hold what an enhanced run found on the website. */
   runs: Pick<RunStore, 'get' | 'steps'>;
   portalUrl: string;

@@ -48,7 +48,7 @@ export const PROJECT_TEMPLATE: { key: 'onboarding' | 'site' | 'maintenance'; nam
 export interface TaskToolDeps {
   taskTool: TaskTool | null;
   ledger: Ledger;
-  accounts: AccountStore;
+  accounts: Pick<AccountStore, 'getAccount'>;
 }
 
 /** The client's project in the task tool: a folder, its lists and their starter tasks; only what is missing is created. */

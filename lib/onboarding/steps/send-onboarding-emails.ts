@@ -11,7 +11,7 @@ import { requireAccount } from './account.ts';
 export interface EmailDeps {
   mailer: Mailer | null;
   ledger: Ledger;
-  accounts: AccountStore;
+  accounts: Pick<AccountStore, 'getAccount'>;
   portalUrl: string;
   teamAddress?: string;
   /** The owner's invitation the onboarding endpoint wrote unsent is this step's to send. */

@@ -9,7 +9,7 @@ import { requireAccount } from './account.ts';
 export interface CrmDeps {
   crm: Crm | null;
   ledger: Ledger;
-  accounts: AccountStore;
+  accounts: Pick<AccountStore, 'getAccount'>;
   portalUrl: string;
 }
 

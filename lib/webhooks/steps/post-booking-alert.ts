@@ -12,7 +12,7 @@ import type { BookingStepAnswer, BookingStepInput } from './record-booking-task.
 export interface BookingAlertDeps {
   chat: Chat | null;
   ledger: Ledger;
-  accounts: AccountStore;
+  accounts: Pick<AccountStore, 'getAccount'>;
 }
 
 export async function postBookingAlert(deps: BookingAlertDeps, input: BookingStepInput): Promise<BookingStepAnswer> {

@@ -256,10 +256,15 @@ export function fakeFollowUps(): FollowUps & { items: Map<string, FollowUp> } {
 }
 
 /** A task tool that keeps folders, lists and tasks by name, as ClickUp would. */
-export function fakeTaskTool(): TaskTool & { folders: Map<string, string>; lists: Map<string, string>; tasks: Map<string, TaskRef & { listId: string }>; calls: number } {
+export function fakeTaskTool(): TaskTool & {
+  folders: Map<string, string>;
+  lists: Map<string, string>;
+  tasks: Map<string, TaskRef & { listId: string; archived?: boolean }>;
+  calls: number;
+} {
   const folders = new Map<string, string>();
   const lists = new Map<string, string>();
-  const tasks = new Map<string, TaskRef & { listId: string }>();
+  const tasks = new Map<string, TaskRef & { listId: string; archived?: boolean }>();
   let seq = 0;
   const tool = {
     folders,
@@ -298,17 +303,28 @@ export function fakeTaskTool(): TaskTool & { folders: Map<string, string>; lists
       tasks.set(taskId, next);
       return next;
     },
+    async setFolderArchived(folderId: string, archived: boolean) {
+      tool.calls++;
+      const listIds = new Set([...lists.entries()].filter(([key]) => key.startsWith(`${folderId}/`)).map(([, id]) => id));
+      const changing = [...tasks.values()].filter((t) => listIds.has(t.listId) && (t.archived === true) !== archived);
+      for (const t of changing) tasks.set(t.id, { ...t, archived });
+      return { tasks: changing.length };
+    },
   };
   return tool;
 }
 
-export function fakeStorage(): Storage & { folders: Set<string>; links: Map<string, string>; files: Map<string, string> } {
+export function fakeStorage(): Storage & { folders: Set<string>; links: Map<string, string>; revoked: Set<string>; files: Map<string, string> } {
   const folders = new Set<string>();
   const links = new Map<string, string>();
+  const revoked = new Set<string>();
   const files = new Map<string, string>();
+  /** Paths at or under this one. */
+  const under = <T,>(paths: Iterable<T>, at: string, key: (p: T) => string) => [...paths].filter((p) => key(p) === at || key(p).startsWith(`${at}/`));
   return {
     folders,
     links,
+    revoked,
     files,
     async ensureFolders(paths) {
       for (const p of paths) folders.add(p);
@@ -320,6 +336,31 @@ export function fakeStorage(): Storage & { folders: Set<string>; links: Map<stri
     async writeFile(path, content) {
       files.set(path, content);
       return { path, size: content.length };
+    },
+    async revokeSharedLink(url) {
+      for (const [path, link] of links) if (link === url) links.delete(path);
+      revoked.add(url);
+    },
+    async moveFolder(from, to) {
+      if (!folders.has(from) && folders.has(to)) return;
+      if (!folders.has(from)) throw new Error(`nothing at ${from}`);
+      for (const p of under(folders, from, (f) => f)) {
+        folders.delete(p);
+        folders.add(to + p.slice(from.length));
+      }
+      for (const [p, content] of under(files, from, ([f]) => f)) {
+        files.delete(p);
+        files.set(to + p.slice(from.length), content);
+      }
+      for (const [p, link] of under(links, from, ([f]) => f)) {
+        links.delete(p);
+        links.set(to + p.slice(from.length), link);
+      }
+    },
+    async deleteFolder(path) {
+      for (const p of under(folders, path, (f) => f)) folders.delete(p);
+      for (const [p] of under(files, path, ([f]) => f)) files.delete(p);
+      for (const [p] of under(links, path, ([f]) => f)) links.delete(p);
     },
   };
 }
@@ -350,8 +391,8 @@ export function fakeChat(): Chat & { posted: ChatMessage[] } {
   };
 }
 
-export function fakeCrm(): Crm & { leads: Map<string, LeadDetails & { contacts: string[] }> } {
-  const leads = new Map<string, LeadDetails & { contacts: string[] }>();
+export function fakeCrm(): Crm & { leads: Map<string, LeadDetails & { contacts: string[]; statusId?: string }> } {
+  const leads = new Map<string, LeadDetails & { contacts: string[]; statusId?: string }>();
   return {
     leads,
     findLeadByEmail: async (email) => [...leads.entries()].find(([, l]) => l.contacts.includes(email.toLowerCase()))?.[0],
@@ -367,6 +408,17 @@ export function fakeCrm(): Crm & { leads: Map<string, LeadDetails & { contacts: 
       const lead = leads.get(id)!;
       const contacts = lead.contacts.includes(details.contact.email.toLowerCase()) ? lead.contacts : [...lead.contacts, details.contact.email.toLowerCase()];
       leads.set(id, { ...lead, ...details, contacts });
+    },
+    async setLeadStatus(id, statusId) {
+      const lead = leads.get(id);
+      if (!lead) throw new Error(`no lead ${id}`);
+      leads.set(id, { ...lead, statusId });
+    },
+    async deleteContacts(id) {
+      const lead = leads.get(id);
+      if (!lead) return { contacts: 0 };
+      leads.set(id, { ...lead, contacts: [] });
+      return { contacts: lead.contacts.length };
     },
   };
 }

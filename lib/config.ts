@@ -280,7 +280,9 @@ export function chatSettings(env: Env = process.env) {
 export function crmSettings(env: Env = process.env) {
   return section(env, (r) => {
     const apiKey = r.optional('CLOSE_API_KEY');
-    return apiKey ? { apiKey, apiBase: r.url('CLOSE_API_BASE', 'https://api.close.com/api/v1')! } : null;
+    if (!apiKey) return null;
+    // The lead status (an id of the organisation's) that offboarding sets on a client's lead; optional.
+    return { apiKey, apiBase: r.url('CLOSE_API_BASE', 'https://api.close.com/api/v1')!, formerClientStatusId: r.optional('CLOSE_FORMER_CLIENT_STATUS_ID') };
   });
 }
 

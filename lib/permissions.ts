@@ -18,6 +18,8 @@ export const PERMISSIONS = {
   invite: ['owner', 'admin'],
   /** Webhook settings, secrets and signing keys; members' roles and removal. */
   manage: ['owner'],
+  /** Closing the account (offboarding), and reopening it once closed. */
+  close: ['owner'],
 } as const satisfies Record<string, readonly Role[]>;
 export type Permission = keyof typeof PERMISSIONS;
 

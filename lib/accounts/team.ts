@@ -18,6 +18,7 @@ import { mayGrant, mayInvite, type Role } from '../permissions.ts';
 import type { RateLimiter } from '../rate-limit/rate-limiter.ts';
 import { normaliseEmail, type AccountStore } from './accounts.ts';
 import { invitationEmail, invitationLimitEmail } from './emails.ts';
+import { accountClosed, isAccountOpen } from './lifecycle.ts';
 import { INVITATION_TTL_DAYS, isOpen, type Invitation, type InvitationStore, type Inviter, type Opening } from './invitations.ts';
 import type { Membership, MembershipStore, SeatChange } from './memberships.ts';
 
@@ -176,6 +177,7 @@ export interface IssueOptions {
 export async function issue(deps: TeamDeps, request: InvitationRequest, options: IssueOptions = {}): Promise<Issued> {
   const at = now(deps);
   const { mailer } = deps;
+  await refuseUnlessOpen(deps, request.accountId);
   const limited = mailer ? await pastInvitationLimit(deps, request) : undefined;
   if (limited && !options.keepIfUnsent) throw limited;
   const later = options.mail === 'later';
@@ -192,6 +194,8 @@ export async function issue(deps: TeamDeps, request: InvitationRequest, options:
   };
   const opening = await deps.invitations.open(invitation, { unlessBarred: options.unlessBarred });
   if (opening !== 'opened') return { opened: false, why: opening };
+  // An offboarding that began meanwhile revoked the invitations it found, perhaps before this one was written.
+  await refuseUnlessOpen(deps, request.accountId, () => deps.invitations.revoke(invitation.id, ACCOUNT_CLOSED, at));
   const issued = { opened: true as const, invitation };
   if (limited && mailer && options.keepIfUnsent) {
     options.keepIfUnsent.warn('an invitation was not e-mailed: the account is past its invitation limit; it waits for the invitee to sign in', {
@@ -213,6 +217,17 @@ export async function issue(deps: TeamDeps, request: InvitationRequest, options:
     throw error;
   }
   return issued;
+}
+
+/** Who revokes an account's invitations when it closes. */
+export const ACCOUNT_CLOSED = 'account-closed';
+
+/** A closing or closed account takes no new invitation (409 account_closed); `undo` runs first. */
+async function refuseUnlessOpen(deps: Pick<TeamDeps, 'accounts'>, accountId: string, undo?: () => Promise<unknown>): Promise<void> {
+  const account = await deps.accounts.getAccount(accountId);
+  if (!account || isAccountOpen(account.status)) return;
+  await undo?.();
+  throw accountClosed(account.status);
 }
 
 type InvitationRequest = { accountId: string; companyName?: string; email: string; role: Role; invitedBy: Inviter };

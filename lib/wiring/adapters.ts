@@ -42,7 +42,7 @@ import type { Storage } from '../integrations/storage.ts';
 import type { TaskTool } from '../integrations/task-tool.ts';
 import type { Payments } from '../payments/payments.ts';
 import type { StepPace } from '../provisioning/integration-step.ts';
-import { integrations, type Integration, type IntegrationSpec } from '../provisioning/registry.ts';
+import { actionOf, integrations, type Action, type Integration, type IntegrationSpec } from '../provisioning/registry.ts';
 import { kept, onFirstCall } from './lazy.ts';
 import { paceSchedule } from './stores.ts';
 
@@ -57,8 +57,11 @@ export type Waiting = 'person' | 'workflow';
 /** The schedules every workflow step's vendor calls take their slots from (lib/integrations/pacing.ts), one per process. */
 export const stepPacing = (): Pacing => kept('pacing', () => pacing({ schedule: paceSchedule() }));
 
-/** How an integration's step paces its vendor calls: the shared schedules, and what it books at once (the registry's calls). */
-export const stepPace = (integration: Integration): StepPace => ({ pacing: stepPacing(), calls: (integrations[integration] as IntegrationSpec).calls });
+/** How an integration's step paces its vendor calls: the shared schedules, and what it books at once (the registry's calls for that step). */
+export const stepPace = (integration: Integration, action?: Action): StepPace => ({
+  pacing: stepPacing(),
+  calls: actionOf(integrations[integration] as IntegrationSpec, action).calls,
+});
 
 /**
  * How a vendor credential's calls retry, and for a workflow step how they are

@@ -20,6 +20,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { grantsIn } from '../../infra/roles-per-function.mjs';
 import { dynamodbAccountReader, dynamodbAccounts, dynamodbSlugs } from '../../lib/accounts/dynamodb-accounts.ts';
 import { dynamodbInvitationReader, dynamodbInvitations } from '../../lib/accounts/dynamodb-invitations.ts';
+import { dynamodbLifecycle } from '../../lib/accounts/dynamodb-lifecycle.ts';
 import { dynamodbMembershipReader, dynamodbMemberships } from '../../lib/accounts/dynamodb-memberships.ts';
 import type { Invitation } from '../../lib/accounts/invitations.ts';
 import { dynamodbIntegrations } from '../../lib/accounts/integrations.ts';
@@ -38,7 +39,7 @@ import { dynamodbBookingTasks } from '../../lib/webhooks/dynamodb-booking-tasks.
 import { dynamodbMembershipMembers } from '../../lib/webhooks/dynamodb-membership-members.ts';
 import { dynamodbInboundWebhooks, dynamodbWebhookIntegrations } from '../../lib/webhooks/dynamodb-webhook-integrations.ts';
 import { statusDeps } from '../../lib/wiring/health.ts';
-import { bookingQueue, crawlerRefreshWorkflow, enhancedOnboardingWorkflow, onboardingBatchQueue, onboardingWorkflow, paymentQueue, runStatus, stepFunctions } from '../../lib/wiring/workflows.ts';
+import { bookingQueue, crawlerRefreshWorkflow, enhancedOnboardingWorkflow, offboardingWorkflow, onboardingBatchQueue, onboardingWorkflow, paymentQueue, runStatus, stepFunctions } from '../../lib/wiring/workflows.ts';
 import { useDynamo } from '../support/dynamo.ts';
 
 const d = useDynamo('access-');
@@ -50,6 +51,7 @@ for (const [name, machine] of Object.entries({
   BOOKING_STATE_MACHINE_ARN: 'booking',
   PAYMENTS_STATE_MACHINE_ARN: 'payments',
   ONBOARDING_BATCH_STATE_MACHINE_ARN: 'onboarding-batch',
+  OFFBOARDING_STATE_MACHINE_ARN: 'offboarding',
 })) {
   process.env[name] = `${MACHINE_PREFIX}${machine}`;
 }
@@ -152,12 +154,29 @@ const stores: Record<string, Scenario> = {
       await accounts.claimMember(member); // there already: read back
       await accounts.setPortalSlugOnce(id, 'acme');
       await accounts.setPortalSlugOnce(id, 'acme-2'); // has one: read back
-      await accounts.setAccountStatus(id, 'active');
       await accounts.setMemberStatusForAccount(id, 'active');
       await accounts.setMemberStorage(id, 'a@example.com', { link: 'https://x.example/l', path: '/Clients/acme', createdAt: new Date().toISOString() });
       await accounts.getAccount(id);
       await accounts.getMember(id, 'a@example.com');
       await accounts.membersOf(id);
+    },
+  },
+  dynamodbLifecycle: {
+    module: 'lib/accounts/dynamodb-lifecycle.ts',
+    run: async (db, tables) => {
+      const lifecycle = track(dynamodbLifecycle({ db, tables }));
+      const id = await anAccount();
+      await d.db.send(new PutCommand({ TableName: d.tables.account_members, Item: { account_id: id, email: 'a@example.com', storage_link: 'https://x.example/l' } }));
+      await d.db.send(new PutCommand({ TableName: d.tables.accounts, Item: { id, status: 'active', storage_link: 'https://x.example/l' } }));
+      const at = new Date().toISOString();
+      const offboarding = { run_id: 'run-1', trigger: 'request', reason: 'r', requested_by: 'u', requested_at: at, not_before: at } as const;
+      await lifecycle.schedule(id, offboarding);
+      await lifecycle.unschedule(id, 'run-1');
+      await lifecycle.schedule(id, offboarding);
+      await lifecycle.begin(id, 'run-1');
+      await lifecycle.forgetStorageLink(id);
+      await lifecycle.transition(id, ['offboarding'], 'closed', { closed_at: at });
+      await lifecycle.reopen(id, 'u', new Date());
     },
   },
   dynamodbSlugs: {
@@ -448,7 +467,7 @@ const getters: Record<string, { module: string; run: () => Promise<unknown> }> =
     },
   },
   ...Object.fromEntries(
-    Object.entries({ onboardingWorkflow, enhancedOnboardingWorkflow, crawlerRefreshWorkflow }).map(([name, workflow]) => [
+    Object.entries({ onboardingWorkflow, enhancedOnboardingWorkflow, offboardingWorkflow, crawlerRefreshWorkflow }).map(([name, workflow]) => [
       name,
       {
         module: 'lib/wiring/workflows.ts',
@@ -460,11 +479,11 @@ const getters: Record<string, { module: string; run: () => Promise<unknown> }> =
       },
     ]),
   ),
-  // A run is read wherever it runs: onboarding-v2's machine or the enhanced onboarding's.
+  // A run is read wherever it runs: any machine of the registry's workflows.
   runStatus: {
     module: 'lib/wiring/workflows.ts',
     run: async () => {
-      for (const machine of ['onboarding', 'enhanced-onboarding']) await runStatus().status(`${MACHINE_PREFIX.replace(':stateMachine:', ':execution:')}${machine}:run-1`);
+      for (const machine of ['onboarding', 'enhanced-onboarding', 'offboarding']) await runStatus().status(`${MACHINE_PREFIX.replace(':stateMachine:', ':execution:')}${machine}:run-1`);
     },
   },
   bookingQueue: { module: 'lib/wiring/workflows.ts', run: () => bookingQueue().enqueue('job', {} as never) },

@@ -134,7 +134,7 @@ describe('the settings each function carries', () => {
     expect(carrying('STRIPE_SECRET_KEY')).toEqual(['billing-portal', 'checkout-redirect', 'checkout-session', 'status']);
     expect(carrying('STRIPE_WEBHOOK_SECRET')).toEqual(['payments-webhook']);
     expect(carrying('SUPABASE_SERVICE_ROLE_KEY')).toEqual(['forgot-password', 'reset-password', 'signup', 'status', 'verify-email']);
-    expect(carrying('CLICKUP_API_TOKEN')).toEqual(['provision-task-tool', 'record-booking-task', 'status']);
+    expect(carrying('CLICKUP_API_TOKEN')).toEqual(['archive-task-tool', 'provision-task-tool', 'record-booking-task', 'status']);
     // Each service key goes only to the functions whose routes take it (a guard holds one kind of key).
     const takingKey = (...kinds: KeyKind[]) =>
       Object.entries(declared.functions as Record<string, { events?: { httpApi?: { method: string; path: string } | string }[] }>)

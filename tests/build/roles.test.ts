@@ -79,12 +79,12 @@ describe('the roles of the packaged template', () => {
       ['accept-invitation', 'apply-payment-event', 'change-member-role', 'checkout-redirect', 'create-invitation', 'enhanced-onboarding', 'leave-account', 'membership-webhook', 'onboarding-v2', 'open-account', 'remove-member', 'start-batch-rows', 'verify-email'].sort(),
     );
     expect(writersOf('InvitationsTable')).toEqual(
-      ['accept-invitation', 'apply-payment-event', 'change-member-role', 'create-invitation', 'enhanced-onboarding', 'leave-account', 'membership-webhook', 'onboarding-v2', 'remove-member', 'revoke-invitation', 'send-onboarding-emails', 'start-batch-rows'].sort(),
+      ['accept-invitation', 'apply-payment-event', 'begin-offboarding', 'change-member-role', 'create-invitation', 'enhanced-onboarding', 'leave-account', 'membership-webhook', 'onboarding-v2', 'remove-member', 'revoke-invitation', 'send-onboarding-emails', 'start-batch-rows'].sort(),
     );
     // Billing is on the account row: IAM grants by table, so this is every function that may update an account.
     expect(writersOf('AccountsTable')).toEqual(
       [
-        'accept-invitation', 'apply-payment-event', 'assign-slug', 'change-member-role', 'checkout-redirect', 'create-invitation', 'enhanced-onboarding',
+        'accept-invitation', 'apply-payment-event', 'archive-storage-tree', 'assign-slug', 'begin-offboarding', 'change-member-role', 'checkout-redirect', 'create-invitation', 'enhanced-onboarding',
         'leave-account', 'membership-webhook', 'onboarding-v2', 'open-account', 'provision-storage-tree', 'record-outcome', 'remove-member', 'start-batch-rows', 'verify-email',
       ].sort(),
     );

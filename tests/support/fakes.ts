@@ -2,6 +2,7 @@
 // it was asked to do, so tests assert on state left behind, not on calls.
 import type { Account, AccountDetails, AccountStore, Member, NewMember, SlugRegistry } from '../../lib/accounts/accounts.ts';
 import type { IntegrationStore } from '../../lib/accounts/integrations.ts';
+import { OPEN, type LifecycleStore } from '../../lib/accounts/lifecycle.ts';
 import { DELIVERY_CLAIMS } from '../../lib/deliveries/deliveries.ts';
 import type { Chat, ChatMessage } from '../../lib/integrations/chat.ts';
 import type { Crm, LeadDetails } from '../../lib/integrations/crm.ts';
@@ -55,9 +56,6 @@ export function fakeAccounts() {
       if (!account.portal_slug) accounts.set(accountId, { ...account, portal_slug: slug, dashboard_slug: slug });
       return accounts.get(accountId)!.portal_slug!;
     },
-    async setAccountStatus(accountId, status) {
-      accounts.set(accountId, { ...accounts.get(accountId)!, status });
-    },
     async setMemberStatusForAccount(accountId, status) {
       for (const m of members.ofAccount(accountId)) members.put({ ...m, status });
     },
@@ -67,7 +65,34 @@ export function fakeAccounts() {
     },
     membersOf: async (accountId) => members.ofAccount(accountId),
   };
-  return { store, accounts, members };
+  return { store, accounts, members, lifecycle: fakeLifecycle(accounts, members) };
+}
+
+/** The life cycle's conditional writes (lib/accounts/lifecycle.ts) on the fake's accounts. */
+export function fakeLifecycle(accounts: Map<string, Account>, members = new MemberRecords()): LifecycleStore {
+  const change = (id: string, when: (a: Account) => boolean, next: (a: Account) => Account) => {
+    const account = accounts.get(id);
+    if (!account || !when(account)) return false;
+    accounts.set(id, { ...next(account), updated_at: now() });
+    return true;
+  };
+  return {
+    schedule: async (id, offboarding, replacing) =>
+      change(id, (a) => OPEN.includes(a.status) && (!a.offboarding || [offboarding.run_id, replacing].includes(a.offboarding.run_id)), (a) => ({ ...a, offboarding })),
+    unschedule: async (id, runId) => change(id, (a) => OPEN.includes(a.status) && a.offboarding?.run_id === runId, ({ offboarding: _, ...a }) => a),
+    begin: async (id, runId) =>
+      change(id, (a) => a.offboarding?.run_id === runId && (OPEN.includes(a.status) || a.status === 'offboarding'), (a) => ({ ...a, status: 'offboarding' })),
+    transition: async (id, from, to, set = {}) => change(id, (a) => from.includes(a.status), (a) => ({ ...a, ...set, status: to })),
+    reopen: async (id, by, at) =>
+      change(id, (a) => a.status === 'closed', ({ offboarding: _, closed_at: __, ...a }) => ({ ...a, status: 'provisioning', reopened_at: at.toISOString() })),
+    async forgetStorageLink(id) {
+      change(id, () => true, ({ storage_link: _, ...a }) => a);
+      for (const m of members.ofAccount(id)) {
+        const { storage_link: _, ...rest } = m;
+        members.put(rest);
+      }
+    },
+  };
 }
 
 export function fakeSlugs(): SlugRegistry & { owners: Map<string, string> } {
@@ -289,7 +314,7 @@ export function fakeTaskTool(): TaskTool & {
       return Promise.all(wanted.map((t) => tool.ensureOne(listId, t)));
     },
     async ensureOne(listId: string, task: NewTask) {
-      const existing = [...tasks.values()].find((t) => t.listId === listId && t.name === task.name);
+      const existing = [...tasks.values()].find((t) => t.listId === listId && t.name === task.name && !t.archived);
       return existing ?? tool.createTask(listId, task);
     },
     async createTask(listId: string, task: NewTask) {

@@ -1,0 +1,108 @@
+// The life cycle's writes (lifecycle.ts) on the accounts table, and on the
+// member records for the storage link. Each is one conditional update.
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { AccountStatus } from './accounts.ts';
+import { applied, queryAll, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
+import { OPEN, type LifecycleStore } from './lifecycle.ts';
+
+type Deps = { db: DynamoDBDocumentClient; tables: Pick<Tables, 'accounts' | 'account_members'>; now?: () => Date };
+
+/** `#status IN (:s0, :s1, ...)` and its values. */
+function statusIn(statuses: readonly AccountStatus[]) {
+  const values = Object.fromEntries(statuses.map((s, i) => [`:s${i}`, s]));
+  return { expression: `#status IN (${Object.keys(values).join(', ')})`, values };
+}
+
+export function dynamodbLifecycle({ db, tables, now = () => new Date() }: Deps): LifecycleStore {
+  // What it sends, for its function's IAM role (infra/roles-per-function.mjs).
+  'iam:dynamodb:table/accounts:UpdateItem';
+  'iam:dynamodb:table/account_members:Query,UpdateItem';
+  const TableName = tables.accounts;
+  const open = statusIn(OPEN);
+  const update = (Key: Record<string, unknown>, input: { set: string; condition: string; values: Record<string, unknown>; table?: string }) =>
+    applied(
+      db.send(
+        new UpdateCommand({
+          TableName: input.table ?? TableName,
+          Key,
+          UpdateExpression: input.set,
+          ConditionExpression: input.condition,
+          ExpressionAttributeNames: input.condition.includes('#status') || input.set.includes('#status') ? { '#status': 'status' } : undefined,
+          ExpressionAttributeValues: input.values,
+        }),
+      ),
+    );
+
+  return {
+    schedule: (accountId, offboarding, replacing) =>
+      update(
+        { id: accountId },
+        {
+          set: 'SET offboarding = :o, updated_at = :now',
+          condition: `attribute_exists(id) AND ${open.expression} AND (attribute_not_exists(offboarding) OR offboarding.run_id = :same${replacing ? ' OR offboarding.run_id = :replacing' : ''})`,
+          values: { ':o': offboarding, ':now': now().toISOString(), ':same': offboarding.run_id, ...open.values, ...(replacing ? { ':replacing': replacing } : {}) },
+        },
+      ),
+
+    unschedule: (accountId, runId) =>
+      update(
+        { id: accountId },
+        {
+          set: 'REMOVE offboarding SET updated_at = :now',
+          condition: `attribute_exists(id) AND ${open.expression} AND offboarding.run_id = :run`,
+          values: { ':run': runId, ':now': now().toISOString(), ...open.values },
+        },
+      ),
+
+    async begin(accountId, runId) {
+      const moved = await update(
+        { id: accountId },
+        {
+          set: 'SET #status = :offboarding, updated_at = :now',
+          condition: `attribute_exists(id) AND offboarding.run_id = :run AND (${open.expression} OR #status = :offboarding)`,
+          values: { ':offboarding': 'offboarding', ':run': runId, ':now': now().toISOString(), ...open.values },
+        },
+      );
+      return moved;
+    },
+
+    transition(accountId, from, to, set = {}) {
+      const allowed = statusIn(from);
+      const extra = Object.entries(set).filter(([, v]) => v !== undefined);
+      return update(
+        { id: accountId },
+        {
+          set: `SET #status = :to, updated_at = :now${extra.map(([k]) => `, ${k} = :x_${k}`).join('')}`,
+          condition: `attribute_exists(id) AND ${allowed.expression}`,
+          values: { ':to': to, ':now': now().toISOString(), ...allowed.values, ...Object.fromEntries(extra.map(([k, v]) => [`:x_${k}`, v])) },
+        },
+      );
+    },
+
+    reopen: (accountId, by, at) =>
+      update(
+        { id: accountId },
+        {
+          set: 'SET #status = :provisioning, reopened_at = :at, reopened_by = :by, updated_at = :at REMOVE closed_at, offboarding',
+          condition: 'attribute_exists(id) AND #status = :closed',
+          values: { ':provisioning': 'provisioning', ':closed': 'closed', ':at': at.toISOString(), ':by': by },
+        },
+      ),
+
+    async forgetStorageLink(accountId) {
+      await update({ id: accountId }, { set: 'REMOVE storage_link SET updated_at = :now', condition: 'attribute_exists(id)', values: { ':now': now().toISOString() } });
+      const members = await queryAll<{ email: string }>(db, {
+        TableName: tables.account_members,
+        KeyConditionExpression: 'account_id = :id',
+        ExpressionAttributeValues: { ':id': accountId },
+        ConsistentRead: true,
+      });
+      for (const member of members) {
+        await update(
+          { account_id: accountId, email: member.email },
+          { table: tables.account_members, set: 'REMOVE storage_link SET updated_at = :now', condition: 'attribute_exists(email)', values: { ':now': now().toISOString() } },
+        );
+      }
+    },
+  };
+}

@@ -3,7 +3,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AccountStatus } from './accounts.ts';
 import { applied, queryAll, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
-import { OPEN, type LifecycleStore } from './lifecycle.ts';
+import { ERASED_FIELDS, OPEN, type LifecycleStore } from './lifecycle.ts';
 
 type Deps = { db: DynamoDBDocumentClient; tables: Pick<Tables, 'accounts' | 'account_members'>; now?: () => Date };
 
@@ -19,19 +19,27 @@ export function dynamodbLifecycle({ db, tables, now = () => new Date() }: Deps):
   'iam:dynamodb:table/account_members:Query,UpdateItem';
   const TableName = tables.accounts;
   const open = statusIn(OPEN);
-  const update = (Key: Record<string, unknown>, input: { set: string; condition: string; values: Record<string, unknown>; table?: string }) =>
-    applied(
+  const update = (
+    Key: Record<string, unknown>,
+    input: { set: string; condition: string; values: Record<string, unknown>; names?: Record<string, string>; table?: string },
+  ) => {
+    const names = { ...(input.condition.includes('#status') || input.set.includes('#status') ? { '#status': 'status' } : {}), ...input.names };
+    return applied(
       db.send(
         new UpdateCommand({
           TableName: input.table ?? TableName,
           Key,
           UpdateExpression: input.set,
           ConditionExpression: input.condition,
-          ExpressionAttributeNames: input.condition.includes('#status') || input.set.includes('#status') ? { '#status': 'status' } : undefined,
+          // DynamoDB refuses an empty map.
+          ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
           ExpressionAttributeValues: input.values,
         }),
       ),
     );
+  };
+  // Attribute names as placeholders: some (location, name, ...) are DynamoDB's reserved words.
+  const named = (fields: readonly string[]) => Object.fromEntries(fields.map((f, i) => [`#f${i}`, f]));
 
   return {
     schedule: (accountId, offboarding, replacing) =>
@@ -69,12 +77,14 @@ export function dynamodbLifecycle({ db, tables, now = () => new Date() }: Deps):
     transition(accountId, from, to, set = {}) {
       const allowed = statusIn(from);
       const extra = Object.entries(set).filter(([, v]) => v !== undefined);
+      const names = named(extra.map(([k]) => k));
       return update(
         { id: accountId },
         {
-          set: `SET #status = :to, updated_at = :now${extra.map(([k]) => `, ${k} = :x_${k}`).join('')}`,
+          set: `SET #status = :to, updated_at = :now${Object.keys(names).map((n, i) => `, ${n} = :x${i}`).join('')}`,
           condition: `attribute_exists(id) AND ${allowed.expression}`,
-          values: { ':to': to, ':now': now().toISOString(), ...allowed.values, ...Object.fromEntries(extra.map(([k, v]) => [`:x_${k}`, v])) },
+          names,
+          values: { ':to': to, ':now': now().toISOString(), ...allowed.values, ...Object.fromEntries(extra.map(([, v], i) => [`:x${i}`, v])) },
         },
       );
     },
@@ -86,6 +96,21 @@ export function dynamodbLifecycle({ db, tables, now = () => new Date() }: Deps):
           set: 'SET #status = :provisioning, reopened_at = :at, reopened_by = :by, updated_at = :at REMOVE closed_at, offboarding',
           condition: 'attribute_exists(id) AND #status = :closed',
           values: { ':provisioning': 'provisioning', ':closed': 'closed', ':at': at.toISOString(), ':by': by },
+        },
+      ),
+
+    async noteErasure(accountId, record) {
+      await update({ id: accountId }, { set: 'SET erasure = :e, updated_at = :now', condition: '#status = :closed', values: { ':e': record, ':closed': 'closed', ':now': now().toISOString() } });
+    },
+
+    erase: (accountId, record) =>
+      update(
+        { id: accountId },
+        {
+          set: `SET #status = :erased, erasure = :e, updated_at = :now REMOVE ${Object.keys(named(ERASED_FIELDS)).join(', ')}`,
+          names: named(ERASED_FIELDS),
+          condition: '#status = :closed',
+          values: { ':erased': 'erased', ':closed': 'closed', ':e': record, ':now': now().toISOString() },
         },
       ),
 

@@ -6,18 +6,14 @@
 //   provisioning ─► active | needs_attention ─► offboarding ─► closed ─► erased
 //                                 ▲                               │
 //                                 └──────── reopen (provisioning) ┘
-import type { Account, AccountStatus, Offboarding } from './accounts.ts';
+import type { Account, AccountStatus, ErasureRecord, Offboarding } from './accounts.ts';
 import { Conflict } from '../errors.ts';
-import type { Permission } from '../permissions.ts';
 
 export type { Offboarding, OffboardingTrigger } from './accounts.ts';
 
 /** Statuses of an account its members work in: onboarding may settle it, and offboarding may start from it. */
 export const OPEN: readonly AccountStatus[] = ['provisioning', 'active', 'needs_attention'];
 export const isAccountOpen = (status: AccountStatus | undefined): boolean => status === undefined || OPEN.includes(status);
-
-/** What a closing or closed account still allows: reading it, and its owner or an admin closing or reopening it. */
-export const WHILE_CLOSED: readonly Permission[] = ['read', 'close'];
 
 export const accountClosed = (status: AccountStatus) =>
   new Conflict(
@@ -40,4 +36,26 @@ export interface LifecycleStore {
   reopen(accountId: string, by: string, at: Date): Promise<boolean>;
   /** The shared link is dead: removed from the account and its member records. */
   forgetStorageLink(accountId: string): Promise<void>;
+  /** Records an erasure's progress on a closed account (a place failed: the next call goes on from it). */
+  noteErasure(accountId: string, record: ErasureRecord): Promise<void>;
+  /** Closed → erased: the account keeps its id, status, dates, billing ids and the erasure record; its details go. */
+  erase(accountId: string, record: ErasureRecord): Promise<boolean>;
 }
+
+/** What an erased account row no longer holds: everything that described the client or its people. */
+export const ERASED_FIELDS = [
+  'company_name',
+  'company_url',
+  'company_domain',
+  'contact_email',
+  'phone',
+  'location',
+  'timezone',
+  'requested_plan',
+  'metadata',
+  'portal_slug',
+  'dashboard_slug',
+  'storage_path',
+  'storage_link',
+  'offboarding',
+] as const satisfies readonly (keyof Account)[];

@@ -143,12 +143,12 @@ export const mailer = (waiting: Waiting): Mailer | null =>
 /** Where the team's own notices about new clients go, if anywhere. */
 export const teamAddress = (): string | undefined => emailSettings()?.teamAddress;
 
-export const taskTool = (): TaskTool | null =>
-  vendor('taskTool', taskToolSettings, async (s) => (await import('../integrations/clickup-task-tool.ts')).clickupTaskTool(s, policy('workflow', 'clickup', s.token)));
+export const taskTool = (waiting: Waiting = 'workflow'): TaskTool | null =>
+  vendor(`taskTool:${waiting}`, taskToolSettings, async (s) => (await import('../integrations/clickup-task-tool.ts')).clickupTaskTool(s, policy(waiting, 'clickup', s.token)));
 
-export const storage = (): Storage | null =>
-  vendor('storage', storageSettings, async (s) =>
-    (await import('../integrations/dropbox-storage.ts')).dropboxStorage(s, policy('workflow', 'dropbox', s.refreshToken ?? s.accessToken!)),
+export const storage = (waiting: Waiting = 'workflow'): Storage | null =>
+  vendor(`storage:${waiting}`, storageSettings, async (s) =>
+    (await import('../integrations/dropbox-storage.ts')).dropboxStorage(s, policy(waiting, 'dropbox', s.refreshToken ?? s.accessToken!)),
   );
 
 /** The folder under which each client's storage tree is made. */
@@ -159,8 +159,8 @@ export const chat = (): Chat | null =>
     (await import('../integrations/slack-chat.ts')).slackChat(s, policy('workflow', 'slack', s.mode === 'incoming-webhook' ? s.webhookUrl : `${s.botToken} ${s.channel}`)),
   );
 
-export const crm = (): Crm | null =>
-  vendor('crm', crmSettings, async (s) => (await import('../integrations/close-crm.ts')).closeCrm(s, policy('workflow', 'close', s.apiKey)));
+export const crm = (waiting: Waiting = 'workflow'): Crm | null =>
+  vendor(`crm:${waiting}`, crmSettings, async (s) => (await import('../integrations/close-crm.ts')).closeCrm(s, policy(waiting, 'close', s.apiKey)));
 
 // --- The crawler: the vendors when their keys are configured, else our own measurement and crawler. ---
 

@@ -28,6 +28,7 @@ import { dynamodbVerificationTokens } from '../../lib/auth/dynamodb-verification
 import { dynamodbCrawlRecords } from '../../lib/crawler/dynamodb-records.ts';
 import { dynamodbPaceSchedule } from '../../lib/integrations/dynamodb-pace-schedule.ts';
 import { dynamodbDeliveries } from '../../lib/deliveries/dynamodb-deliveries.ts';
+import { dynamodbPersonalRecords } from '../../lib/offboarding/dynamodb-personal-records.ts';
 import { dynamodbBatches } from '../../lib/onboarding/dynamodb-batches.ts';
 import { dynamodbRuns } from '../../lib/onboarding/runs.ts';
 import { dynamodbBilling, dynamodbBillingReader } from '../../lib/payments/dynamodb-billing.ts';
@@ -177,6 +178,40 @@ const stores: Record<string, Scenario> = {
       await lifecycle.forgetStorageLink(id);
       await lifecycle.transition(id, ['offboarding'], 'closed', { closed_at: at });
       await lifecycle.reopen(id, 'u', new Date());
+      await lifecycle.transition(id, ['provisioning'], 'closed', { closed_at: at });
+      await lifecycle.noteErasure(id, { requested_by: 'admin-key', requested_at: at, places: {} });
+      await lifecycle.erase(id, { requested_by: 'admin-key', requested_at: at, places: {} });
+    },
+  },
+  dynamodbPersonalRecords: {
+    module: 'lib/offboarding/dynamodb-personal-records.ts',
+    run: async (db, tables) => {
+      const records = track(dynamodbPersonalRecords({ db, tables }));
+      const id = await anAccount();
+      const at = new Date().toISOString();
+      const email = `p-${crypto.randomUUID()}@example.com`;
+      // One record of the account in each table the inventory erases from.
+      for (const [TableName, Item] of [
+        [d.tables.account_members, { account_id: id, email, name: 'P' }],
+        [d.tables.memberships, { account_id: id, user_id: 'user-1', email, status: 'active' }],
+        [d.tables.invitations, { id: crypto.randomUUID(), account_id: id, email, created_at: at }],
+        [d.tables.verification_tokens, { token_hash: crypto.randomUUID(), email, user_id: 'user-1' }],
+        [d.tables.provisioning, { account_id: id, resource: 'booking#calendly#b1', value: { id: 't1' } }],
+        [d.tables.onboarding_runs, { run_id: `${id}-0123456789abcdef`, item: 'run', account_id: id, started_at: at }],
+        [d.tables.onboarding_batches, { batch_id: crypto.randomUUID(), item: 'row#2', account_id: id }],
+        [d.tables.follow_ups, { account_id: id, integration: 'clickup' }],
+        [d.tables.crawler_jobs, { job_id: `job-${id}`, account_id: id, requested_at: at }],
+        [d.tables.crawler_results, { job_id: `job-${id}`, item: 'scrape' }],
+        [d.tables.crawler_events, { account_id: id, event_id: 'e1' }],
+        [d.tables.crawler_stats, { account_id: id, item: 'sites' }],
+        [d.tables.slugs, { slug: `s-${id}`, account_id: id }],
+      ] as const) {
+        await d.db.send(new PutCommand({ TableName, Item }));
+      }
+      const people = await records.peopleOf(id);
+      await records.bookingTaskIds(id);
+      await records.activeMembershipsElsewhere('user-1', id);
+      await records.eraseRecords({ id, portal_slug: `s-${id}` } as never, people);
     },
   },
   dynamodbSlugs: {

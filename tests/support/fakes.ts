@@ -2,7 +2,7 @@
 // it was asked to do, so tests assert on state left behind, not on calls.
 import type { Account, AccountDetails, AccountStore, Member, NewMember, SlugRegistry } from '../../lib/accounts/accounts.ts';
 import type { IntegrationStore } from '../../lib/accounts/integrations.ts';
-import { OPEN, type LifecycleStore } from '../../lib/accounts/lifecycle.ts';
+import { ERASED_FIELDS, OPEN, type LifecycleStore } from '../../lib/accounts/lifecycle.ts';
 import { DELIVERY_CLAIMS } from '../../lib/deliveries/deliveries.ts';
 import type { Chat, ChatMessage } from '../../lib/integrations/chat.ts';
 import type { Crm, LeadDetails } from '../../lib/integrations/crm.ts';
@@ -85,6 +85,15 @@ export function fakeLifecycle(accounts: Map<string, Account>, members = new Memb
     transition: async (id, from, to, set = {}) => change(id, (a) => from.includes(a.status), (a) => ({ ...a, ...set, status: to })),
     reopen: async (id, by, at) =>
       change(id, (a) => a.status === 'closed', ({ offboarding: _, closed_at: __, ...a }) => ({ ...a, status: 'provisioning', reopened_at: at.toISOString() })),
+    async noteErasure(id, erasure) {
+      change(id, (a) => a.status === 'closed', (a) => ({ ...a, erasure }));
+    },
+    erase: async (id, erasure) =>
+      change(
+        id,
+        (a) => a.status === 'closed',
+        (a) => ({ ...(Object.fromEntries(Object.entries(a).filter(([k]) => !(ERASED_FIELDS as readonly string[]).includes(k))) as Account), status: 'erased', erasure }),
+      ),
     async forgetStorageLink(id) {
       change(id, () => true, ({ storage_link: _, ...a }) => a);
       for (const m of members.ofAccount(id)) {

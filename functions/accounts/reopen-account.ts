@@ -1,0 +1,13 @@
+import { actorOf, grantedAccount } from '../../lib/access/guard.ts';
+import { accountRoutes } from '../../lib/accounts/routes.ts';
+import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
+import { reopenAccount } from '../../lib/offboarding/reopen.ts';
+import { adminGuard } from '../../lib/wiring/guards.ts';
+import { reopenDeps } from '../../lib/wiring/offboarding.ts';
+
+const deps = reopenDeps();
+
+export const handler = httpEndpoint(accountRoutes.reopenAccount, adminGuard(), async (request) => {
+  const run = await reopenAccount(deps, grantedAccount(request.access).id, actorOf(request.access.caller));
+  return json(202, { accountId: run.accountId, status: 'provisioning', executionId: run.runId, statusUrl: `${request.apiOrigin}/api/onboarding/runs/${run.runId}` });
+});

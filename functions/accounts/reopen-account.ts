@@ -8,6 +8,8 @@ import { reopenDeps } from '../../lib/wiring/offboarding.ts';
 const deps = reopenDeps();
 
 export const handler = httpEndpoint(accountRoutes.reopenAccount, adminGuard(), async (request) => {
-  const run = await reopenAccount(deps, grantedAccount(request.access).id, actorOf(request.access.caller));
-  return json(202, { accountId: run.accountId, status: 'provisioning', executionId: run.runId, statusUrl: `${request.apiOrigin}/api/onboarding/runs/${run.runId}` });
+  const accountId = grantedAccount(request.access).id;
+  const { status, run } = await reopenAccount(deps, accountId, actorOf(request.access.caller));
+  if (!run) return json(200, { accountId, status });
+  return json(202, { accountId, status, executionId: run.runId, statusUrl: `${request.apiOrigin}/api/onboarding/runs/${run.runId}` });
 });

@@ -89,13 +89,13 @@ export function dynamodbLifecycle({ db, tables, now = () => new Date() }: Deps):
       );
     },
 
-    reopen: (accountId, by, at) =>
+    reopen: (accountId, by, at, to) =>
       update(
         { id: accountId },
         {
-          set: 'SET #status = :provisioning, reopened_at = :at, reopened_by = :by, updated_at = :at REMOVE closed_at, offboarding',
+          set: 'SET #status = :to, reopened_at = :at, reopened_by = :by, updated_at = :at REMOVE closed_at, offboarding',
           condition: 'attribute_exists(id) AND #status = :closed',
-          values: { ':provisioning': 'provisioning', ':closed': 'closed', ':at': at.toISOString(), ':by': by },
+          values: { ':to': to, ':closed': 'closed', ':at': at.toISOString(), ':by': by },
         },
       ),
 

@@ -32,8 +32,8 @@ export interface LifecycleStore {
   begin(accountId: string, runId: string): Promise<boolean>;
   /** Sets the status when the account is in one of `from`, with `set` beside it; false when it was not. */
   transition(accountId: string, from: readonly AccountStatus[], to: AccountStatus, set?: Partial<Account>): Promise<boolean>;
-  /** Closed → provisioning, forgetting the offboarding (a later one starts afresh); false when the account was not closed. */
-  reopen(accountId: string, by: string, at: Date): Promise<boolean>;
+  /** Closed → `to` (provisioning: onboarded again; active: never onboarded), forgetting the offboarding; false when it was not closed. */
+  reopen(accountId: string, by: string, at: Date, to: 'provisioning' | 'active'): Promise<boolean>;
   /** The shared link is dead: removed from the account and its member records. */
   forgetStorageLink(accountId: string): Promise<void>;
   /** Records an erasure's progress on a closed account (a place failed: the next call goes on from it). */

@@ -136,10 +136,13 @@ const erasureAnswer = {
 /** What offboarding and reopening answer: the run, followed at its status URL. */
 const lifecycleAnswer = {
   type: 'object',
-  required: ['accountId', 'status', 'executionId', 'statusUrl'],
+  required: ['accountId', 'status'],
   properties: {
     accountId: { type: 'string' },
-    status: { enum: ['scheduled', 'offboarding', 'closed', 'provisioning'], description: 'scheduled: waiting for its time; offboarding or closed: as the account is; provisioning: reopened, onboarding again' },
+    status: {
+      enum: ['scheduled', 'offboarding', 'closed', 'provisioning', 'active'],
+      description: 'scheduled: waiting for its time; offboarding or closed: as the account is; provisioning: reopened, onboarding again; active: reopened, never onboarded',
+    },
     notBefore: { type: 'string', format: 'date-time', description: 'When the offboarding run begins taking back' },
     executionId: { type: 'string', description: 'The run id' },
     statusUrl: { type: 'string', format: 'uri', description: "The run's answer: per integration, as an onboarding run's" },
@@ -318,7 +321,8 @@ export const accountRoutes = {
     tag: 'accounts',
     access: { who: 'member', permission: 'close', account: { path: 'accountId' }, adminKey: true },
     responses: {
-      202: { description: 'The onboarding run, started', schema: lifecycleAnswer },
+      202: { description: 'Reopened: its onboarding run, started', schema: lifecycleAnswer },
+      200: { description: 'Reopened; never onboarded, it is active again with no run', schema: lifecycleAnswer },
       ...refused,
       409: { description: 'The account is not closed (account_not_closed)', codes: ['account_not_closed'] },
     },

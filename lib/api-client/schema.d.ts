@@ -3182,22 +3182,22 @@ export interface operations {
                     "application/json": {
                         accountId: string;
                         /**
-                         * @description scheduled: waiting for its time; offboarding or closed: as the account is; provisioning: reopened, onboarding again
+                         * @description scheduled: waiting for its time; offboarding or closed: as the account is; provisioning: reopened, onboarding again; active: reopened, never onboarded
                          * @enum {unknown}
                          */
-                        status: "scheduled" | "offboarding" | "closed" | "provisioning";
+                        status: "scheduled" | "offboarding" | "closed" | "provisioning" | "active";
                         /**
                          * Format: date-time
                          * @description When the offboarding run begins taking back
                          */
                         notBefore?: string;
                         /** @description The run id */
-                        executionId: string;
+                        executionId?: string;
                         /**
                          * Format: uri
                          * @description The run's answer: per integration, as an onboarding run's
                          */
-                        statusUrl: string;
+                        statusUrl?: string;
                     };
                 };
             };
@@ -3210,22 +3210,22 @@ export interface operations {
                     "application/json": {
                         accountId: string;
                         /**
-                         * @description scheduled: waiting for its time; offboarding or closed: as the account is; provisioning: reopened, onboarding again
+                         * @description scheduled: waiting for its time; offboarding or closed: as the account is; provisioning: reopened, onboarding again; active: reopened, never onboarded
                          * @enum {unknown}
                          */
-                        status: "scheduled" | "offboarding" | "closed" | "provisioning";
+                        status: "scheduled" | "offboarding" | "closed" | "provisioning" | "active";
                         /**
                          * Format: date-time
                          * @description When the offboarding run begins taking back
                          */
                         notBefore?: string;
                         /** @description The run id */
-                        executionId: string;
+                        executionId?: string;
                         /**
                          * Format: uri
                          * @description The run's answer: per integration, as an onboarding run's
                          */
-                        statusUrl: string;
+                        statusUrl?: string;
                     };
                 };
             };
@@ -3322,7 +3322,35 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The onboarding run, started */
+            /** @description Reopened; never onboarded, it is active again with no run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accountId: string;
+                        /**
+                         * @description scheduled: waiting for its time; offboarding or closed: as the account is; provisioning: reopened, onboarding again; active: reopened, never onboarded
+                         * @enum {unknown}
+                         */
+                        status: "scheduled" | "offboarding" | "closed" | "provisioning" | "active";
+                        /**
+                         * Format: date-time
+                         * @description When the offboarding run begins taking back
+                         */
+                        notBefore?: string;
+                        /** @description The run id */
+                        executionId?: string;
+                        /**
+                         * Format: uri
+                         * @description The run's answer: per integration, as an onboarding run's
+                         */
+                        statusUrl?: string;
+                    };
+                };
+            };
+            /** @description Reopened: its onboarding run, started */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -3331,22 +3359,22 @@ export interface operations {
                     "application/json": {
                         accountId: string;
                         /**
-                         * @description scheduled: waiting for its time; offboarding or closed: as the account is; provisioning: reopened, onboarding again
+                         * @description scheduled: waiting for its time; offboarding or closed: as the account is; provisioning: reopened, onboarding again; active: reopened, never onboarded
                          * @enum {unknown}
                          */
-                        status: "scheduled" | "offboarding" | "closed" | "provisioning";
+                        status: "scheduled" | "offboarding" | "closed" | "provisioning" | "active";
                         /**
                          * Format: date-time
                          * @description When the offboarding run begins taking back
                          */
                         notBefore?: string;
                         /** @description The run id */
-                        executionId: string;
+                        executionId?: string;
                         /**
                          * Format: uri
                          * @description The run's answer: per integration, as an onboarding run's
                          */
-                        statusUrl: string;
+                        statusUrl?: string;
                     };
                 };
             };

@@ -13,12 +13,13 @@ export interface ReopenDeps {
 }
 
 /**
- * A closed account opened again by its owner or an admin: it is provisioning
- * once more, and its onboarding runs again with the details it kept. Each
- * step finds what the offboarding archived and restores it (tasks
- * unarchived, the folder moved back with a new link) instead of making it anew.
+ * A closed account opened again by its owner or an admin. One that was
+ * onboarded is provisioning once more, and its onboarding runs again with the
+ * details it kept: each step finds what the offboarding archived and restores
+ * it (tasks unarchived, the folder moved back with a new link) instead of
+ * making it anew. One never onboarded is simply active again (no run).
  */
-export async function reopenAccount(deps: ReopenDeps, accountId: string, by: string): Promise<StartedRun> {
+export async function reopenAccount(deps: ReopenDeps, accountId: string, by: string): Promise<{ status: 'provisioning' | 'active'; run?: StartedRun }> {
   const account = await deps.accounts.getAccount(accountId);
   if (!account) throw new NotFound('No such account, or not one you belong to');
   if (account.status !== 'closed') {
@@ -27,11 +28,14 @@ export async function reopenAccount(deps: ReopenDeps, accountId: string, by: str
       'account_not_closed',
     );
   }
-  if (!account.contact_email) throw new Conflict('The account keeps no contact address to onboard again with', 'account_not_closed');
   const at = deps.now?.() ?? new Date();
-  if (!(await deps.lifecycle.reopen(accountId, by, at))) throw new Conflict('The account changed meanwhile; look again and retry', 'account_not_closed');
+  const onboarded = Boolean(account.onboarding_run_id && account.contact_email);
+  if (!(await deps.lifecycle.reopen(accountId, by, at, onboarded ? 'provisioning' : 'active'))) {
+    throw new Conflict('The account changed meanwhile; look again and retry', 'account_not_closed');
+  }
+  if (!onboarded) return { status: 'active' };
   const intake: OnboardingIntake = {
-    email: account.contact_email,
+    email: account.contact_email!,
     companyName: account.company_name ?? account.portal_slug ?? account.id,
     companyUrl: account.company_url,
     companyDomain: account.company_domain,
@@ -41,5 +45,5 @@ export async function reopenAccount(deps: ReopenDeps, accountId: string, by: str
     plan: account.requested_plan,
     metadata: account.metadata,
   };
-  return deps.onboard(accountId, intake, `reopened:${at.toISOString()}`);
+  return { status: 'provisioning', run: await deps.onboard(accountId, intake, `reopened:${at.toISOString()}`) };
 }

@@ -177,7 +177,7 @@ const stores: Record<string, Scenario> = {
       await lifecycle.begin(id, 'run-1');
       await lifecycle.forgetStorageLink(id);
       await lifecycle.transition(id, ['offboarding'], 'closed', { closed_at: at });
-      await lifecycle.reopen(id, 'u', new Date());
+      await lifecycle.reopen(id, 'u', new Date(), 'provisioning');
       await lifecycle.transition(id, ['provisioning'], 'closed', { closed_at: at });
       await lifecycle.noteErasure(id, { requested_by: 'admin-key', requested_at: at, places: {} });
       await lifecycle.erase(id, { requested_by: 'admin-key', requested_at: at, places: {} });

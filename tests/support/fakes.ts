@@ -83,8 +83,8 @@ export function fakeLifecycle(accounts: Map<string, Account>, members = new Memb
     begin: async (id, runId) =>
       change(id, (a) => a.offboarding?.run_id === runId && (OPEN.includes(a.status) || a.status === 'offboarding'), (a) => ({ ...a, status: 'offboarding' })),
     transition: async (id, from, to, set = {}) => change(id, (a) => from.includes(a.status), (a) => ({ ...a, ...set, status: to })),
-    reopen: async (id, by, at) =>
-      change(id, (a) => a.status === 'closed', ({ offboarding: _, closed_at: __, ...a }) => ({ ...a, status: 'provisioning', reopened_at: at.toISOString() })),
+    reopen: async (id, by, at, to) =>
+      change(id, (a) => a.status === 'closed', ({ offboarding: _, closed_at: __, ...a }) => ({ ...a, status: to, reopened_at: at.toISOString() })),
     async noteErasure(id, erasure) {
       change(id, (a) => a.status === 'closed', (a) => ({ ...a, erasure }));
     },

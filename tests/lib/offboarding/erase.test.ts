@@ -169,6 +169,15 @@ describe('erasing a closed account', () => {
     expect(storage.folders.has('/Former clients/acme')).toBe(true);
   });
 
+  it('deletes the storage folder when a call that kept it failed elsewhere and the next call asks for it', async () => {
+    deps.crm = flaky(1);
+    expect((await eraseAccount(deps, ACCOUNT, { by: 'admin-key', storage: false })).record.places.dropbox!.outcome).toBe('kept');
+    const second = await eraseAccount(deps, ACCOUNT, { by: 'admin-key', storage: true });
+    expect(second.complete).toBe(true);
+    expect(second.record.places.dropbox!.outcome).toBe('erased');
+    expect(storage.deleted).toEqual(['/Former clients/acme']);
+  });
+
   it('answers an erased account with its audit record, doing nothing again', async () => {
     const first = await eraseAccount(deps, ACCOUNT, { by: 'admin-key', storage: true });
     const again = await eraseAccount(deps, ACCOUNT, { by: 'someone-else', storage: true });

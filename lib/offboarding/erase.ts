@@ -77,6 +77,8 @@ export async function eraseAccount(
     const { contacts } = await deps.crm.deleteContacts(lead.id);
     return { outcome: 'erased', detail: `the lead's contacts deleted (${contacts} now); its company name and activities stay with the agency` };
   });
+  // A folder an earlier call kept (it failed elsewhere) is deleted when this call asks for it.
+  if (request.storage && record.places.dropbox?.outcome === 'kept') delete record.places.dropbox;
   await place('dropbox', async () => {
     if (!deps.storage) return { outcome: 'skipped', detail: 'Dropbox is not configured in this deployment' };
     if (!request.storage) return { outcome: 'kept', detail: 'the archived folder is kept: erase with storage true to delete it' };

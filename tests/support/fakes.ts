@@ -353,6 +353,8 @@ export function fakeStorage(): Storage & { folders: Set<string>; links: Map<stri
   const links = new Map<string, string>();
   const revoked = new Set<string>();
   const files = new Map<string, string>();
+  // Numbered for as long as the fake lives: a link made after one was revoked is a new one, as at Dropbox.
+  let made = 0;
   /** Paths at or under this one. */
   const under = <T,>(paths: Iterable<T>, at: string, key: (p: T) => string) => [...paths].filter((p) => key(p) === at || key(p).startsWith(`${at}/`));
   return {
@@ -364,7 +366,7 @@ export function fakeStorage(): Storage & { folders: Set<string>; links: Map<stri
       for (const p of paths) folders.add(p);
     },
     async sharedLink(path) {
-      if (!links.has(path)) links.set(path, `https://share.example/${links.size + 1}`);
+      if (!links.has(path)) links.set(path, `https://share.example/${++made}`);
       return links.get(path)!;
     },
     async writeFile(path, content) {

@@ -49,28 +49,33 @@ import { paceSchedule } from './stores.ts';
 /**
  * Who waits on a vendor's answer decides how long it may take. A person (any
  * HTTP request): at most three attempts and short waits, so a failing vendor
- * answers inside API Gateway's 30 s rather than as its timeout. A workflow
- * step: the full policy, paced; the state machine waits for a vendor's "later" and retries the rest.
+ * answers inside API Gateway's 30 s rather than as its timeout; a slot on the
+ * vendor's schedule is waited for only when it is near. A workflow step: the
+ * full policy; the state machine waits for a slot or a vendor's "later" and retries the rest.
  */
 export type Waiting = 'person' | 'workflow';
 
-/** The schedules every workflow step's vendor calls take their slots from (lib/integrations/pacing.ts), one per process. */
-export const stepPacing = (): Pacing => kept('pacing', () => pacing({ schedule: paceSchedule() }));
+/**
+ * The schedules every vendor call takes its slot from (lib/integrations/pacing.ts), one per process:
+ * a workflow step's, and a person's, who waits for a slot at most as long as for a vendor's retry hint.
+ */
+export const vendorPacing = (): Pacing => kept('pacing', () => pacing({ schedule: paceSchedule(), personWaitMs: vendorSettings().maxRetryWaitMs }));
 
 /** How an integration's step paces its vendor calls: the shared schedules, and what it books at once (the registry's calls for that step). */
 export const stepPace = (integration: Integration, action?: Action): StepPace => ({
-  pacing: stepPacing(),
+  pacing: vendorPacing(),
   calls: actionOf(integrations[integration] as IntegrationSpec, action).calls,
 });
 
 /**
- * How a vendor credential's calls retry, and for a workflow step how they are
- * paced: the credential's schedule is named by a digest of it, never by it.
+ * How a vendor credential's calls retry and are paced: every caller of the
+ * credential takes its slots from one schedule, named by a digest of the
+ * credential, never by it.
  */
 function policy(waiting: Waiting, vendor: keyof VendorRates, credential: string) {
-  if (waiting === 'person') return interactivePolicyFrom(vendorSettings());
   const key = `${vendor}#${createHash('sha256').update(credential).digest('hex').slice(0, 16)}`;
-  return { ...policyFrom(vendorSettings()), pace: stepPacing().of({ vendor, key, rate: vendorRates()[vendor] }) };
+  const pace = vendorPacing().of({ vendor, key, rate: vendorRates()[vendor] });
+  return { ...(waiting === 'person' ? interactivePolicyFrom(vendorSettings()) : policyFrom(vendorSettings())), pace };
 }
 
 // --- Identity: every caller of it is an HTTP request, so a person waits. ---

@@ -289,7 +289,10 @@ export const accountRoutes = {
       401: refused[401],
       403: { description: 'Sent to another address (invitation_not_for_you), or your address is not verified (email_not_confirmed)', codes: ['invitation_not_for_you', 'email_not_confirmed'] },
       404: { description: 'No such invitation' },
-      409: { description: 'Already used (invitation_already_used)', codes: ['invitation_already_used'] },
+      409: {
+        description: 'Already used (invitation_already_used), or the account is closing or closed (account_closed: the invitation is revoked)',
+        codes: ['invitation_already_used', 'account_closed'],
+      },
       410: { description: 'Expired (invitation_expired) or revoked (invitation_revoked)', codes: ['invitation_expired', 'invitation_revoked'] },
     },
   }),

@@ -319,7 +319,11 @@ async function tellOwnersOfLimit(deps: TeamDeps, mailer: Mailer, invitation: Inv
  * that may not send it (it is marked revoked): an admin who is removed does
  * not come back in through an invitation they sent to an address of theirs.
  */
-export async function acceptInvitation(deps: Pick<TeamDeps, 'memberships' | 'invitations' | 'now'>, user: IdentityUser, invitationId: string): Promise<{ accountId: string; role: Role }> {
+export async function acceptInvitation(
+  deps: Pick<TeamDeps, 'accounts' | 'memberships' | 'invitations' | 'now'>,
+  user: IdentityUser,
+  invitationId: string,
+): Promise<{ accountId: string; role: Role }> {
   const at = now(deps);
   const invitation = await deps.invitations.get(invitationId);
   if (!invitation) throw noSuchInvitation();
@@ -334,6 +338,11 @@ export async function acceptInvitation(deps: Pick<TeamDeps, 'memberships' | 'inv
     throw new Forbidden('This invitation was sent to another e-mail address: sign in with that one', 'invitation_not_for_you');
   }
 
+  // A closing account's invitations are revoked by its offboarding, which finds them through an index that may lag a
+  // fresh one: checked here too, before joining and after (the account may begin closing in between).
+  const revokeForClosed = () => deps.invitations.revoke(invitation.id, ACCOUNT_CLOSED, at);
+  await refuseUnlessOpen(deps, invitation.account_id, revokeForClosed);
+
   // Joined first, then marked used: a crash in between leaves an invitation that can be accepted again, never a used one without its member.
   const { membership, joined } = await deps.memberships.join({
     accountId: invitation.account_id,
@@ -342,6 +351,10 @@ export async function acceptInvitation(deps: Pick<TeamDeps, 'memberships' | 'inv
     role: invitation.role,
     via: 'invitation',
     invitationId: invitation.id,
+  });
+  await refuseUnlessOpen(deps, invitation.account_id, async () => {
+    if (joined) await deps.memberships.remove(invitation.account_id, user.id, invitation.role);
+    await revokeForClosed();
   });
   if (!(await deps.invitations.accept(invitation.id, user.id, at))) {
     const now = await deps.invitations.get(invitation.id);

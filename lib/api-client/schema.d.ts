@@ -3122,7 +3122,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Already used (invitation_already_used) */
+            /** @description Already used (invitation_already_used), or the account is closing or closed (account_closed: the invitation is revoked) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3130,7 +3130,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            code: "invitation_already_used" | string;
+                            code: ("invitation_already_used" | "account_closed") | string;
                             message: string;
                             details?: components["schemas"]["ErrorDetails"];
                         };
@@ -5122,7 +5122,7 @@ export interface errorCodes {
         post: {
             401: "unauthenticated";
             403: "invitation_not_for_you" | "email_not_confirmed";
-            409: "invitation_already_used";
+            409: "invitation_already_used" | "account_closed";
             410: "invitation_expired" | "invitation_revoked";
         };
     };

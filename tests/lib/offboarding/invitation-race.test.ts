@@ -5,10 +5,10 @@
 // invitations store runs the offboarding's first step at the chosen moment.
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Invitation, InvitationStore } from '../../../lib/accounts/invitations.ts';
-import { invite, issue } from '../../../lib/accounts/team.ts';
+import { acceptInvitation, invite, issue } from '../../../lib/accounts/team.ts';
 import { Conflict } from '../../../lib/errors.ts';
 import { beginOffboarding } from '../../../lib/offboarding/begin.ts';
-import { fakeTeam } from '../../support/account-fakes.ts';
+import { fakeTeam, user } from '../../support/account-fakes.ts';
 import { fakeRuns } from '../../support/fakes.ts';
 import { ACCOUNT, seedAccount, T0 } from './support.ts';
 
@@ -25,8 +25,8 @@ beforeEach(async () => {
   });
 });
 
-const begin = () =>
-  beginOffboarding({ accounts: team.accounts.store, lifecycle: team.accounts.lifecycle, invitations: team.invitations, runs, now: () => T0 }, { accountId: ACCOUNT, runId: RUN });
+const begin = (invitations: Pick<InvitationStore, 'ofAccount' | 'revoke'> = team.invitations) =>
+  beginOffboarding({ accounts: team.accounts.store, lifecycle: team.accounts.lifecycle, invitations, runs, now: () => T0 }, { accountId: ACCOUNT, runId: RUN });
 
 /** The store, with `hook` run inside open(): before the invitation is written, or after. */
 function openingWith(store: InvitationStore, hook: () => Promise<unknown>, when: 'before-write' | 'after-write'): InvitationStore {
@@ -65,9 +65,19 @@ describe('an invitation issued while the account closes', () => {
   });
 
   it('is revoked by the offboarding when written before its scan, and the inviter told so', async () => {
-    team.deps.invitations = openingWith(team.invitations, begin, 'after-write');
+    team.deps.invitations = openingWith(team.invitations, () => begin(), 'after-write');
     await expect(issue(team.deps, request)).rejects.toMatchObject({ code: 'account_closed' });
     expect([...team.invitations.rows.values()]).toEqual([expect.objectContaining({ status: 'revoked', revoked_by: 'account-closed' })]);
     expect(team.mailer.sent).toEqual([]);
+  });
+
+  it("is refused on acceptance, and revoked, when the offboarding's scan missed it (its index lags the write)", async () => {
+    const { invitationId } = await invite(team.deps, request);
+    // The scan reads the account's invitations through an eventually consistent index: this one is not there yet.
+    expect((await begin({ ...team.invitations, ofAccount: async () => [] })).proceed).toBe(true);
+    const mallory = user({ email: request.email });
+    await expect(acceptInvitation(team.deps, mallory, invitationId)).rejects.toMatchObject({ code: 'account_closed' });
+    expect(await team.memberships.get(ACCOUNT, mallory.id)).toBeUndefined();
+    expect(team.invitations.rows.get(invitationId)).toMatchObject({ status: 'revoked', revoked_by: 'account-closed' });
   });
 });

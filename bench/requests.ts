@@ -90,6 +90,27 @@ const http: Record<string, Builder> = {
     req(fn, 'the owner makes a member an admin → 200', { ...memberPath(s, fn, await joinedMember(s), bearer(s.owner.token)), body: { role: 'admin' } }),
   'remove-member': async (s, fn) => req(fn, 'the owner removes a member → 204', memberPath(s, fn, await joinedMember(s), bearer(s.owner.token))),
   'leave-account': async (s, fn) => req(fn, 'a member leaves the account → 204', accountPath(s, fn, bearer((await joinedMember(s)).token))),
+  'offboard-account': async (s, fn) => {
+    const person = await s.newUser();
+    const opened = await s.api('/api/accounts', { body: { companyName: 'Bench Leaving Now' }, headers: bearer(person.token) });
+    if (opened.status !== 201) throw new Error(`opening an account: expected 201, got ${opened.status}`);
+    const id = opened.body.accountId as string;
+    return req(fn, 'an owner closes their account → 202 (its offboarding run started)', {
+      path: fn.route!.path.replace('{accountId}', id),
+      pathParameters: { accountId: id },
+      headers: bearer(person.token),
+      body: { reason: 'Bench' },
+    });
+  },
+  'reopen-account': async (s, fn) =>
+    req(fn, 'the agency reopens a closed account → 202 (onboarding again)', { path: fn.route!.path.replace('{accountId}', s.closedAccounts[0]), pathParameters: { accountId: s.closedAccounts[0] }, headers: admin }),
+  'erase-account': async (s, fn) =>
+    req(fn, "the agency erases a closed account's personal data → 200", {
+      path: fn.route!.path.replace('{accountId}', s.closedAccounts[1]),
+      pathParameters: { accountId: s.closedAccounts[1] },
+      headers: admin,
+      body: {},
+    }),
   'billing-portal': async (s, fn) => req(fn, "the owner opens the payment provider's portal → 200 { url }", accountPath(s, fn, bearer(s.owner.token))),
 
   'onboarding-v2': async (s, fn) =>

@@ -60,6 +60,8 @@ export interface Scenario {
   api: (path: string, init?: Parameters<typeof call>[2]) => Promise<Reply>;
   owner: { email: string; token: string };
   account: { id: string; slug: string; runId: string };
+  /** Two accounts of clients that left (closed by their offboarding runs): one to reopen, one to erase. */
+  closedAccounts: [string, string];
   siteUrl: string;
   /** A real input of each step Lambda, by function key, read off the executions' histories. */
   stepInputs: Map<string, unknown>;
@@ -186,6 +188,16 @@ export async function startScenario(options: { workFolder: string; settings?: Re
     202,
     'crawler refresh',
   );
+  // Two clients who leave, so the offboarding machine's steps have real inputs, and reopening and erasing closed accounts.
+  const leaving = async () => {
+    const person = await newUser();
+    const auth = { authorization: `Bearer ${person.token}` };
+    const opened = expectStatus(await api('/api/onboarding-v2', { body: { email: person.email, companyName: 'Bench Leaving' }, headers: auth }), 200, 'onboarding a leaving client');
+    const id = opened.body.accountId as string;
+    expectStatus(await api(`/api/accounts/${id}/offboard`, { body: { reason: 'Bench' }, headers: auth }), 202, 'offboarding');
+    return id;
+  };
+  const closedAccounts: [string, string] = [await leaving(), await leaving()];
   const sfn = new SFNClient({ endpoint: stack.urls.stepFunctions, region: LOCAL_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   await settled(sfn);
   const stepInputs = await lambdaInputs(sfn);
@@ -196,6 +208,7 @@ export async function startScenario(options: { workFolder: string; settings?: Re
     api,
     owner,
     account,
+    closedAccounts,
     siteUrl: site.origin,
     stepInputs,
     newUser,

@@ -14,7 +14,7 @@ import { integrations, type IntegrationSpec } from '../lib/provisioning/registry
 import { bookingSteps } from '../statemachines/booking.ts';
 import { crawlerRefreshSteps } from '../statemachines/crawler-refresh.ts';
 import { onboardingBatchSteps } from '../statemachines/onboarding-batch.ts';
-import { onboardingSteps } from '../statemachines/onboarding.ts';
+import { workflowSteps } from '../statemachines/workflows.ts';
 import { paymentsSteps } from '../statemachines/payments.ts';
 
 export type HttpApiEvent = { httpApi: { method: string; path: string } | '*' };
@@ -27,10 +27,11 @@ export interface ServerlessFunction {
   memorySize?: number;
 }
 
-/** Every step a state machine invokes: the registry's integrations, then the machines' own steps. */
-export const stepsOf = (registry: Readonly<Record<string, Pick<IntegrationSpec, 'lambda'>>>): readonly LambdaSpec[] => [
+/** Every step a state machine invokes: the registry's integrations (provisioning, then taking back), then the machines' own steps. */
+export const stepsOf = (registry: Readonly<Record<string, Pick<IntegrationSpec, 'lambda' | 'takeBack'>>>): readonly LambdaSpec[] => [
   ...Object.values(registry).map((integration) => integration.lambda),
-  ...onboardingSteps,
+  ...Object.values(registry).flatMap((integration) => (integration.takeBack ? [integration.takeBack.lambda] : [])),
+  ...workflowSteps,
   ...onboardingBatchSteps,
   ...crawlerRefreshSteps,
   ...bookingSteps,

@@ -280,7 +280,9 @@ export function chatSettings(env: Env = process.env) {
 export function crmSettings(env: Env = process.env) {
   return section(env, (r) => {
     const apiKey = r.optional('CLOSE_API_KEY');
-    return apiKey ? { apiKey, apiBase: r.url('CLOSE_API_BASE', 'https://api.close.com/api/v1')! } : null;
+    if (!apiKey) return null;
+    // The lead status (an id of the organisation's) that offboarding sets on a client's lead; optional.
+    return { apiKey, apiBase: r.url('CLOSE_API_BASE', 'https://api.close.com/api/v1')!, formerClientStatusId: r.optional('CLOSE_FORMER_CLIENT_STATUS_ID') };
   });
 }
 
@@ -355,6 +357,10 @@ export function enhancedOnboardingStateMachineArn(env: Env = process.env): strin
   return section(env, (r) => r.required('ENHANCED_ONBOARDING_STATE_MACHINE_ARN'));
 }
 
+export function offboardingStateMachineArn(env: Env = process.env): string {
+  return section(env, (r) => r.required('OFFBOARDING_STATE_MACHINE_ARN'));
+}
+
 /** The booking state machine does the booking webhook's task-tool and chat work. */
 export function bookingStateMachineArn(env: Env = process.env): string {
   return section(env, (r) => r.required('BOOKING_STATE_MACHINE_ARN'));
@@ -383,6 +389,18 @@ export function memberRecordsCopying(env: Env = process.env): boolean {
 /** How long onboarding endpoints wait for the run before answering 202. */
 export function onboardingWaitMs(env: Env = process.env): number {
   return section(env, (r) => r.int('ONBOARDING_WAIT_MS', 20000));
+}
+
+/**
+ * A client leaving: how long after its subscription ends it is offboarded (a
+ * payment fixed in time cancels nothing), and where its storage folder is kept
+ * once closed (beside DROPBOX_ROOT_PATH, never under it).
+ */
+export function offboardingSettings(env: Env = process.env) {
+  return section(env, (r) => ({
+    graceSeconds: r.int('OFFBOARDING_GRACE_SECONDS', 14 * 86_400),
+    archivePath: normaliseRoot(r.optional('DROPBOX_ARCHIVE_PATH', '/Former clients')!),
+  }));
 }
 
 // --- Limits ---
@@ -478,6 +496,7 @@ export function loadConfig(env: Env = process.env) {
     vendors: () => vendorSettings(env),
     vendorRates: () => vendorRates(env),
     onboardingWaitMs: () => onboardingWaitMs(env),
+    offboarding: () => offboardingSettings(env),
     rateLimits: () => rateLimitSettings(env),
     onboardingLimits: () => onboardingLimitSettings(env),
     tokens: () => tokenSettings(env),

@@ -18,8 +18,18 @@ export const PERMISSIONS = {
   invite: ['owner', 'admin'],
   /** Webhook settings, secrets and signing keys; members' roles and removal. */
   manage: ['owner'],
+  /** Closing the account (offboarding), and reopening it once closed. */
+  close: ['owner'],
 } as const satisfies Record<string, readonly Role[]>;
 export type Permission = keyof typeof PERMISSIONS;
+
+/**
+ * What a closing or closed account still allows (lib/accounts/lifecycle.ts): reading it (any GET its
+ * rule allows), and closing or reopening it. Every other request is refused with 409 account_closed, by the guard.
+ */
+export const WHILE_CLOSED = ['close'] as const satisfies readonly Permission[];
+export const allowedWhileClosed = (method: string, permission: Permission): boolean =>
+  method === 'GET' || (WHILE_CLOSED as readonly Permission[]).includes(permission);
 
 export const allows = (permission: Permission, role: Role): boolean => (PERMISSIONS[permission] as readonly Role[]).includes(role);
 

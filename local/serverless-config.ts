@@ -63,7 +63,9 @@ export function resourcesOfType(svc: ResolvedService, type: string): [string, Cf
  */
 export function shellSettings(parent: NodeJS.ProcessEnv): Record<string, string> {
   const allowed = (name: string) =>
-    /^RATE_LIMIT_[A-Z_]+$/.test(name) || /^[A-Z]+_RATE_LIMIT$/.test(name) || ['CORS_EXTRA_ORIGINS', 'DASHBOARD_URL', 'PORTAL_URL'].includes(name);
+    /^RATE_LIMIT_[A-Z_]+$/.test(name) ||
+    /^[A-Z]+_RATE_LIMIT$/.test(name) ||
+    ['CORS_EXTRA_ORIGINS', 'DASHBOARD_URL', 'PORTAL_URL', 'OFFBOARDING_GRACE_SECONDS'].includes(name);
   return Object.fromEntries(Object.entries(parent).filter((e): e is [string, string] => allowed(e[0]) && !!e[1]?.trim()));
 }
 
@@ -71,7 +73,9 @@ export function shellSettings(parent: NodeJS.ProcessEnv): Record<string, string>
  * What `npm start` gives the service before the shell's settings (which win): on one machine every
  * client has the same address, so the limits counted per client IP, and per e-mail address, are
  * generous (production's five signups in ten minutes are reached by the walk-throughs alone), and a
- * refused client is told the setting to change. The tests' stacks keep production's defaults.
+ * refused client is told the setting to change. A cancelled subscription's client is offboarded after
+ * two minutes, not fourteen days, so trying the life cycle locally takes minutes. The tests' stacks keep
+ * production's limits.
  */
 export const START_SETTINGS: Readonly<Record<string, string>> = {
   RATE_LIMIT_SIGNUP: '1000/60',
@@ -82,6 +86,7 @@ export const START_SETTINGS: Readonly<Record<string, string>> = {
   RATE_LIMIT_PER_EMAIL: '1000/60',
   RATE_LIMIT_CHECKOUT_SESSION: '1000/60',
   RATE_LIMIT_ADVICE: 'This local stack allows {value} ({setting}); to change it, start the stack with {setting}=<count>/<seconds> npm start',
+  OFFBOARDING_GRACE_SECONDS: '120',
 };
 
 /**

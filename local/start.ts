@@ -25,6 +25,8 @@ From the shell it takes only these settings:
   RATE_LIMIT_<NAME>=<count>/<seconds>   that rate limit (docs/api.md lists them), e.g. RATE_LIMIT_SIGNUP=5/600
                                         npm start for production's; the limits per client IP and per e-mail
                                         address are ${START_SETTINGS.RATE_LIMIT_SIGNUP} here unless set
+  OFFBOARDING_GRACE_SECONDS=<seconds>   how long after a subscription ends its client is offboarded
+                                        (${START_SETTINGS.OFFBOARDING_GRACE_SECONDS} here unless set; 14 days on AWS by default)
   CORS_EXTRA_ORIGINS=<origins>          a front end's origins, e.g. http://localhost:5173
   DASHBOARD_URL=<url>, PORTAL_URL=<url> your own dashboard or portal: no reference pages are served for it`;
 const options = readCommandLine({

@@ -148,9 +148,11 @@ export interface RunOf {
 }
 
 /** What an operator checks before redriving: each integration's remedy (its registry entry), and for billing conflicts. */
-export function remedies(registry: Readonly<Record<string, Pick<IntegrationSpec, 'remedy'>>> = integrations): Record<string, string> {
+export function remedies(registry: Readonly<Record<string, Pick<IntegrationSpec, 'remedy' | 'takeBack'>>> = integrations): Record<string, string> {
   return {
     ...Object.fromEntries(Object.entries(registry).map(([key, spec]) => [key, spec.remedy])),
+    // A take-back step's failure, in an offboarding run: its own remedy, under "<integration>@offboarding".
+    ...Object.fromEntries(Object.entries(registry).flatMap(([key, spec]) => (spec.takeBack ? [[`${key}@offboarding`, spec.takeBack.remedy]] : []))),
     billing:
       'A paid checkout was not linked to the account (reason below: public-checkout, bought with its e-mail while it pays; starter-not-allowed, paid by someone ' +
       'no longer allowed to manage its billing): refund, cancel or link it in Stripe (ids below); nothing to redrive.',
@@ -165,10 +167,11 @@ export function describeFollowUp(f: OpenFollowUp, run: RunOf | undefined, option
   const lines = [`${f.integration} · account ${f.account_id} · ${failures}`, `  what failed: ${f.message}`];
   const context = Object.entries(f.context ?? {}).filter(([, v]) => v !== undefined && v !== null && v !== '');
   if (context.length) lines.push(`  details:     ${context.map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' ')}`);
-  lines.push(`  what to do:  ${advice[f.integration] ?? `Fix what the message names for ${f.integration}.`}`);
+  const remedy = (run?.machine === 'offboarding' && advice[`${f.integration}@offboarding`]) || advice[f.integration];
+  lines.push(`  what to do:  ${remedy ?? `Fix what the message names for ${f.integration}.`}`);
   const where = options.stage === 'local' ? '' : ` --stage ${options.stage} --region ${options.region}`;
   if (!run) {
-    lines.push(f.integration === 'billing' ? `  found by:    ${f.run_id}` : `  run:         ${f.run_id} (no such execution on the onboarding machines)`);
+    lines.push(f.integration === 'billing' ? `  found by:    ${f.run_id}` : `  run:         ${f.run_id} (no such execution on the workflows' machines)`);
   } else if (run.redrivable) {
     const machine = run.machine === 'onboarding' ? '' : ` --machine ${run.machine}`;
     lines.push(`  then redrive (run ${run.status}):`);

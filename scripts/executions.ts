@@ -16,6 +16,7 @@ import {
 import { QueryCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { exitWithUsage, LOCAL_STACK, requireLocalStack } from './command-line.ts';
 import { describeFollowUp, parseCommandLine, type OpenFollowUp, type RunOf } from './executions-cli.ts';
+import { workflows } from '../lib/provisioning/registry.ts';
 
 const SERVICE = 'agency-backend';
 const line = parseCommandLine(process.argv.slice(2));
@@ -126,10 +127,10 @@ async function followUps() {
   }
 }
 
-/** The onboarding execution a follow-up's run id names, on either onboarding machine. */
+/** The execution a follow-up's run id names, on any machine of the registry's workflows. */
 async function runOf(runId: string): Promise<RunOf | undefined> {
   if (runId.includes('#')) return undefined; // a webhook event's key (billing), not a run
-  for (const machine of ['onboarding', 'enhanced-onboarding']) {
+  for (const machine of Object.keys(workflows)) {
     const machineArn = await stateMachineArn(`${SERVICE}-${stage}-${machine}`).catch(() => undefined);
     if (!machineArn) continue;
     const executionArn = `${machineArn.replace(':stateMachine:', ':execution:')}:${runId}`;

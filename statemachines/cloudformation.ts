@@ -7,12 +7,12 @@ import { bookingMachine } from './booking.ts';
 import { crawlerRefreshMachine } from './crawler-refresh.ts';
 import { placeholdersIn, stepOfPlaceholder, type Machine } from './asl.ts';
 import { onboardingBatchMachine } from './onboarding-batch.ts';
-import { onboardingMachines } from './onboarding.ts';
+import { workflowMachines } from './workflows.ts';
 import { paymentsMachine } from './payments.ts';
 
 /** By the name each is deployed under: agency-backend-<stage>-<name>. */
 export const stateMachines = {
-  ...onboardingMachines,
+  ...workflowMachines,
   'onboarding-batch': onboardingBatchMachine,
   booking: bookingMachine,
   payments: paymentsMachine,

@@ -3,9 +3,9 @@ import { accountRoutes } from '../../lib/accounts/routes.ts';
 import { acceptInvitation } from '../../lib/accounts/team.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
 import { guard } from '../../lib/wiring/guards.ts';
-import { invitations, memberships } from '../../lib/wiring/stores.ts';
+import { accountReader, invitations, memberships } from '../../lib/wiring/stores.ts';
 
-const deps = { memberships: memberships(), invitations: invitations() };
+const deps = { accounts: accountReader(), memberships: memberships(), invitations: invitations() };
 
 export const handler = httpEndpoint(accountRoutes.acceptInvitation, guard(), async ({ access, pathParams }) => {
   return json(200, await acceptInvitation(deps, signedInUser(access), pathParams.invitationId!));

@@ -6,23 +6,28 @@
 //     request names (path, body or query) — 404 for an account they are not an
 //     active member of (whether or not it exists), 403 when their role does not
 //     allow the permission, 400 when they belong to several accounts and the
-//     request does not say which.
+//     request does not say which; 409 account_closed for anything but reading,
+//     closing or reopening a closing or closed account.
 // A key that is sent but wrong is refused outright, never tried as a user; a
 // key the route does not take is not a credential there at all. The internal
 // service key may do only what the service may (SERVICE_PERMISSIONS): on any
 // other route for members it is refused with 403, unread.
+import type { AccountStore } from '../accounts/accounts.ts';
+import { accountClosed, isAccountOpen } from '../accounts/lifecycle.ts';
 import { activeOnly, type MembershipStore } from '../accounts/memberships.ts';
 import { Forbidden, InvalidInput, NotFound, Unauthenticated } from '../errors.ts';
 import { bearerToken, secretsEqual } from '../http/credentials.ts';
 import { ANONYMOUS, type Caller, type Grant, type Guard, type Naming } from '../http/guard.ts';
 import { idParam, recognisesAdmin, type Access, type AccountFrom, type KeyKind } from '../http/route.ts';
 import type { IdentityProvider, IdentityUser } from '../identity/identity.ts';
-import { allows, mayAct, PERMISSIONS, SERVICE_PERMISSIONS, serviceMay, type Permission, type Role } from '../permissions.ts';
+import { allowedWhileClosed, allows, mayAct, PERMISSIONS, SERVICE_PERMISSIONS, serviceMay, type Permission, type Role } from '../permissions.ts';
 
 export interface GuardDeps {
   identity: Pick<IdentityProvider, 'userForAccessToken'>;
   /** Only a guard that reads roles has one (Guard.readsRoles); the HTTP stack gives it no other route. */
   memberships?: Pick<MembershipStore, 'get' | 'ofUser'>;
+  /** With the memberships: the account's status, which a closing or closed account's writes are refused on. */
+  accounts?: Pick<AccountStore, 'getAccount'>;
   /** The configured key of the kind this guard's routes take; unset closes the key path. */
   key?: string;
   /** For routes that take both (keyKindOf 'admin+internal'): the internal service key, beside the admin key in `key`. */
@@ -46,6 +51,7 @@ export function accessGuard(takes: KeyKind, makeDeps: () => GuardDeps, { readsRo
   let deps: GuardDeps | undefined;
   const use = () => (deps ??= makeDeps());
   const memberships = () => use().memberships ?? missingStore();
+  const accounts = () => use().accounts ?? missingStore();
 
   return {
     takes,
@@ -76,6 +82,17 @@ export function accessGuard(takes: KeyKind, makeDeps: () => GuardDeps, { readsRo
     },
 
     async authorize(access, caller, request) {
+      const grant = await decide(access, caller, request);
+      // A closing or closed account is read (GET), closed and reopened, and nothing else (lib/permissions.ts WHILE_CLOSED).
+      if (access.who === 'member' && grant.account && !allowedWhileClosed(request.method, access.permission)) {
+        const account = await accounts().getAccount(grant.account.id);
+        if (account && !isAccountOpen(account.status)) throw accountClosed(account.status);
+      }
+      return grant;
+    },
+  };
+
+  async function decide(access: Access, caller: Caller, request: Naming): Promise<Grant> {
       if (access.who === 'admin') {
         if (!isAdmin(caller) && !(access.serviceKey && caller.kind === 'service')) throw new Forbidden('This is for admins only');
         return { caller };
@@ -85,7 +102,8 @@ export function accessGuard(takes: KeyKind, makeDeps: () => GuardDeps, { readsRo
       if (access.who !== 'member' || caller.kind === 'anonymous') return { caller };
       if (caller.kind === 'service' && !serviceMay(access.permission)) throw serviceMayNot();
       const named = accountNamed(access.account, request);
-      if (caller.kind !== 'user') return named ? { caller, account: { id: named } } : { caller };
+      // The service key, and the admin key (or an admin user) where the rule takes it, act on any account; the use case finds it or not.
+      if (caller.kind !== 'user' || (access.adminKey && isAdmin(caller))) return named ? { caller, account: { id: named } } : { caller };
 
       const refuse = (role: Role) =>
         new Forbidden(`As ${role === 'admin' ? 'an' : 'a'} ${role} of this account you may not do this (it needs: ${rolesFor(access.permission)})`);
@@ -109,8 +127,7 @@ export function accessGuard(takes: KeyKind, makeDeps: () => GuardDeps, { readsRo
       const only = mine[0]!;
       if (!allows(access.permission, only.role)) throw refuse(only.role);
       return { caller, account: { id: only.account_id, role: only.role } };
-    },
-  };
+  }
 }
 
 const SERVICE_KEY_HEADER = 'x-api-key';

@@ -20,6 +20,7 @@ function callers(access: Access): string {
       return [
         `${PERMISSIONS[access.permission].join(', ')} (${access.permission})`,
         ...(access.serviceKey ? ['or the internal API key'] : []),
+        ...(access.adminKey ? ['or the admin key, or a signed-in admin user'] : []),
         ...(access.anonymous ? ['anonymous: sent to sign up'] : []),
       ].join('; ');
   }

@@ -1,6 +1,6 @@
 // An account as its members see it: company, portal slug, plan and
-// subscription, the latest onboarding's outcome per integration, and how many
-// people are in it. Also the short form `me` lists for each of a user's accounts.
+// subscription, its status in its life cycle, the latest onboarding's (and
+// offboarding's) outcome per integration, and how many people are in it. Also the short form `me` lists for each of a user's accounts.
 import type { Role } from '../permissions.ts';
 import type { Account, AccountStore } from './accounts.ts';
 import { activeOnly, type MembershipStore } from './memberships.ts';
@@ -34,6 +34,14 @@ export interface AccountView extends AccountSummary {
   storageLink: string | null;
   memberCount: number;
   onboarding: OnboardingOutcome | null;
+  /** The client leaving, once asked for or scheduled: why, when its run begins, and the run. */
+  offboarding: {
+    reason: string;
+    trigger: 'request' | 'subscription';
+    notBefore: string;
+    closedAt: string | null;
+    run: OnboardingOutcome | null;
+  } | null;
   createdAt: string;
 }
 
@@ -57,6 +65,15 @@ export async function accountView(deps: AccountViewDeps, accountId: string, role
     storageLink: account.storage_link ?? null,
     memberCount: activeOnly(members).length,
     onboarding: (account.onboarding_run_id && (await deps.onboardingOutcome(account.onboarding_run_id))) || null,
+    offboarding: account.offboarding
+      ? {
+          reason: account.offboarding.reason,
+          trigger: account.offboarding.trigger,
+          notBefore: account.offboarding.not_before,
+          closedAt: account.closed_at ?? null,
+          run: (await deps.onboardingOutcome(account.offboarding.run_id)) ?? null,
+        }
+      : null,
     createdAt: account.created_at,
   };
 }

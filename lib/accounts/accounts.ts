@@ -8,7 +8,26 @@
 
 import { Unavailable } from '../errors.ts';
 
-export type AccountStatus = 'provisioning' | 'active' | 'needs_attention';
+/**
+ * An account's life cycle (lifecycle.ts): provisioning → active (or needs_attention)
+ * → offboarding → closed → erased; reopening a closed account provisions it again.
+ */
+export type AccountStatus = 'provisioning' | 'active' | 'needs_attention' | 'offboarding' | 'closed' | 'erased';
+/** What started an offboarding: someone asking (its owner, an admin), or the end of the subscription. */
+export type OffboardingTrigger = 'request' | 'subscription';
+
+/** The client leaving, as the account records it: the run that takes back what onboarding gave, and why (lib/offboarding/). */
+export interface Offboarding {
+  run_id: string;
+  trigger: OffboardingTrigger;
+  reason: string;
+  /** Who asked: a user id, `admin-key`, or `stripe` for a subscription's end. */
+  requested_by: string;
+  requested_at: string;
+  /** When the run begins taking back (ISO): the end of the grace period, or the request itself. */
+  not_before: string;
+}
+
 export type MemberStatus = 'provisioning' | 'active' | 'needs_attention' | 'removed';
 
 export interface Account {
@@ -37,6 +56,12 @@ export interface Account {
   storage_link?: string;
   /** The latest onboarding run started for it. */
   onboarding_run_id?: string;
+  /** The latest offboarding, waiting for its grace period, running, or done. */
+  offboarding?: Offboarding;
+  closed_at?: string;
+  reopened_at?: string;
+  /** Once erased, all that is left: when, by whom, and what was erased where (no personal data). */
+  erasure?: ErasureRecord;
   stripe_customer_id?: string;
   subscription_id?: string;
   subscription_status?: string;
@@ -47,6 +72,15 @@ export interface Account {
   billing_events?: string[];
   created_at: string;
   updated_at: string;
+}
+
+/** What an erasure did, per place: our tables and each vendor that held the account's personal data. */
+export interface ErasureRecord {
+  erased_at?: string;
+  requested_by: string;
+  requested_at: string;
+  /** Per place (a table, or a vendor): what happened there, e.g. "3 contacts deleted", "kept: e-mail suppression". */
+  places: Record<string, { outcome: 'erased' | 'kept' | 'skipped' | 'failed'; detail: string }>;
 }
 
 export interface Member {
@@ -100,7 +134,6 @@ export interface AccountStore {
   saveAccountDetails(id: string, details: AccountDetails): Promise<Account>;
   /** Sets the portal (and dashboard) slug unless the account has one; answers with the slug it has. */
   setPortalSlugOnce(accountId: string, slug: string): Promise<string>;
-  setAccountStatus(accountId: string, status: AccountStatus): Promise<void>;
   setMemberStatusForAccount(accountId: string, status: MemberStatus): Promise<void>;
   /** Records the client's storage folder on the member; storage_created_at keeps its first value. */
   setMemberStorage(accountId: string, email: string, storage: { link: string; path: string; createdAt: string }): Promise<void>;

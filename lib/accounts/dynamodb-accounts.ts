@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { applied, isConditionFailure, queryAll, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
-import type { Account, AccountDetails, AccountStatus, AccountStore, Member, MemberStatus, NewMember, SlugRegistry } from './accounts.ts';
+import type { Account, AccountDetails, AccountStore, Member, MemberStatus, NewMember, SlugRegistry } from './accounts.ts';
 
 type Deps = { db: DynamoDBDocumentClient; tables: Pick<Tables, 'accounts' | 'account_members' | 'slugs'>; now?: () => Date };
 
@@ -89,19 +89,6 @@ export function dynamodbAccounts({ db, tables, now = () => new Date() }: Deps): 
         if (!account?.portal_slug) throw new Error(`Account ${accountId} does not exist`);
         return account.portal_slug;
       }
-    },
-
-    async setAccountStatus(accountId: string, status: AccountStatus) {
-      await db.send(
-        new UpdateCommand({
-          TableName: tables.accounts,
-          Key: { id: accountId },
-          UpdateExpression: 'SET #status = :status, updated_at = :now',
-          ConditionExpression: 'attribute_exists(id)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':status': status, ':now': iso() },
-        }),
-      );
     },
 
     async setMemberStatusForAccount(accountId: string, status: MemberStatus) {

@@ -20,27 +20,49 @@ export const accountSummary = {
   },
 } as const;
 
+/** A run of the account's, as its view shows it: its state and, once finished, the outcome per integration. */
+const runOutcome = (what: string) => ({
+  description: what,
+  anyOf: [
+    { type: 'null' },
+    {
+      type: 'object',
+      required: ['runId', 'status'],
+      properties: {
+        runId: { type: 'string' },
+        status: { enum: ['running', 'succeeded', 'failed'] },
+        integrations: { type: 'object', additionalProperties: { enum: ['success', 'skipped', 'failed'] } },
+        finishedAt: { type: 'string', format: 'date-time' },
+      },
+    },
+  ],
+} as const);
+
+export const ACCOUNT_STATUSES = ['provisioning', 'active', 'needs_attention', 'offboarding', 'closed', 'erased'] as const;
+
 const accountView = {
   type: 'object',
-  required: [...accountSummary.required, 'status', 'companyUrl', 'storageLink', 'memberCount', 'onboarding', 'createdAt'],
+  required: [...accountSummary.required, 'status', 'companyUrl', 'storageLink', 'memberCount', 'onboarding', 'offboarding', 'createdAt'],
   properties: {
     ...accountSummary.properties,
-    status: { enum: ['provisioning', 'active', 'needs_attention'] },
+    status: { enum: ACCOUNT_STATUSES, description: 'provisioning → active (or needs_attention) → offboarding → closed → erased; a closed account may be reopened' },
     companyUrl: nullableString,
     storageLink: { ...nullableString, description: 'The shared link of the client storage folder' },
     memberCount: { type: 'integer' },
-    onboarding: {
-      description: 'The latest onboarding run: its state and, once finished, the outcome per integration',
+    onboarding: runOutcome('The latest onboarding run: its state and, once finished, the outcome per integration'),
+    offboarding: {
+      description: 'The client leaving: why, when its run begins (the end of the grace period, for a subscription that ended), and that run',
       anyOf: [
         { type: 'null' },
         {
           type: 'object',
-          required: ['runId', 'status'],
+          required: ['reason', 'trigger', 'notBefore', 'run'],
           properties: {
-            runId: { type: 'string' },
-            status: { enum: ['running', 'succeeded', 'failed'] },
-            integrations: { type: 'object', additionalProperties: { enum: ['success', 'skipped', 'failed'] } },
-            finishedAt: { type: 'string', format: 'date-time' },
+            reason: { type: 'string' },
+            trigger: { enum: ['request', 'subscription'] },
+            notBefore: { type: 'string', format: 'date-time' },
+            closedAt: { type: ['string', 'null'], format: 'date-time' },
+            run: runOutcome('The offboarding run'),
           },
         },
       ],
@@ -91,6 +113,41 @@ const refused = {
 } as const;
 
 const email = { type: 'string', format: 'email', maxLength: 254 } as const;
+
+/** What an erasure did, per place (a table, or a vendor): no personal data. */
+const erasureAnswer = {
+  type: 'object',
+  required: ['accountId', 'status', 'places'],
+  properties: {
+    accountId: { type: 'string' },
+    status: { enum: ['erased', 'closed'] },
+    erasedAt: { type: 'string', format: 'date-time' },
+    places: {
+      type: 'object',
+      additionalProperties: {
+        type: 'object',
+        required: ['outcome', 'detail'],
+        properties: { outcome: { enum: ['erased', 'kept', 'skipped', 'failed'] }, detail: { type: 'string' } },
+      },
+    },
+  },
+} as const;
+
+/** What offboarding and reopening answer: the run, followed at its status URL. */
+const lifecycleAnswer = {
+  type: 'object',
+  required: ['accountId', 'status'],
+  properties: {
+    accountId: { type: 'string' },
+    status: {
+      enum: ['scheduled', 'offboarding', 'closed', 'provisioning', 'active'],
+      description: 'scheduled: waiting for its time; offboarding or closed: as the account is; provisioning: reopened, onboarding again; active: reopened, never onboarded',
+    },
+    notBefore: { type: 'string', format: 'date-time', description: 'When the offboarding run begins taking back' },
+    executionId: { type: 'string', description: 'The run id' },
+    statusUrl: { type: 'string', format: 'uri', description: "The run's answer: per integration, as an onboarding run's" },
+  },
+} as const;
 
 export const accountRoutes = {
   openAccount: route({
@@ -232,8 +289,66 @@ export const accountRoutes = {
       401: refused[401],
       403: { description: 'Sent to another address (invitation_not_for_you), or your address is not verified (email_not_confirmed)', codes: ['invitation_not_for_you', 'email_not_confirmed'] },
       404: { description: 'No such invitation' },
-      409: { description: 'Already used (invitation_already_used)', codes: ['invitation_already_used'] },
+      409: {
+        description: 'Already used (invitation_already_used), or the account is closing or closed (account_closed: the invitation is revoked)',
+        codes: ['invitation_already_used', 'account_closed'],
+      },
       410: { description: 'Expired (invitation_expired) or revoked (invitation_revoked)', codes: ['invitation_expired', 'invitation_revoked'] },
+    },
+  }),
+  offboardAccount: route({
+    method: 'POST',
+    path: '/api/accounts/{accountId}/offboard',
+    params: accountParams,
+    operationId: 'offboardAccount',
+    lambda: { handler: 'functions/accounts/offboard-account.ts' },
+    summary:
+      "Close the account now: its run takes back what onboarding gave at each vendor (tasks archived, storage link revoked and folder archived, CRM lead set to former client, team told, owners e-mailed); members keep reading it. A second call answers the first's run",
+    tag: 'accounts',
+    access: { who: 'member', permission: 'close', account: { path: 'accountId' }, adminKey: true },
+    body: { type: 'object', additionalProperties: false, required: ['reason'], properties: { reason: { type: 'string', minLength: 1, maxLength: 500 } } },
+    responses: {
+      202: { description: 'The offboarding run, started (or the one already under way)', schema: lifecycleAnswer },
+      200: { description: 'The account is closed already: its offboarding run', schema: lifecycleAnswer },
+      ...refused,
+      409: { description: 'The account is still being onboarded (onboarding_running), or was erased (account_closed)', codes: ['onboarding_running', 'account_closed'] },
+    },
+  }),
+  reopenAccount: route({
+    method: 'POST',
+    path: '/api/accounts/{accountId}/reopen',
+    params: accountParams,
+    operationId: 'reopenAccount',
+    lambda: { handler: 'functions/accounts/reopen-account.ts' },
+    summary: 'Open a closed account again: it is onboarded again with the details it kept, and each integration restores what was archived',
+    tag: 'accounts',
+    access: { who: 'member', permission: 'close', account: { path: 'accountId' }, adminKey: true },
+    responses: {
+      202: { description: 'Reopened: its onboarding run, started', schema: lifecycleAnswer },
+      200: { description: 'Reopened; never onboarded, it is active again with no run', schema: lifecycleAnswer },
+      ...refused,
+      409: { description: 'The account is not closed (account_not_closed)', codes: ['account_not_closed'] },
+    },
+  }),
+  eraseAccount: route({
+    method: 'POST',
+    path: '/api/accounts/{accountId}/erase',
+    params: accountParams,
+    operationId: 'eraseAccount',
+    lambda: { handler: 'functions/accounts/erase-account.ts' },
+    summary:
+      "Erase a closed account's personal data, from our tables and from the vendors that hold it (the CRM lead's contacts; the storage folder when `storage` is true); identity users in no other account are deleted. Leaves an audit record without personal data. Repeating it finishes what failed",
+    tag: 'accounts',
+    access: { who: 'admin' },
+    body: { type: 'object', additionalProperties: false, properties: { storage: { type: 'boolean', default: false, description: "Delete the client's archived storage folder too" } } },
+    responses: {
+      200: { description: 'Erased: what was erased where', schema: erasureAnswer },
+      400: refused[400],
+      401: { description: 'No admin key or signed-in admin' },
+      403: { description: 'Not an admin' },
+      404: { description: 'No such account' },
+      409: { description: 'The account is not closed: close it first (account_not_closed)', codes: ['account_not_closed'] },
+      502: { description: 'A vendor failed: what was done is recorded, nothing of ours was erased yet; call again to finish (erasure_incomplete)', codes: ['erasure_incomplete'] },
     },
   }),
   billingPortal: route({

@@ -18,6 +18,7 @@ import { mayGrant, mayInvite, type Role } from '../permissions.ts';
 import type { RateLimiter } from '../rate-limit/rate-limiter.ts';
 import { normaliseEmail, type AccountStore } from './accounts.ts';
 import { invitationEmail, invitationLimitEmail } from './emails.ts';
+import { accountClosed, isAccountOpen } from './lifecycle.ts';
 import { INVITATION_TTL_DAYS, isOpen, type Invitation, type InvitationStore, type Inviter, type Opening } from './invitations.ts';
 import type { Membership, MembershipStore, SeatChange } from './memberships.ts';
 
@@ -176,6 +177,7 @@ export interface IssueOptions {
 export async function issue(deps: TeamDeps, request: InvitationRequest, options: IssueOptions = {}): Promise<Issued> {
   const at = now(deps);
   const { mailer } = deps;
+  await refuseUnlessOpen(deps, request.accountId);
   const limited = mailer ? await pastInvitationLimit(deps, request) : undefined;
   if (limited && !options.keepIfUnsent) throw limited;
   const later = options.mail === 'later';
@@ -192,6 +194,8 @@ export async function issue(deps: TeamDeps, request: InvitationRequest, options:
   };
   const opening = await deps.invitations.open(invitation, { unlessBarred: options.unlessBarred });
   if (opening !== 'opened') return { opened: false, why: opening };
+  // An offboarding that began meanwhile revoked the invitations it found, perhaps before this one was written.
+  await refuseUnlessOpen(deps, request.accountId, () => deps.invitations.revoke(invitation.id, ACCOUNT_CLOSED, at));
   const issued = { opened: true as const, invitation };
   if (limited && mailer && options.keepIfUnsent) {
     options.keepIfUnsent.warn('an invitation was not e-mailed: the account is past its invitation limit; it waits for the invitee to sign in', {
@@ -213,6 +217,17 @@ export async function issue(deps: TeamDeps, request: InvitationRequest, options:
     throw error;
   }
   return issued;
+}
+
+/** Who revokes an account's invitations when it closes. */
+export const ACCOUNT_CLOSED = 'account-closed';
+
+/** A closing or closed account takes no new invitation (409 account_closed); `undo` runs first. */
+async function refuseUnlessOpen(deps: Pick<TeamDeps, 'accounts'>, accountId: string, undo?: () => Promise<unknown>): Promise<void> {
+  const account = await deps.accounts.getAccount(accountId);
+  if (!account || isAccountOpen(account.status)) return;
+  await undo?.();
+  throw accountClosed(account.status);
 }
 
 type InvitationRequest = { accountId: string; companyName?: string; email: string; role: Role; invitedBy: Inviter };
@@ -304,7 +319,11 @@ async function tellOwnersOfLimit(deps: TeamDeps, mailer: Mailer, invitation: Inv
  * that may not send it (it is marked revoked): an admin who is removed does
  * not come back in through an invitation they sent to an address of theirs.
  */
-export async function acceptInvitation(deps: Pick<TeamDeps, 'memberships' | 'invitations' | 'now'>, user: IdentityUser, invitationId: string): Promise<{ accountId: string; role: Role }> {
+export async function acceptInvitation(
+  deps: Pick<TeamDeps, 'accounts' | 'memberships' | 'invitations' | 'now'>,
+  user: IdentityUser,
+  invitationId: string,
+): Promise<{ accountId: string; role: Role }> {
   const at = now(deps);
   const invitation = await deps.invitations.get(invitationId);
   if (!invitation) throw noSuchInvitation();
@@ -319,6 +338,11 @@ export async function acceptInvitation(deps: Pick<TeamDeps, 'memberships' | 'inv
     throw new Forbidden('This invitation was sent to another e-mail address: sign in with that one', 'invitation_not_for_you');
   }
 
+  // A closing account's invitations are revoked by its offboarding, which finds them through an index that may lag a
+  // fresh one: checked here too, before joining and after (the account may begin closing in between).
+  const revokeForClosed = () => deps.invitations.revoke(invitation.id, ACCOUNT_CLOSED, at);
+  await refuseUnlessOpen(deps, invitation.account_id, revokeForClosed);
+
   // Joined first, then marked used: a crash in between leaves an invitation that can be accepted again, never a used one without its member.
   const { membership, joined } = await deps.memberships.join({
     accountId: invitation.account_id,
@@ -327,6 +351,10 @@ export async function acceptInvitation(deps: Pick<TeamDeps, 'memberships' | 'inv
     role: invitation.role,
     via: 'invitation',
     invitationId: invitation.id,
+  });
+  await refuseUnlessOpen(deps, invitation.account_id, async () => {
+    if (joined) await deps.memberships.remove(invitation.account_id, user.id, invitation.role);
+    await revokeForClosed();
   });
   if (!(await deps.invitations.accept(invitation.id, user.id, at))) {
     const now = await deps.invitations.get(invitation.id);

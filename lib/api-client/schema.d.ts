@@ -395,6 +395,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/accounts/{accountId}/offboard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Close the account now: its run takes back what onboarding gave at each vendor (tasks archived, storage link revoked and folder archived, CRM lead set to former client, team told, owners e-mailed); members keep reading it. A second call answers the first's run */
+        post: operations["offboardAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accounts/{accountId}/reopen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Open a closed account again: it is onboarded again with the details it kept, and each integration restores what was archived */
+        post: operations["reopenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accounts/{accountId}/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Erase a closed account's personal data, from our tables and from the vendors that hold it (the CRM lead's contacts; the storage folder when `storage` is true); identity users in no other account are deleted. Leaves an audit record without personal data. Repeating it finishes what failed */
+        post: operations["eraseAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/accounts/{accountId}/billing-portal": {
         parameters: {
             query?: never;
@@ -888,6 +939,22 @@ export interface operations {
                     "application/json": {
                         error: {
                             code: "unauthenticated" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The account is closing or closed: it can only be read, closed and reopened (account_closed) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: "account_closed" | string;
                             message: string;
                             details?: components["schemas"]["ErrorDetails"];
                         };
@@ -1932,8 +1999,11 @@ export interface operations {
                         plan: string | null;
                         /** @description The payment provider's subscription status: active, trialing, past_due, canceled, ... */
                         subscriptionStatus: string | null;
-                        /** @enum {unknown} */
-                        status: "provisioning" | "active" | "needs_attention";
+                        /**
+                         * @description provisioning → active (or needs_attention) → offboarding → closed → erased; a closed account may be reopened
+                         * @enum {unknown}
+                         */
+                        status: "provisioning" | "active" | "needs_attention" | "offboarding" | "closed" | "erased";
                         companyUrl: string | null;
                         /** @description The shared link of the client storage folder */
                         storageLink: string | null;
@@ -1948,6 +2018,27 @@ export interface operations {
                             };
                             /** Format: date-time */
                             finishedAt?: string;
+                        };
+                        /** @description The client leaving: why, when its run begins (the end of the grace period, for a subscription that ended), and that run */
+                        offboarding: null | {
+                            reason: string;
+                            /** @enum {unknown} */
+                            trigger: "request" | "subscription";
+                            /** Format: date-time */
+                            notBefore: string;
+                            /** Format: date-time */
+                            closedAt?: string | null;
+                            /** @description The offboarding run */
+                            run: null | {
+                                runId: string;
+                                /** @enum {unknown} */
+                                status: "running" | "succeeded" | "failed";
+                                integrations?: {
+                                    [key: string]: "success" | "skipped" | "failed";
+                                };
+                                /** Format: date-time */
+                                finishedAt?: string;
+                            };
                         };
                         /** Format: date-time */
                         createdAt: string;
@@ -2034,8 +2125,11 @@ export interface operations {
                         plan: string | null;
                         /** @description The payment provider's subscription status: active, trialing, past_due, canceled, ... */
                         subscriptionStatus: string | null;
-                        /** @enum {unknown} */
-                        status: "provisioning" | "active" | "needs_attention";
+                        /**
+                         * @description provisioning → active (or needs_attention) → offboarding → closed → erased; a closed account may be reopened
+                         * @enum {unknown}
+                         */
+                        status: "provisioning" | "active" | "needs_attention" | "offboarding" | "closed" | "erased";
                         companyUrl: string | null;
                         /** @description The shared link of the client storage folder */
                         storageLink: string | null;
@@ -2050,6 +2144,27 @@ export interface operations {
                             };
                             /** Format: date-time */
                             finishedAt?: string;
+                        };
+                        /** @description The client leaving: why, when its run begins (the end of the grace period, for a subscription that ended), and that run */
+                        offboarding: null | {
+                            reason: string;
+                            /** @enum {unknown} */
+                            trigger: "request" | "subscription";
+                            /** Format: date-time */
+                            notBefore: string;
+                            /** Format: date-time */
+                            closedAt?: string | null;
+                            /** @description The offboarding run */
+                            run: null | {
+                                runId: string;
+                                /** @enum {unknown} */
+                                status: "running" | "succeeded" | "failed";
+                                integrations?: {
+                                    [key: string]: "success" | "skipped" | "failed";
+                                };
+                                /** Format: date-time */
+                                finishedAt?: string;
+                            };
                         };
                         /** Format: date-time */
                         createdAt: string;
@@ -2310,7 +2425,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            code: "last_owner" | string;
+                            code: ("last_owner" | "account_closed") | string;
                             message: string;
                             details?: components["schemas"]["ErrorDetails"];
                         };
@@ -2429,7 +2544,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            code: "last_owner" | string;
+                            code: ("last_owner" | "account_closed") | string;
                             message: string;
                             details?: components["schemas"]["ErrorDetails"];
                         };
@@ -2529,7 +2644,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            code: "last_owner" | string;
+                            code: ("last_owner" | "account_closed") | string;
                             message: string;
                             details?: components["schemas"]["ErrorDetails"];
                         };
@@ -2775,7 +2890,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            code: ("already_member" | "invitation_pending" | "membership_changed") | string;
+                            code: ("already_member" | "invitation_pending" | "membership_changed" | "account_closed") | string;
                             message: string;
                             details?: components["schemas"]["ErrorDetails"];
                         };
@@ -2932,7 +3047,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            code: "invitation_not_pending" | string;
+                            code: ("invitation_not_pending" | "account_closed") | string;
                             message: string;
                             details?: components["schemas"]["ErrorDetails"];
                         };
@@ -3007,7 +3122,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Already used (invitation_already_used) */
+            /** @description Already used (invitation_already_used), or the account is closing or closed (account_closed: the invitation is revoked) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3015,7 +3130,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            code: "invitation_already_used" | string;
+                            code: ("invitation_already_used" | "account_closed") | string;
                             message: string;
                             details?: components["schemas"]["ErrorDetails"];
                         };
@@ -3032,6 +3147,444 @@ export interface operations {
                     "application/json": {
                         error: {
                             code: ("invitation_expired" | "invitation_revoked") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    offboardAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The account is closed already: its offboarding run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accountId: string;
+                        /**
+                         * @description scheduled: waiting for its time; offboarding or closed: as the account is; provisioning: reopened, onboarding again; active: reopened, never onboarded
+                         * @enum {unknown}
+                         */
+                        status: "scheduled" | "offboarding" | "closed" | "provisioning" | "active";
+                        /**
+                         * Format: date-time
+                         * @description When the offboarding run begins taking back
+                         */
+                        notBefore?: string;
+                        /** @description The run id */
+                        executionId?: string;
+                        /**
+                         * Format: uri
+                         * @description The run's answer: per integration, as an onboarding run's
+                         */
+                        statusUrl?: string;
+                    };
+                };
+            };
+            /** @description The offboarding run, started (or the one already under way) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accountId: string;
+                        /**
+                         * @description scheduled: waiting for its time; offboarding or closed: as the account is; provisioning: reopened, onboarding again; active: reopened, never onboarded
+                         * @enum {unknown}
+                         */
+                        status: "scheduled" | "offboarding" | "closed" | "provisioning" | "active";
+                        /**
+                         * Format: date-time
+                         * @description When the offboarding run begins taking back
+                         */
+                        notBefore?: string;
+                        /** @description The run id */
+                        executionId?: string;
+                        /**
+                         * Format: uri
+                         * @description The run's answer: per integration, as an onboarding run's
+                         */
+                        statusUrl?: string;
+                    };
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: ("invalid_request" | "malformed_json") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description No valid bearer token (unauthenticated) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: "unauthenticated" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Your role in this account does not allow it, or the internal API key (it grants no role) (forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: "forbidden" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description No such account, or not one you belong to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: "account_not_found" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The account is still being onboarded (onboarding_running), or was erased (account_closed) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: ("onboarding_running" | "account_closed") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    reopenAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Reopened; never onboarded, it is active again with no run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accountId: string;
+                        /**
+                         * @description scheduled: waiting for its time; offboarding or closed: as the account is; provisioning: reopened, onboarding again; active: reopened, never onboarded
+                         * @enum {unknown}
+                         */
+                        status: "scheduled" | "offboarding" | "closed" | "provisioning" | "active";
+                        /**
+                         * Format: date-time
+                         * @description When the offboarding run begins taking back
+                         */
+                        notBefore?: string;
+                        /** @description The run id */
+                        executionId?: string;
+                        /**
+                         * Format: uri
+                         * @description The run's answer: per integration, as an onboarding run's
+                         */
+                        statusUrl?: string;
+                    };
+                };
+            };
+            /** @description Reopened: its onboarding run, started */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accountId: string;
+                        /**
+                         * @description scheduled: waiting for its time; offboarding or closed: as the account is; provisioning: reopened, onboarding again; active: reopened, never onboarded
+                         * @enum {unknown}
+                         */
+                        status: "scheduled" | "offboarding" | "closed" | "provisioning" | "active";
+                        /**
+                         * Format: date-time
+                         * @description When the offboarding run begins taking back
+                         */
+                        notBefore?: string;
+                        /** @description The run id */
+                        executionId?: string;
+                        /**
+                         * Format: uri
+                         * @description The run's answer: per integration, as an onboarding run's
+                         */
+                        statusUrl?: string;
+                    };
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: "invalid_request" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description No valid bearer token (unauthenticated) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: "unauthenticated" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Your role in this account does not allow it, or the internal API key (it grants no role) (forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: "forbidden" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description No such account, or not one you belong to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: "account_not_found" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The account is not closed (account_not_closed) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: "account_not_closed" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    eraseAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Delete the client's archived storage folder too
+                     * @default false
+                     */
+                    storage?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Erased: what was erased where */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accountId: string;
+                        /** @enum {unknown} */
+                        status: "erased" | "closed";
+                        /** Format: date-time */
+                        erasedAt?: string;
+                        places: {
+                            [key: string]: {
+                                /** @enum {unknown} */
+                                outcome: "erased" | "kept" | "skipped" | "failed";
+                                detail: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: ("invalid_request" | "malformed_json") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description No admin key or signed-in admin */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: "unauthenticated" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Not an admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: "forbidden" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description No such account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The account is not closed: close it first (account_not_closed) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: "account_not_closed" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description A vendor failed: what was done is recorded, nothing of ours was erased yet; call again to finish (erasure_incomplete) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: "erasure_incomplete" | string;
                             message: string;
                             details?: components["schemas"]["ErrorDetails"];
                         };
@@ -3136,7 +3689,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            code: "no_billing_customer" | string;
+                            code: ("no_billing_customer" | "account_closed") | string;
                             message: string;
                             details?: components["schemas"]["ErrorDetails"];
                         };
@@ -3483,6 +4036,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The secret's account is closing or closed: stop sending (account_closed); nothing is written */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: "account_closed" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
+                };
+            };
             /** @description Held while an upgraded stage copies its member records (member_records_copying, with Retry-After): deliver again later */
             503: {
                 headers: {
@@ -3569,6 +4138,22 @@ export interface operations {
                     "application/json": {
                         error: {
                             code: ("delivery_in_progress" | "member_not_known_yet") | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The secret's account is closing or closed: stop sending (account_closed); nothing is written */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: "account_closed" | string;
                             message: string;
                             details?: components["schemas"]["ErrorDetails"];
                         };
@@ -3770,7 +4355,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        error: {
+                            code: "account_closed" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
                 };
             };
         };
@@ -3887,6 +4479,22 @@ export interface operations {
                     "application/json": {
                         error: {
                             code: "account_not_found" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The account is closing or closed: it can only be read, closed and reopened (account_closed) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: "account_closed" | string;
                             message: string;
                             details?: components["schemas"]["ErrorDetails"];
                         };
@@ -4020,6 +4628,22 @@ export interface operations {
                     "application/json": {
                         error: {
                             code: "unauthenticated" | string;
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The account is closing or closed: it can only be read, closed and reopened (account_closed) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: "account_closed" | string;
                             message: string;
                             details?: components["schemas"]["ErrorDetails"];
                         };
@@ -4344,6 +4968,7 @@ export interface errorCodes {
         post: {
             400: "invalid_request" | "malformed_json" | "account_required";
             401: "unauthenticated";
+            409: "account_closed";
             413: "payload_too_large";
             429: "rate_limited";
             500: "integrations_failed" | "internal_error" | "misconfigured";
@@ -4448,14 +5073,14 @@ export interface errorCodes {
             401: "unauthenticated";
             403: "forbidden";
             404: "account_not_found";
-            409: "last_owner";
+            409: "last_owner" | "account_closed";
         };
         delete: {
             400: "invalid_request";
             401: "unauthenticated";
             403: "forbidden";
             404: "account_not_found";
-            409: "last_owner";
+            409: "last_owner" | "account_closed";
         };
     };
     "/api/accounts/{accountId}/leave": {
@@ -4464,7 +5089,7 @@ export interface errorCodes {
             401: "unauthenticated";
             403: "forbidden";
             404: "account_not_found";
-            409: "last_owner";
+            409: "last_owner" | "account_closed";
         };
     };
     "/api/accounts/{accountId}/invitations": {
@@ -4479,7 +5104,7 @@ export interface errorCodes {
             401: "unauthenticated";
             403: "forbidden";
             404: "account_not_found";
-            409: "already_member" | "invitation_pending" | "membership_changed";
+            409: "already_member" | "invitation_pending" | "membership_changed" | "account_closed";
             429: "rate_limited";
             500: "internal_error" | "misconfigured";
         };
@@ -4490,15 +5115,42 @@ export interface errorCodes {
             401: "unauthenticated";
             403: "forbidden";
             404: "account_not_found";
-            409: "invitation_not_pending";
+            409: "invitation_not_pending" | "account_closed";
         };
     };
     "/api/invitations/{invitationId}/accept": {
         post: {
             401: "unauthenticated";
             403: "invitation_not_for_you" | "email_not_confirmed";
-            409: "invitation_already_used";
+            409: "invitation_already_used" | "account_closed";
             410: "invitation_expired" | "invitation_revoked";
+        };
+    };
+    "/api/accounts/{accountId}/offboard": {
+        post: {
+            400: "invalid_request" | "malformed_json";
+            401: "unauthenticated";
+            403: "forbidden";
+            404: "account_not_found";
+            409: "onboarding_running" | "account_closed";
+        };
+    };
+    "/api/accounts/{accountId}/reopen": {
+        post: {
+            400: "invalid_request";
+            401: "unauthenticated";
+            403: "forbidden";
+            404: "account_not_found";
+            409: "account_not_closed";
+        };
+    };
+    "/api/accounts/{accountId}/erase": {
+        post: {
+            400: "invalid_request" | "malformed_json";
+            401: "unauthenticated";
+            403: "forbidden";
+            409: "account_not_closed";
+            502: "erasure_incomplete";
         };
     };
     "/api/accounts/{accountId}/billing-portal": {
@@ -4507,7 +5159,7 @@ export interface errorCodes {
             401: "unauthenticated";
             403: "forbidden";
             404: "account_not_found";
-            409: "no_billing_customer";
+            409: "no_billing_customer" | "account_closed";
             500: "internal_error" | "misconfigured";
         };
     };
@@ -4536,6 +5188,7 @@ export interface errorCodes {
         post: {
             400: "invalid_signature" | "malformed_json" | "invalid_payload";
             409: "delivery_in_progress" | "member_not_known_yet";
+            410: "account_closed";
             503: "member_records_copying";
         };
     };
@@ -4543,6 +5196,7 @@ export interface errorCodes {
         post: {
             400: "invalid_signature" | "malformed_json" | "invalid_payload";
             409: "delivery_in_progress" | "member_not_known_yet";
+            410: "account_closed";
         };
     };
     "/api/accounts/{accountId}/webhooks": {
@@ -4557,6 +5211,7 @@ export interface errorCodes {
             401: "unauthenticated";
             403: "forbidden";
             404: "account_not_found";
+            409: "account_closed";
         };
     };
     "/api/accounts/{accountId}/webhooks/signing-keys": {
@@ -4565,12 +5220,14 @@ export interface errorCodes {
             401: "unauthenticated";
             403: "forbidden";
             404: "account_not_found";
+            409: "account_closed";
         };
     };
     "/api/onboarding/enhanced": {
         post: {
             400: "invalid_request" | "malformed_json" | "account_required";
             401: "unauthenticated";
+            409: "account_closed";
             413: "payload_too_large";
             429: "rate_limited";
             500: "integrations_failed" | "internal_error" | "misconfigured";

@@ -1,5 +1,5 @@
-import { needsCaller, rowsBody, type Access, type JSONSchema, type RouteSpec } from '../http/route.ts';
-import { PERMISSIONS } from '../permissions.ts';
+import { needsCaller, rowsBody, type Access, type JSONSchema, type ResponseSpec, type RouteSpec } from '../http/route.ts';
+import { allowedWhileClosed, PERMISSIONS } from '../permissions.ts';
 
 const errorBody = {
   type: 'object',
@@ -47,6 +47,10 @@ const errorWithCodes = (codes: readonly string[]) => ({
  * The codes the HTTP stack itself answers with at an error status, by what the
  * route takes (lib/http/errors.ts, lib/http/endpoint.ts, lib/access/guard.ts).
  */
+/** A member route the guard refuses on a closing or closed account (lib/permissions.ts WHILE_CLOSED). */
+const refusedWhenClosed = (r: RouteSpec) => r.access.who === 'member' && !allowedWhileClosed(r.method, r.access.permission);
+const CLOSED: ResponseSpec = { description: 'The account is closing or closed: it can only be read, closed and reopened (account_closed)' };
+
 function stackCodes(r: RouteSpec, status: number): string[] {
   const member = r.access.who === 'member' ? r.access : undefined;
   switch (status) {
@@ -66,6 +70,8 @@ function stackCodes(r: RouteSpec, status: number): string[] {
       return ['payload_too_large'];
     case 415:
       return ['unsupported_media_type'];
+    case 409:
+      return refusedWhenClosed(r) ? ['account_closed'] : [];
     case 429:
       return ['rate_limited'];
     case 500:
@@ -86,7 +92,12 @@ function securityFor(access: Access): Record<string, string[]>[] {
     case 'admin':
       return [{ adminKey: [] }, ...(access.serviceKey ? [{ internalApiKey: [] }] : []), { bearerAuth: [] }];
     case 'member':
-      return [...(access.serviceKey ? [{ internalApiKey: [] }] : []), { bearerAuth: [] }, ...(access.anonymous ? [{}] : [])];
+      return [
+        ...(access.adminKey ? [{ adminKey: [] }] : []),
+        ...(access.serviceKey ? [{ internalApiKey: [] }] : []),
+        { bearerAuth: [] },
+        ...(access.anonymous ? [{}] : []),
+      ];
     default:
       return [];
   }
@@ -109,6 +120,7 @@ function accessNote(access: Access) {
     roles: PERMISSIONS[access.permission],
     account,
     ...(access.serviceKey ? { serviceKey: true } : {}),
+    ...(access.adminKey ? { adminKey: true } : {}),
   };
 }
 
@@ -154,7 +166,8 @@ function operation(r: RouteSpec) {
     ...queryParameters(r.query),
   ];
   const responses: Record<string, unknown> = {};
-  for (const [status, spec] of Object.entries(r.responses)) {
+  const answers: Record<string, ResponseSpec> = refusedWhenClosed(r) && !r.responses[409] ? { ...r.responses, 409: CLOSED } : r.responses;
+  for (const [status, spec] of Object.entries(answers)) {
     const isError = Number(status) >= 400;
     const codes = isError ? [...new Set([...(spec.codes ?? []), ...stackCodes(r, Number(status))])] : [];
     const errorSchema = codes.length ? errorWithCodes(codes) : { $ref: '#/components/schemas/Error' };

@@ -193,6 +193,7 @@ function authorize(guard: Guard, spec: RouteSpec): middy.MiddlewareObj<Event, Re
       const state = stateOf.get(request.context)!;
       const { pathParameters, queryStringParameters, body } = request.event;
       state.grant = await guard.authorize(spec.access, state.caller ?? ANONYMOUS, {
+        method: spec.method,
         pathParams: pathParameters ?? {},
         query: queryStringParameters ?? {},
         body,

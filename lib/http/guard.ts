@@ -22,6 +22,8 @@ export interface Grant {
 
 /** What authorize reads from the request: the parts that may name an account. */
 export interface Naming {
+  /** The route's method: a closed account takes reads (GET) only. */
+  method: string;
   pathParams: Record<string, string | undefined>;
   query: Record<string, string | undefined>;
   body: unknown;

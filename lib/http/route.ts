@@ -37,6 +37,8 @@ export type Access =
       account: AccountFrom;
       /** A caller without a valid bearer token is passed on as anonymous (the checkout redirect sends them to sign up). */
       anonymous?: 'pass';
+      /** The admin key (x-admin-key), or a signed-in admin user, may also call it, for any account (closing or reopening one). */
+      adminKey?: true;
     } & (
       | {
           permission: ServicePermission;
@@ -71,7 +73,8 @@ export const keyKindOf = (access: Access): KeyKind =>
         : 'none';
 
 /** Whether the rule tells admins apart: admin routes, and public ones that recognise them. */
-export const recognisesAdmin = (access: Access): boolean => access.who === 'admin' || (access.who === 'anyone' && access.recognise === 'admin');
+export const recognisesAdmin = (access: Access): boolean =>
+  access.who === 'admin' || (access.who === 'anyone' && access.recognise === 'admin') || (access.who === 'member' && access.adminKey === true);
 
 /** Whether the HTTP stack must know the caller (and so needs the guard) to enforce the rule. */
 export const needsCaller = (access: Access): boolean =>

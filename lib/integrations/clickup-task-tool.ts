@@ -3,7 +3,9 @@
 // ones included), so "ensure" is: create, and on "name taken" list (also
 // archived), match the name case-insensitively and adopt. Tasks have no such
 // guard: they are listed before the missing ones are created, unless their
-// list was just made.
+// list was just made. A folder cannot be archived through the API (updateFolder
+// takes only a name), so a client's folder is archived task by task
+// (updateTask's `archived`).
 import { VendorError } from '../errors.ts';
 import { vendorHttp, type VendorHttp } from './http-client.ts';
 import type { RetryPolicy } from './retry.ts';
@@ -18,6 +20,8 @@ interface Settings {
 const NAME_TAKEN = new Set(['CAT_014', 'SUBCAT_016']);
 type Named = { id: string; name: string };
 type ClickUpTask = { id: string; name: string; url?: string; status?: { status?: string } };
+/** Pages of tasks a list is read to, at 100 a page: far beyond any client's list. */
+const TASK_PAGES = 50;
 
 export function clickupTaskTool(settings: Settings, policy: RetryPolicy & { timeoutMs: number }): TaskTool {
   const http: VendorHttp = vendorHttp({
@@ -71,6 +75,20 @@ export function clickupTaskTool(settings: Settings, policy: RetryPolicy & { time
     priority: task.priority,
   });
 
+  /** Every task of the list, open or closed, subtasks included, whose archived flag is `archived`. */
+  async function listTasks(listId: string, options: { archived?: boolean } = {}): Promise<ClickUpTask[]> {
+    const tasks: ClickUpTask[] = [];
+    const archived = options.archived === undefined ? '' : `&archived=${options.archived}`;
+    for (let page = 0; page < TASK_PAGES; page++) {
+      const res = await http<{ tasks: ClickUpTask[]; last_page?: boolean }>('list tasks', {
+        path: `/list/${listId}/task?page=${page}&include_closed=true&subtasks=true${archived}`,
+      });
+      tasks.push(...res.body.tasks);
+      if (res.body.last_page !== false || res.body.tasks.length < 100) break;
+    }
+    return tasks;
+  }
+
   async function createTask(listId: string, task: NewTask): Promise<TaskRef> {
     const res = await http<ClickUpTask>(`create task "${task.name}"`, {
       method: 'POST',
@@ -87,14 +105,7 @@ export function clickupTaskTool(settings: Settings, policy: RetryPolicy & { time
     createTask,
 
     async ensureTasks(listId, tasks, options = {}) {
-      const existing: ClickUpTask[] = [];
-      for (let page = 0; !options.listIsNew && page < 50; page++) {
-        const res = await http<{ tasks: ClickUpTask[]; last_page?: boolean }>('list tasks', {
-          path: `/list/${listId}/task?page=${page}&include_closed=true&subtasks=true`,
-        });
-        existing.push(...res.body.tasks);
-        if (res.body.last_page !== false || res.body.tasks.length < 100) break;
-      }
+      const existing = options.listIsNew ? [] : await listTasks(listId);
       const refs: TaskRef[] = [];
       for (const task of tasks) {
         const found = existing.find((t) => t.name.trim().toLowerCase() === task.name.trim().toLowerCase());
@@ -115,6 +126,26 @@ export function clickupTaskTool(settings: Settings, policy: RetryPolicy & { time
         },
       });
       return toRef(res.body);
+    },
+
+    // The folder's lists, archived ones too (a list's tasks keep their own flag), then each list's
+    // tasks not yet in the wanted state, all read before any is changed so that no page shifts under
+    // the reading. Tasks already so are left alone: a second call, or one after a partial run, only
+    // finishes what is left.
+    async setFolderArchived(folderId, archived) {
+      const lists: Named[] = [];
+      for (const listed of [false, true]) {
+        const res = await http<{ lists: Named[] }>('list the folder\'s lists', { path: `/folder/${folderId}/list?archived=${listed}` });
+        lists.push(...res.body.lists);
+      }
+      let changed = 0;
+      for (const list of lists) {
+        for (const task of await listTasks(String(list.id), { archived: !archived })) {
+          await http(archived ? 'archive a task' : 'restore a task', { method: 'PUT', path: `/task/${task.id}`, json: { archived } });
+          changed += 1;
+        }
+      }
+      return { tasks: changed };
     },
   };
 }

@@ -1,6 +1,10 @@
 // Close API v1 (vendor-contracts §5): Basic auth with the key as username,
 // /data/search/ for finding leads (the legacy ?query= is deprecated), PUT as
-// a patch. No idempotency keys, so we search before we create.
+// a patch. No idempotency keys, so we search before we create. A lead's status
+// is set by its status_id, which users may rename without breaking
+// (developer.close.com/api/resources/leads/create); its contacts are read from
+// the lead and deleted one by one (DELETE /contact/{id}/), where a 404 is one
+// already deleted.
 import type { Crm, LeadDetails } from './crm.ts';
 import { vendorHttp } from './http-client.ts';
 import type { RetryPolicy } from './retry.ts';
@@ -28,8 +32,11 @@ export function closeCrm(settings: Settings, policy: RetryPolicy & { timeoutMs: 
       return typeof seconds === 'number' ? seconds * 1000 : undefined;
     },
     errorCode: (body) => {
-      const error = (body as { error?: unknown } | undefined)?.error;
-      return typeof error === 'string' && /^[\w ]{1,40}$/.test(error) ? error.replace(/ /g, '_').toLowerCase() : undefined;
+      const { error, 'field-errors': fieldErrors } = (body ?? {}) as { error?: unknown; 'field-errors'?: Record<string, unknown> };
+      if (typeof error === 'string' && /^[\w ]{1,40}$/.test(error)) return error.replace(/ /g, '_').toLowerCase();
+      // A refused field (e.g. an unknown status_id) is named, never its message.
+      const field = Object.keys(fieldErrors ?? {})[0];
+      return field && /^[\w.]{1,40}$/.test(field) ? `invalid_${field}` : undefined;
     },
   });
 
@@ -106,6 +113,22 @@ export function closeCrm(settings: Settings, policy: RetryPolicy & { timeoutMs: 
       const email = details.contact.email.toLowerCase();
       const known = (res.body.contacts ?? []).some((c) => (c.emails ?? []).some((e) => e.email.toLowerCase() === email));
       if (!known) await http('add the contact', { path: '/contact/', json: { lead_id: leadId, ...contactOf(details) }, repeatable: false });
+    },
+
+    async setLeadStatus(leadId, statusId) {
+      await http('set the lead status', { method: 'PUT', path: `/lead/${leadId}/`, json: { status_id: statusId } });
+    },
+
+    async deleteContacts(leadId) {
+      const lead = await http<Lead>('read the lead\'s contacts', { path: `/lead/${leadId}/?_fields=id,contacts`, accept: [404] });
+      // A lead that is gone took its contacts with it.
+      if (lead.status === 404) return { contacts: 0 };
+      let deleted = 0;
+      for (const contact of lead.body.contacts ?? []) {
+        const res = await http('delete a contact', { method: 'DELETE', path: `/contact/${contact.id}/`, accept: [404] });
+        if (res.status !== 404) deleted += 1;
+      }
+      return { contacts: deleted };
     },
   };
 }

@@ -1,4 +1,4 @@
-/** The CRM (Close) as onboarding needs it. */
+/** The CRM (Close) as onboarding, offboarding and erasure need it. */
 export interface LeadDetails {
   companyName: string;
   website?: string;
@@ -14,4 +14,8 @@ export interface Crm {
   createLead(details: LeadDetails): Promise<string>;
   /** Updates the lead's company fields and makes sure the contact is on it. */
   updateLead(leadId: string, details: LeadDetails): Promise<void>;
+  /** Sets the lead's status (a lead status id of the organisation). */
+  setLeadStatus(leadId: string, statusId: string): Promise<void>;
+  /** Deletes every contact of the lead (their names, e-mails and phones); answers how many. */
+  deleteContacts(leadId: string): Promise<{ contacts: number }>;
 }

@@ -1,6 +1,9 @@
 // Dropbox API v2 (vendor-contracts §2). Dropbox has no idempotency keys:
 // folders are created with autorename off and a "conflict/folder" answer
-// means "already there"; an existing shared link is reused.
+// means "already there"; an existing shared link is reused. Taking back is as
+// forgiving of a call already made: a link not found is revoked, a folder not
+// found is deleted, and a move whose source is gone and whose destination holds
+// a folder is done (each a route error of files.stone or sharing.stone).
 // too_many_write_operations (another writer holds the namespace's write
 // lock) is to be retried with backoff (DB4): as a 429 or a 409 by the HTTP
 // client, as failed entries of a folder batch by sending just those again;
@@ -157,7 +160,44 @@ export function dropboxStorage(settings: Settings, policy: RetryPolicy & { timeo
     return { path: res.body.path_display, size: res.body.size };
   }
 
-  return { ensureFolders, sharedLink, writeFile };
+  async function revokeSharedLink(url: string) {
+    const res = await http<{ error?: Tagged } | null>('revoke the shared link', { path: '/sharing/revoke_shared_link', json: { url }, accept: [409] });
+    if (res.status === 200) return;
+    // Revoked before (an earlier attempt whose answer was lost), or gone with its item.
+    if (res.body?.error?.['.tag'] === 'shared_link_not_found') return;
+    throw refuse('revoke the shared link', summaryCode(res.body) ?? 'conflict');
+  }
+
+  /**
+   * Autorename stays off: a folder already at `to` (an earlier archive of the same client) is
+   * reported, never moved beside it under another name, where nothing would look for it.
+   */
+  async function moveFolder(from: string, to: string) {
+    const res = await http('move a folder', { path: '/files/move_v2', json: { from_path: from, to_path: to, autorename: false }, accept: [409] });
+    if (res.status === 200) return;
+    const code = summaryCode(res.body) ?? 'conflict';
+    // Moved before: nothing at `from` any more, and a folder at `to`.
+    const moved =
+      (code === 'from_lookup/not_found' && (await kindAt(to)) === 'folder') ||
+      (code === 'to/conflict/folder' && (await kindAt(from)) === undefined);
+    if (!moved) throw refuse(`move ${from}`, code);
+  }
+
+  async function deleteFolder(path: string) {
+    const res = await http('delete a folder', { path: '/files/delete_v2', json: { path }, accept: [409] });
+    if (res.status === 200 || summaryCode(res.body) === 'path_lookup/not_found') return;
+    throw refuse(`delete ${path}`, summaryCode(res.body) ?? 'conflict');
+  }
+
+  /** What is at the path: 'folder', 'file', or undefined for nothing. */
+  async function kindAt(path: string): Promise<string | undefined> {
+    const res = await http<Tagged>('look at a path', { path: '/files/get_metadata', json: { path }, accept: [409] });
+    if (res.status === 200) return res.body['.tag'];
+    if (summaryCode(res.body) === 'path/not_found') return undefined;
+    throw refuse(`look at ${path}`, summaryCode(res.body) ?? 'conflict');
+  }
+
+  return { ensureFolders, sharedLink, writeFile, revokeSharedLink, moveFolder, deleteFolder };
 }
 
 /** Dropbox-API-Arg travels in a header: every character past ASCII must be escaped as \uXXXX. */

@@ -8,8 +8,11 @@
 // ends the step with MustWait: the step answers "waiting" with its bookings,
 // the state machine waits in a Wait state until just before then and runs it
 // again, and the step goes on with the slots it booked. Outside a step (a
-// person waiting on an HTTP answer) calls are not paced.
+// person waiting on an HTTP answer) each call books its own slot on the same
+// schedule and waits for it, when it is near enough for a person to wait;
+// otherwise the call is not made and fails as throttled.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { VendorError } from '../errors.ts';
 
 /** A vendor's published limit for the plan in use: `limit` calls per `windowSeconds`. */
 export interface Rate {
@@ -116,6 +119,8 @@ export interface PacingDeps {
   sleep?: (ms: number) => Promise<void>;
   /** The longest wait for a slot spent inside the step; a longer one goes back to the state machine. */
   inlineMs?: number;
+  /** The longest wait for a slot outside a step, where a person waits on the answer; a longer one fails the call as throttled. */
+  personWaitMs?: number;
   /** How long to wait after a "later" that said nothing of when. */
   unhintedMs?: number;
 }
@@ -131,6 +136,7 @@ export function pacing(deps: PacingDeps): Pacing {
   const now = deps.now ?? Date.now;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const inlineMs = deps.inlineMs ?? 2000;
+  const personWaitMs = deps.personWaitMs ?? 10_000;
   const unhintedMs = deps.unhintedMs ?? 5000;
   const storage = new AsyncLocalStorage<Context>();
 
@@ -166,7 +172,21 @@ export function pacing(deps: PacingDeps): Pacing {
         vendor: rule.vendor,
         async take() {
           const ctx = storage.getStore();
-          if (!ctx || !rate) return;
+          if (!rate) return;
+          if (!ctx) {
+            const { intervalMs, burstMs } = cadenceOf(rate);
+            const wait = (await deps.schedule.book(rule.key, 1, intervalMs, now())) - burstMs - now();
+            if (wait > personWaitMs) {
+              throw new VendorError(rule.vendor, `${rule.vendor}: every call it allows for the next ${Math.ceil(wait / 1000)} s is taken`, {
+                operation: 'take a slot',
+                transient: true,
+                throttled: true,
+                retryAfterMs: wait,
+              });
+            }
+            if (wait > 0) await sleep(wait);
+            return;
+          }
           let booking = ctx.bookings.get(rule.key);
           if (!booking || booking.used >= booking.count) booking = await book(ctx, rule, rate, Math.max(1, ctx.calls[rule.vendor] ?? 1));
           const wait = nextGo(booking) - now();
@@ -176,8 +196,12 @@ export function pacing(deps: PacingDeps): Pacing {
         },
         async later(afterMs) {
           const ctx = storage.getStore();
-          if (!ctx) return;
           const until = now() + (afterMs ?? unhintedMs);
+          // Outside a step, every caller of the credential waits for the vendor too; this call's retries wait as the vendor said.
+          if (!ctx) {
+            if (rate) await deps.schedule.holdUntil(rule.key, until + cadenceOf(rate).burstMs);
+            return;
+          }
           const left = ctx.bookings.get(rule.key);
           if (!rate) throw new MustWait(rule.vendor, until, snapshot(ctx));
           // Every run of this credential waits for the vendor; this step then books again after the hold.

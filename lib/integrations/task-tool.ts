@@ -1,4 +1,4 @@
-/** The task tool (ClickUp) as onboarding and booking need it. */
+/** The task tool (ClickUp) as onboarding, booking and offboarding need it. */
 export interface TaskRef {
   id: string;
   name: string;
@@ -44,4 +44,6 @@ export interface TaskTool {
   /** Creates a task unconditionally (for items identified elsewhere, e.g. a booking id). */
   createTask(listId: string, task: NewTask): Promise<TaskRef>;
   updateTask(taskId: string, patch: TaskPatch): Promise<TaskRef>;
+  /** Archives (archived true) or restores (false) every task in the folder's lists, open or closed; answers how many tasks it changed. */
+  setFolderArchived(folderId: string, archived: boolean): Promise<{ tasks: number }>;
 }

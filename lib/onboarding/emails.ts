@@ -11,15 +11,15 @@ export interface EmailContent {
   html: string;
 }
 
-/** Our own words, escaped here; user fields arrive already escaped (their .html). */
-const layout = (titleHtml: string, paragraphsHtml: string[], action?: { label: string; url: string }) =>
+/** Our own words, escaped here; user fields arrive already escaped (their .html). Every e-mail of the service is laid out so. */
+export const layout = (titleHtml: string, paragraphsHtml: string[], action?: { label: string; url: string }) =>
   `<!doctype html><html><body style="font-family:system-ui,sans-serif;max-width:560px;margin:auto;color:#222">` +
   `<h1 style="font-size:20px">${titleHtml}</h1>` +
   paragraphsHtml.map((p) => `<p>${p}</p>`).join('') +
   (action ? `<p><a href="${escapeHtml(action.url)}" style="background:#222;color:#fff;padding:10px 16px;border-radius:6px;text-decoration:none">${escapeHtml(action.label)}</a></p>` : '') +
   `</body></html>`;
 
-const subject = (text: string) => oneLine(text, TEXT_LIMITS.subject);
+export const subject = (text: string) => oneLine(text, TEXT_LIMITS.subject);
 const companyOf = (account: Account) => emailField(account.company_name || 'your company');
 
 export function welcomeEmail(account: Account, portalLink: string): EmailContent {

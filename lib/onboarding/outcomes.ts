@@ -41,6 +41,8 @@ export interface OnboardingResult {
   integrations: Partial<Record<Integration, Outcome>>;
   details: Partial<Record<Integration, Record<string, unknown>>>;
   errors?: IntegrationError[];
+  /** Why a run ended before its integrations ran (an offboarding whose subscription came back): nothing was done. */
+  stopped?: string;
 }
 
 /** What a step did: success (with what it created) or skipped (with why). */

@@ -12,9 +12,10 @@ import type { OnboardingIntake } from './intake.ts';
  * to two workflows makes two runs.
  */
 export function runIdFor(accountId: string, intake: OnboardingIntake, workflow?: string): string {
-  const digest = createHash('sha256')
-    .update(workflow ? `${workflow}:${stableJson(intake)}` : stableJson(intake))
-    .digest('hex')
-    .slice(0, 16);
-  return `${accountId}-${digest}`;
+  return runIdOf(accountId, workflow ? `${workflow}:${stableJson(intake)}` : stableJson(intake));
+}
+
+/** A run id for what `key` names (e.g. an offboarding's trigger): the same key, the same run. */
+export function runIdOf(accountId: string, key: string): string {
+  return `${accountId}-${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
 }

@@ -1,5 +1,6 @@
 import type { AccountStore } from '../accounts/accounts.ts';
 import type { IntegrationStore } from '../accounts/integrations.ts';
+import { accountClosed, isAccountOpen } from '../accounts/lifecycle.ts';
 import { NotFound } from '../errors.ts';
 import type { OnboardingIntake } from './intake.ts';
 import { runIdFor } from './run-id.ts';
@@ -50,6 +51,8 @@ export interface BeginOptions {
   workflow?: string;
   /** Whatever the run needs in place before its state machine starts. */
   beforeStart?: (run: { runId: string; accountId: string }) => Promise<void>;
+  /** Mixed into the run id: the same submission again becomes a run of its own (an account reopened). */
+  runKey?: string;
 }
 
 /**
@@ -66,8 +69,10 @@ export async function beginOnboarding(
   intake: OnboardingIntake,
   options: BeginOptions = {},
 ): Promise<StartedRun> {
+  const existing = await deps.accounts.getAccount(accountId);
+  if (existing && !isAccountOpen(existing.status)) throw accountClosed(existing.status);
   await deps.accounts.claimMember({ email: intake.email, account_id: accountId, role: 'owner' });
-  const runId = runIdFor(accountId, intake, options.workflow);
+  const runId = runIdFor(accountId, intake, [options.workflow, options.runKey].filter(Boolean).join(':') || undefined);
   await deps.accounts.saveAccountDetails(accountId, {
     company_name: intake.companyName,
     company_url: intake.companyUrl,

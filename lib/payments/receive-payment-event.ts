@@ -8,7 +8,7 @@ import { mayAct } from '../permissions.ts';
 import type { FollowUps } from '../provisioning/follow-ups.ts';
 import { applyBillingEvent, updateBilling, type Billing, type BillingOutcome, type BillingStore, type ConflictReason, type Starter } from './billing.ts';
 import { paymentEventKey, paymentJobName, type PaymentQueue } from './payment-queue.ts';
-import { CHECKOUT_PERMISSION, type BillingEvent, type Payments } from './payments.ts';
+import { CHECKOUT_PERMISSION, isLiveSubscription, type BillingEvent, type Payments } from './payments.ts';
 
 /** What the payment webhook itself needs: it verifies, then queues. */
 export interface PaymentWebhookDeps {
@@ -30,7 +30,14 @@ export interface ApplyPaymentDeps extends OnceDeps {
   team: TeamDeps;
   /** Where a purchase the webhook would not link waits for an operator. */
   followUps: Pick<FollowUps, 'open'>;
+  /** What else follows the account's subscription: its end offboards the client after a grace period (lib/offboarding). */
+  subscriptions?: SubscriptionWatch;
   log: Logger;
+}
+
+/** Told the account's subscription as it stands after each event applied: live or not, which, and since when. */
+export interface SubscriptionWatch {
+  changed(accountId: string, subscription: { subscriptionId?: string; live: boolean; at: number }): Promise<void>;
 }
 
 export interface PaymentDelivery {
@@ -130,6 +137,11 @@ async function applyPaymentEvent(deps: ApplyPaymentDeps, event: BillingEvent, lo
     return { outcome: change.outcome, accountId };
   }
   log.info('payment event processed', { outcome, accountId, status: event.status, plan: event.plan });
+  // The billing as it stands now (an event applied before, delivered again, changes nothing, but the watch may have missed it).
+  const standing = change?.outcome === 'applied' ? change.next : change?.outcome === 'duplicate' ? decidedOn : undefined;
+  if (standing && deps.subscriptions) {
+    await deps.subscriptions.changed(accountId, { subscriptionId: standing.subscriptionId, live: isLiveSubscription(standing.status), at: standing.eventAt ?? event.created });
+  }
   return { outcome, accountId };
 }
 

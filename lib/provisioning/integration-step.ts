@@ -4,12 +4,13 @@
 // - its vendor calls are paced (lib/integrations/pacing.ts); a wait for a
 //   slot or a vendor's "later" is no failure: the step answers "waiting" with
 //   when, the state machine waits until then and calls it again with that answer;
+// - an account closed under the run (account_closed) makes it skipped;
 // - other errors are rethrown, so the state machine's Retry and Catch apply;
 // - in the RetryFailedIntegrations phase it is called with hold=true and the
 //   execution's redrive count: on the first pass (count 0) it fails with
 //   AwaitingRedrive, leaving the execution FAILED at that task for an
 //   operator; a redrive runs it for real.
-import { DomainError, VendorError } from '../errors.ts';
+import { Conflict, DomainError, VendorError } from '../errors.ts';
 import { MustWait, type Booking, type Pacing } from '../integrations/pacing.ts';
 import { logger } from '../log.ts';
 
@@ -96,6 +97,11 @@ export function integrationStep<N extends string, I extends StepInput = StepInpu
       await report({ outcome: result.outcome, details: result.details });
       return { integration, outcome: result.outcome };
     } catch (error) {
+      // The account closed under the run: nothing to do, and nothing to retry.
+      if (error instanceof Conflict && error.code === 'account_closed') {
+        await report({ outcome: 'skipped', details: { reason: error.message } });
+        return { integration, outcome: 'skipped' };
+      }
       const wait = waitFor(error);
       if (wait) {
         const until = new Date(wait.until).toISOString();

@@ -1,7 +1,7 @@
 // The whole description of each integration an onboarding run provisions,
 // and the workflows that run them. Everything else follows from it:
 // - each step's function (infra/functions.ts) and both onboarding state
-//   machines (statemachines/onboarding.ts): a branch per integration with its
+//   machines (statemachines/workflows.ts): a branch per integration with its
 //   retry policy, its wait loop and a Catch, its held retry for a redrive;
 // - the answer's integrations (lib/onboarding/routes.ts), the pacing of its
 //   calls (`calls`, `vendor`), the follow-ups' advice (`remedy`, scripts/),
@@ -13,13 +13,15 @@
 // and its emulator (local/emulators).
 //
 // Plain data: step Lambdas import it (through outcomes.ts), so it stays light.
+import type { AccountStatus } from '../accounts/accounts.ts';
 import type { IntegrationSettings } from '../config.ts';
 import type { LambdaSpec } from '../lambda-spec.ts';
 
 /** How the state machine retries a step; the retriers are in statemachines/asl.ts. */
 export type RetryPolicy = 'vendor' | 'site';
 
-export interface IntegrationSpec {
+/** One step of an integration's work, as a state machine runs it: its function, retries, pacing and parts. */
+export interface StepSpec {
   /** The function that does the work; its state and ${...Arn} placeholder are named after it. */
   readonly step: string;
   /** That function: its handler file (named after the step) and its settings. */
@@ -27,8 +29,6 @@ export interface IntegrationSpec {
   readonly retry: RetryPolicy;
   /** How long one call may take before the state machine gives up on it: the function's timeout and a margin. */
   readonly timeoutSeconds: number;
-  /** Whose API it calls: a key of `vendors` (its settings, /status check and emulator). */
-  readonly vendor: string;
   /** What an operator checks when it failed, before redriving (npm run executions -- follow-ups). */
   readonly remedy: string;
   /** Input beyond the run's own (accountId, email, runId, portalSlug), as ASL Parameters. */
@@ -45,6 +45,25 @@ export interface IntegrationSpec {
    * right after it succeeds. A part's failure is this integration's.
    */
   readonly parts?: readonly { readonly part: string; readonly after: string }[];
+}
+
+/** An integration: what onboarding provisions at one vendor (its own fields), and how offboarding takes it back. */
+export interface IntegrationSpec extends StepSpec {
+  /** Whose API it calls: a key of `vendors` (its settings, /status check and emulator). */
+  readonly vendor: string;
+  /** The step that takes back what this one made when a client leaves (the offboarding workflow); reversible until erasure. */
+  readonly takeBack?: StepSpec;
+}
+
+/** Which of an integration's steps a workflow runs. */
+export type Action = 'provision' | 'takeBack';
+
+/** The step a workflow of this action runs for the integration, with the integration's vendor. */
+export function actionOf(spec: IntegrationSpec, action: Action = 'provision'): IntegrationSpec {
+  if (action === 'provision') return spec;
+  const step = spec[action];
+  if (!step) throw new Error(`The integration of step ${spec.step} declares no ${action} step`);
+  return { vendor: spec.vendor, ...step };
 }
 
 /** A vendor integrations call: how /status reaches it, and the emulator that stands for it locally. */
@@ -96,6 +115,15 @@ export const integrations = {
     timeoutSeconds: 150,
     calls: { clickup: 15 },
     lambda: { handler: 'functions/onboarding/steps/provision-task-tool.ts', timeout: 120 },
+    // Every task of the folder archived (ClickUp's API archives tasks, not folders); onboarding again restores them.
+    takeBack: {
+      step: 'archive-task-tool',
+      remedy: 'Check ClickUp: CLICKUP_API_TOKEN is valid and may edit the tasks of the client folder; if ClickUp was down, wait for it.',
+      retry: 'vendor',
+      timeoutSeconds: 150,
+      calls: { clickup: 15 },
+      lambda: { handler: 'functions/offboarding/steps/archive-task-tool.ts', timeout: 120 },
+    },
   },
   // The folder tree in one batch, and its shared link.
   dropbox: {
@@ -106,6 +134,15 @@ export const integrations = {
     timeoutSeconds: 150,
     calls: { dropbox: 2 },
     lambda: { handler: 'functions/onboarding/steps/provision-storage-tree.ts', timeout: 120 },
+    // The shared links revoked and the folder moved under the archive path; onboarding again moves it back.
+    takeBack: {
+      step: 'archive-storage-tree',
+      remedy: 'Check Dropbox: the token may still edit DROPBOX_ROOT_PATH and its archive folder; if Dropbox was down, wait.',
+      retry: 'vendor',
+      timeoutSeconds: 150,
+      calls: { dropbox: 3 },
+      lambda: { handler: 'functions/offboarding/steps/archive-storage-tree.ts', timeout: 120 },
+    },
   },
   // The owner's invitation, the welcome and the team's notice; the storage-ready e-mail is its part after the folder.
   resend: {
@@ -117,6 +154,15 @@ export const integrations = {
     parts: [{ part: 'after-storage', after: 'dropbox' }],
     calls: { resend: 3 },
     lambda: { handler: 'functions/onboarding/steps/send-onboarding-emails.ts', timeout: 120 },
+    // The owners' closing e-mail: what was closed, how to ask for their data, how to come back.
+    takeBack: {
+      step: 'send-closing-emails',
+      remedy: 'Check Resend: RESEND_API_KEY is valid and the sending domain is verified.',
+      retry: 'vendor',
+      timeoutSeconds: 150,
+      calls: { resend: 2 },
+      lambda: { handler: 'functions/offboarding/steps/send-closing-emails.ts', timeout: 120 },
+    },
   },
   slack: {
     step: 'post-chat-notices',
@@ -126,6 +172,14 @@ export const integrations = {
     timeoutSeconds: 150,
     calls: { slack: 1 },
     lambda: { handler: 'functions/onboarding/steps/post-chat-notices.ts', timeout: 120 },
+    takeBack: {
+      step: 'post-closing-notice',
+      remedy: 'Check Slack: SLACK_BOT_TOKEN is valid and the bot is in SLACK_CHANNEL (or SLACK_WEBHOOK_URL still exists).',
+      retry: 'vendor',
+      timeoutSeconds: 150,
+      calls: { slack: 1 },
+      lambda: { handler: 'functions/offboarding/steps/post-closing-notice.ts', timeout: 120 },
+    },
   },
   // The lead found by e-mail (or by domain) and updated, or created.
   close: {
@@ -136,6 +190,15 @@ export const integrations = {
     timeoutSeconds: 150,
     calls: { close: 3 },
     lambda: { handler: 'functions/onboarding/steps/sync-crm-lead.ts', timeout: 120 },
+    // The lead's status set to the agency's former-client status (CLOSE_FORMER_CLIENT_STATUS_ID).
+    takeBack: {
+      step: 'mark-crm-lead-former',
+      remedy: 'Check Close: CLOSE_API_KEY is valid and CLOSE_FORMER_CLIENT_STATUS_ID is a lead status of the organisation.',
+      retry: 'vendor',
+      timeoutSeconds: 150,
+      calls: { close: 1 },
+      lambda: { handler: 'functions/offboarding/steps/mark-crm-lead-former.ts', timeout: 120 },
+    },
   },
   // The site's analysis and scrape are a crawl job named after the run.
   // PageSpeed runs take up to a minute per form factor; a measurement, seconds.
@@ -185,13 +248,27 @@ export interface Workflow<K extends string = Integration> {
   /** The workflow's integrations, in the order its answer lists them. */
   readonly integrations: readonly K[];
   readonly stages: readonly Stage<K>[];
+  /** Which step of each integration the stages run: provisioning unless said. */
+  readonly action?: Action;
+  /**
+   * The run's first step, given the account; its answer (at $.slug) holds the
+   * portal slug the steps are told. `waits`: the run first waits until its
+   * input's notBefore; `mayStop`: an answer with `proceed: false` ends the run there.
+   */
+  readonly opening: { readonly step: string; readonly waits?: true; readonly mayStop?: true };
+  /** The account's status once the run has recorded its outcome, by whether every integration succeeded; `members`: its member records' too. */
+  readonly settles: { readonly succeeded: AccountStatus; readonly failed: AccountStatus; readonly members?: true };
 }
 
-/** The onboarding workflows, by the name of their state machine (agency-backend-<stage>-<name>). */
+const ONBOARDED = { succeeded: 'active', failed: 'needs_attention', members: true } as const;
+
+/** The workflows, by the name of their state machine (agency-backend-<stage>-<name>). */
 export const workflows = {
   onboarding: {
     integrations: ['clickup', 'dropbox', 'resend', 'slack', 'close'],
     stages: [{ name: 'Provision', run: ['clickup', 'dropbox', 'resend', 'slack', 'close'] }],
+    opening: { step: 'assign-slug' },
+    settles: ONBOARDED,
   },
   'enhanced-onboarding': {
     // The contract's order.
@@ -204,6 +281,17 @@ export const workflows = {
       // The team's notice reports the site findings and the CSV.
       { name: 'Announce', run: ['slack'] },
     ],
+    opening: { step: 'assign-slug' },
+    settles: ONBOARDED,
+  },
+  // A client leaving: after the grace period its run waits out (none when asked for directly), each integration's
+  // take-back step side by side; the account is closed once all have succeeded (lib/offboarding/).
+  offboarding: {
+    integrations: ['clickup', 'dropbox', 'resend', 'slack', 'close'],
+    stages: [{ name: 'TakeBack', run: ['clickup', 'dropbox', 'resend', 'slack', 'close'] }],
+    action: 'takeBack',
+    opening: { step: 'begin-offboarding', waits: true, mayStop: true },
+    settles: { succeeded: 'closed', failed: 'offboarding' },
   },
 } as const satisfies Record<string, Workflow>;
 

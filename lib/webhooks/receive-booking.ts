@@ -1,3 +1,4 @@
+import type { AccountStore } from '../accounts/accounts.ts';
 import { InvalidInput } from '../errors.ts';
 import { bookingProviderOfBody, parseBookingEvent, type BookingProvider } from './booking-events.ts';
 import { bookingJobName, type BookingQueue } from './booking-queue.ts';
@@ -7,12 +8,15 @@ import { accountForPathSecret, type SigningKeys, type WebhookIntegrations } from
 
 export interface BookingDeps {
   integrations: Pick<WebhookIntegrations, 'inboundFor'>;
+  /** The account's status: a closed account's webhooks answer 410. */
+  accounts: Pick<AccountStore, 'getAccount'>;
   queue: BookingQueue;
   now?: () => Date;
 }
 
 /**
- * 1. The path secret names the account (404 for anything else, nothing written).
+ * 1. The path secret names the account (404 for anything else, nothing written;
+ *    410 for a closing or closed account).
  * 2. Signatures (see bookingSignatureCheck) are verified before the body is read (400).
  * 3. Only then is the body read: it must match the route's schema and be a
  *    readable Calendly or Cal.com event (400); other event types are ignored (200).
@@ -27,7 +31,7 @@ export interface BookingDeps {
  */
 export async function receiveBookingDelivery(deps: BookingDeps, delivery: Delivery): Promise<DeliveryResult> {
   const now = deps.now?.() ?? new Date();
-  const integration = await accountForPathSecret(deps.integrations, delivery.secret);
+  const integration = await accountForPathSecret(deps, delivery.secret);
   const signedBy = bookingSignatureCheck(integration.signingKeys, delivery, now);
   const body = delivery.readBody();
   const provider = signedBy ?? providerOfHeaders(delivery) ?? bookingProviderOfBody(body);

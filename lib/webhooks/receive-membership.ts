@@ -52,7 +52,8 @@ const MAX_WRITE_ATTEMPTS = 5;
 const linkKey = (memberId: string) => `memberstack#member#${memberId}`;
 
 /**
- * 1. The path secret names the account (404 for anything else, nothing written).
+ * 1. The path secret names the account (404 for anything else, nothing written;
+ *    410 for a closing or closed account).
  * 2. With a Svix signing key configured, the signature must match (400).
  * 3. Only then is the body read: it must match the route's schema and be a
  *    readable Memberstack event (400); other event types are ignored (200).
@@ -69,7 +70,7 @@ const linkKey = (memberId: string) => `memberstack#member#${memberId}`;
  */
 export async function receiveMembershipDelivery(deps: MembershipDeps, delivery: Delivery): Promise<DeliveryResult> {
   const now = deps.now?.() ?? new Date();
-  const integration = await accountForPathSecret(deps.integrations, delivery.secret);
+  const integration = await accountForPathSecret(deps, delivery.secret);
   const signingKey = integration.signingKeys.membership;
   if (signingKey) verifySvix(signingKey, delivery, now);
   if (deps.copyingMemberRecords) throw heldForCopy();

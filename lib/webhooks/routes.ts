@@ -46,6 +46,7 @@ const deliveryResponses = {
     codes: ['invalid_signature', 'malformed_json', 'invalid_payload'],
   },
   404: { description: 'No webhook at this address: an unknown, revoked (rotated) or malformed secret; nothing is written' },
+  410: { description: "The secret's account is closing or closed: stop sending (account_closed); nothing is written", codes: ['account_closed'] },
   409: {
     description:
       'A copy of an event another delivery is handling right now (delivery_in_progress, answered at once with Retry-After; a retry once it is done gets 200), or a plan event that arrived before its member (member_not_known_yet): retry later',

@@ -3,8 +3,10 @@
 // webhook_secrets) and the providers' signing keys it configured, kept in
 // the index entry of its current secret, so that an inbound webhook learns
 // both the account and the keys from the one row its secret names.
+import type { AccountStore } from '../accounts/accounts.ts';
 import { hashSecret } from '../accounts/integrations.ts';
-import { NotFound } from '../errors.ts';
+import { isAccountOpen } from '../accounts/lifecycle.ts';
+import { Gone, NotFound } from '../errors.ts';
 
 export const SIGNING_KEY_NAMES = ['membership', 'calendly', 'calcom'] as const;
 export type SigningKeyName = (typeof SIGNING_KEY_NAMES)[number];
@@ -47,9 +49,15 @@ export const noWebhookHere = () => new NotFound('There is no webhook at this add
  * the account's current secret has as an active entry: a rotated-out secret's
  * entry is revoked, and a rotation's new one is pending until it takes over.
  */
-export async function accountForPathSecret(integrations: Pick<WebhookIntegrations, 'inboundFor'>, presented: string | undefined): Promise<InboundWebhook> {
+export async function accountForPathSecret(
+  deps: { integrations: Pick<WebhookIntegrations, 'inboundFor'>; accounts: Pick<AccountStore, 'getAccount'> },
+  presented: string | undefined,
+): Promise<InboundWebhook> {
   if (!presented || !SECRET_SHAPE.test(presented)) throw noWebhookHere();
-  const inbound = await integrations.inboundFor(hashSecret(presented));
+  const inbound = await deps.integrations.inboundFor(hashSecret(presented));
   if (!inbound) throw noWebhookHere();
+  // A closing or closed account takes nothing: 410 tells a provider to stop sending (its webhook is gone, not broken).
+  const account = await deps.accounts.getAccount(inbound.accountId);
+  if (account && !isAccountOpen(account.status)) throw new Gone('This account is closed: its webhooks take nothing', 'account_closed');
   return inbound;
 }

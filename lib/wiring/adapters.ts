@@ -42,32 +42,40 @@ import type { Storage } from '../integrations/storage.ts';
 import type { TaskTool } from '../integrations/task-tool.ts';
 import type { Payments } from '../payments/payments.ts';
 import type { StepPace } from '../provisioning/integration-step.ts';
-import { integrations, type Integration, type IntegrationSpec } from '../provisioning/registry.ts';
+import { actionOf, integrations, type Action, type Integration, type IntegrationSpec } from '../provisioning/registry.ts';
 import { kept, onFirstCall } from './lazy.ts';
 import { paceSchedule } from './stores.ts';
 
 /**
  * Who waits on a vendor's answer decides how long it may take. A person (any
  * HTTP request): at most three attempts and short waits, so a failing vendor
- * answers inside API Gateway's 30 s rather than as its timeout. A workflow
- * step: the full policy, paced; the state machine waits for a vendor's "later" and retries the rest.
+ * answers inside API Gateway's 30 s rather than as its timeout; a slot on the
+ * vendor's schedule is waited for only when it is near. A workflow step: the
+ * full policy; the state machine waits for a slot or a vendor's "later" and retries the rest.
  */
 export type Waiting = 'person' | 'workflow';
 
-/** The schedules every workflow step's vendor calls take their slots from (lib/integrations/pacing.ts), one per process. */
-export const stepPacing = (): Pacing => kept('pacing', () => pacing({ schedule: paceSchedule() }));
+/**
+ * The schedules every vendor call takes its slot from (lib/integrations/pacing.ts), one per process:
+ * a workflow step's, and a person's, who waits for a slot at most as long as for a vendor's retry hint.
+ */
+export const vendorPacing = (): Pacing => kept('pacing', () => pacing({ schedule: paceSchedule(), personWaitMs: vendorSettings().maxRetryWaitMs }));
 
-/** How an integration's step paces its vendor calls: the shared schedules, and what it books at once (the registry's calls). */
-export const stepPace = (integration: Integration): StepPace => ({ pacing: stepPacing(), calls: (integrations[integration] as IntegrationSpec).calls });
+/** How an integration's step paces its vendor calls: the shared schedules, and what it books at once (the registry's calls for that step). */
+export const stepPace = (integration: Integration, action?: Action): StepPace => ({
+  pacing: vendorPacing(),
+  calls: actionOf(integrations[integration] as IntegrationSpec, action).calls,
+});
 
 /**
- * How a vendor credential's calls retry, and for a workflow step how they are
- * paced: the credential's schedule is named by a digest of it, never by it.
+ * How a vendor credential's calls retry and are paced: every caller of the
+ * credential takes its slots from one schedule, named by a digest of the
+ * credential, never by it.
  */
 function policy(waiting: Waiting, vendor: keyof VendorRates, credential: string) {
-  if (waiting === 'person') return interactivePolicyFrom(vendorSettings());
   const key = `${vendor}#${createHash('sha256').update(credential).digest('hex').slice(0, 16)}`;
-  return { ...policyFrom(vendorSettings()), pace: stepPacing().of({ vendor, key, rate: vendorRates()[vendor] }) };
+  const pace = vendorPacing().of({ vendor, key, rate: vendorRates()[vendor] });
+  return { ...(waiting === 'person' ? interactivePolicyFrom(vendorSettings()) : policyFrom(vendorSettings())), pace };
 }
 
 // --- Identity: every caller of it is an HTTP request, so a person waits. ---
@@ -140,12 +148,12 @@ export const mailer = (waiting: Waiting): Mailer | null =>
 /** Where the team's own notices about new clients go, if anywhere. */
 export const teamAddress = (): string | undefined => emailSettings()?.teamAddress;
 
-export const taskTool = (): TaskTool | null =>
-  vendor('taskTool', taskToolSettings, async (s) => (await import('../integrations/clickup-task-tool.ts')).clickupTaskTool(s, policy('workflow', 'clickup', s.token)));
+export const taskTool = (waiting: Waiting = 'workflow'): TaskTool | null =>
+  vendor(`taskTool:${waiting}`, taskToolSettings, async (s) => (await import('../integrations/clickup-task-tool.ts')).clickupTaskTool(s, policy(waiting, 'clickup', s.token)));
 
-export const storage = (): Storage | null =>
-  vendor('storage', storageSettings, async (s) =>
-    (await import('../integrations/dropbox-storage.ts')).dropboxStorage(s, policy('workflow', 'dropbox', s.refreshToken ?? s.accessToken!)),
+export const storage = (waiting: Waiting = 'workflow'): Storage | null =>
+  vendor(`storage:${waiting}`, storageSettings, async (s) =>
+    (await import('../integrations/dropbox-storage.ts')).dropboxStorage(s, policy(waiting, 'dropbox', s.refreshToken ?? s.accessToken!)),
   );
 
 /** The folder under which each client's storage tree is made. */
@@ -156,8 +164,8 @@ export const chat = (): Chat | null =>
     (await import('../integrations/slack-chat.ts')).slackChat(s, policy('workflow', 'slack', s.mode === 'incoming-webhook' ? s.webhookUrl : `${s.botToken} ${s.channel}`)),
   );
 
-export const crm = (): Crm | null =>
-  vendor('crm', crmSettings, async (s) => (await import('../integrations/close-crm.ts')).closeCrm(s, policy('workflow', 'close', s.apiKey)));
+export const crm = (waiting: Waiting = 'workflow'): Crm | null =>
+  vendor(`crm:${waiting}`, crmSettings, async (s) => (await import('../integrations/close-crm.ts')).closeCrm(s, policy(waiting, 'close', s.apiKey)));
 
 // --- The crawler: the vendors when their keys are configured, else our own measurement and crawler. ---
 

@@ -2,7 +2,7 @@
 // one per kind of key a route may take besides a bearer token, so that each
 // function's bundle (and so its settings, infra/settings-per-function.mjs)
 // holds only the key its routes take. Each is built once per Lambda instance;
-// its identity client and membership store are made on the first request that
+// its identity client, membership store and account reader are made on the first request that
 // carries credentials, and supabase-js is loaded only when that request
 // carries a bearer token (./adapters.ts). The HTTP stack refuses a guard of
 // the wrong kind for a route (lib/http/endpoint.ts).
@@ -11,10 +11,10 @@ import { adminApiKey, internalApiKey } from '../config.ts';
 import type { KeyKind } from '../http/route.ts';
 import { identity } from './adapters.ts';
 import { kept } from './lazy.ts';
-import { membershipReader } from './stores.ts';
+import { accountReader, membershipReader } from './stores.ts';
 
 const guardTaking = (takes: KeyKind, key: () => string | undefined, serviceKey?: () => string | undefined) =>
-  kept(`guard:${takes}`, () => accessGuard(takes, () => ({ identity: identity(), memberships: membershipReader(), key: key(), serviceKey: serviceKey?.() })));
+  kept(`guard:${takes}`, () => accessGuard(takes, () => ({ identity: identity(), memberships: membershipReader(), accounts: accountReader(), key: key(), serviceKey: serviceKey?.() })));
 
 /** For routes that take a bearer token only. */
 export const guard = () => guardTaking('none', () => undefined);

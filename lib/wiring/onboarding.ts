@@ -1,10 +1,11 @@
 // What the onboarding functions share: the workflow they start and how they
 // find the account a submission is for. Each is built once per Lambda instance.
 import type { EnhancedOnboardingDeps } from '../enhanced-onboarding/enhanced-onboarding.ts';
-import { enhancedOnboardingStateMachineArn, memberRecordsCopying, onboardingLimitSettings, onboardingStateMachineArn, onboardingWaitMs } from '../config.ts';
+import { enhancedOnboardingStateMachineArn, memberRecordsCopying, offboardingStateMachineArn, onboardingLimitSettings, onboardingStateMachineArn, onboardingWaitMs } from '../config.ts';
 import { logger } from '../log.ts';
 import type { OnboardingIntake } from '../onboarding/intake.ts';
 import { withOnboardingAccount, type OnboardingAccountDeps } from '../onboarding/onboarding-account.ts';
+import { OFFBOARDING_WORKFLOW } from '../offboarding/offboard.ts';
 import { ENHANCED_WORKFLOW } from '../onboarding/outcomes.ts';
 import { beginOnboarding } from '../onboarding/start-onboarding.ts';
 import type { SubmissionLimitDeps } from '../onboarding/submission-limits.ts';
@@ -48,9 +49,11 @@ export const enhancedOnboardingDeps = (): EnhancedOnboardingDeps =>
 
 /** The state machine a run's workflow runs on: onboarding-v2's unless the run says otherwise. */
 const machineOf = (workflow: string | undefined): string =>
-  workflow === ENHANCED_WORKFLOW ? enhancedOnboardingStateMachineArn() : onboardingStateMachineArn();
+  workflow === ENHANCED_WORKFLOW ? enhancedOnboardingStateMachineArn() : workflow === OFFBOARDING_WORKFLOW ? offboardingStateMachineArn() : onboardingStateMachineArn();
 
-const executionArnOf = (runId: string, workflow?: string) => executionArn(machineOf(workflow), runId);
+/** A run's execution, on the machine of the workflow its record names. */
+export const executionArnOfRun = (runId: string, workflow?: string) => executionArn(machineOf(workflow), runId);
+const executionArnOf = executionArnOfRun;
 
 export const executionArn = (machineArn: string, runId: string) => `${machineArn.replace(':stateMachine:', ':execution:')}:${runId}`;
 

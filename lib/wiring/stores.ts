@@ -5,6 +5,7 @@
 // asks for its reader, and may then change nothing in it.
 import { dynamodbAccountReader, dynamodbAccounts, dynamodbSlugs } from '../accounts/dynamodb-accounts.ts';
 import { dynamodbInvitationReader, dynamodbInvitations } from '../accounts/dynamodb-invitations.ts';
+import { dynamodbLifecycle } from '../accounts/dynamodb-lifecycle.ts';
 import { dynamodbMembershipReader, dynamodbMemberships } from '../accounts/dynamodb-memberships.ts';
 import { dynamodbIntegrations } from '../accounts/integrations.ts';
 import { dynamodbVerificationTokens } from '../auth/dynamodb-verification-tokens.ts';
@@ -26,6 +27,8 @@ import { kept } from './lazy.ts';
 
 export const accounts = () => kept('store:accounts', () => dynamodbAccounts({ db, tables }));
 export const accountReader = () => kept('store:accountReader', () => dynamodbAccountReader({ db, tables }));
+/** The account's life cycle: its status, and its offboarding (lib/accounts/lifecycle.ts). */
+export const lifecycle = () => kept('store:lifecycle', () => dynamodbLifecycle({ db, tables }));
 export const slugs = () => kept('store:slugs', () => dynamodbSlugs({ db, tables }));
 export const memberships = () => kept('store:memberships', () => dynamodbMemberships({ db, tables }));
 /** What the access guard reads a caller's roles from. */
@@ -66,6 +69,7 @@ export const onboardingStores = () =>
     runs: runs(),
     ledger: ledger(),
     followUps: followUps(),
+    lifecycle: lifecycle(),
   }));
 
 /** What the membership webhook takes its deliveries through. */

@@ -13,6 +13,7 @@ import {
   bookingStateMachineArn,
   crawlerRefreshStateMachineArn,
   enhancedOnboardingStateMachineArn,
+  offboardingStateMachineArn,
   onboardingBatchStateMachineArn,
   onboardingStateMachineArn,
   paymentsStateMachineArn,
@@ -46,6 +47,12 @@ export const enhancedOnboardingWorkflow = (): OnboardingWorkflow =>
     'iam:states:execution/enhanced-onboarding:DescribeExecution,RedriveExecution';
     return workflowOn(enhancedOnboardingStateMachineArn());
   });
+export const offboardingWorkflow = (): OnboardingWorkflow =>
+  kept('offboardingWorkflow', () => {
+    'iam:states:stateMachine/offboarding:StartExecution';
+    'iam:states:execution/offboarding:DescribeExecution,RedriveExecution';
+    return workflowOn(offboardingStateMachineArn());
+  });
 export const crawlerRefreshWorkflow = (): OnboardingWorkflow =>
   kept('crawlerRefreshWorkflow', () => {
     'iam:states:stateMachine/crawler-refresh:StartExecution';
@@ -53,11 +60,12 @@ export const crawlerRefreshWorkflow = (): OnboardingWorkflow =>
     return workflowOn(crawlerRefreshStateMachineArn());
   });
 
-/** The status of an onboarding run's execution, on whichever of the two machines it runs (reading a run). */
+/** The status of a run's execution, on whichever machine of the registry's workflows it runs (reading a run). */
 export const runStatus = (): Pick<OnboardingWorkflow, 'status'> =>
   kept('runStatus', () => {
     'iam:states:execution/onboarding:DescribeExecution';
     'iam:states:execution/enhanced-onboarding:DescribeExecution';
+    'iam:states:execution/offboarding:DescribeExecution';
     return onFirstCall(async () => ({ status: sfnWorkflow(stepFunctions(), onboardingStateMachineArn()).status }));
   });
 

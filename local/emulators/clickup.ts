@@ -5,7 +5,12 @@
 // description is written as `markdown_content`, which takes precedence over
 // `description` (the request schemas of createTask and updateTask in
 // ../shared/vendor-apis/clickup.json), and read back as `description`, or as
-// `markdown_description` with include_markdown_description=true.
+// `markdown_description` with include_markdown_description=true. A task is
+// archived or restored by updateTask's `archived` (its request schema in
+// clickup.json); getTasks answers either the archived tasks (archived=true) or
+// the others, never both (AutoIDM/tap-clickup PR #81 lists them in two passes
+// for that reason), and a list's archived flag is its own: its tasks keep
+// theirs (AutoIDM/tap-clickup issue #99).
 import { Hono, type Context } from 'hono';
 import { declaredOnly, type Declaration, type Fields } from './declared.ts';
 import type { VendorEmulator } from './host.ts';
@@ -38,6 +43,8 @@ interface Task {
   tags: string[];
   priority?: number | null;
   due_date?: string | null;
+  /** Absent in state saved before tasks could be archived: not archived. */
+  archived?: boolean;
   url: string;
   date_created: string;
   date_updated: string;
@@ -57,6 +64,7 @@ export const CLICKUP_DIFFERENCES = [
   'An unknown route is a JSON 404 (ECODE LOCAL_UNDECLARED); the real API may answer such a route with an HTML 404.',
   'Keeps markdown_content as given and answers it as both description and markdown_description; the real API renders the markdown to plain text for description.',
   'One workspace and one space; statuses are free text; tags need not exist in the space.',
+  'Only tasks can be archived (updateTask); no route that archives a list or folder is served, so every list is unarchived.',
   'Enforces the published limit per token (100 a minute unless CLICKUP_RATE_LIMIT says otherwise) in fixed windows that open at the token\'s first call; how ClickUp places its windows is not published.',
 ];
 
@@ -94,7 +102,16 @@ const clickupApi = (refuse: Declaration['refuse']): Declaration => ({
   ],
 });
 
-type TaskBody = { name?: string; description?: string; markdown_content?: string; status?: string; priority?: number | null; due_date?: number | null; due_date_time?: boolean };
+type TaskBody = {
+  name?: string;
+  description?: string;
+  markdown_content?: string;
+  status?: string;
+  priority?: number | null;
+  due_date?: number | null;
+  due_date_time?: boolean;
+  archived?: boolean;
+};
 
 /** markdown_content, when sent, wins over description. */
 const describedBy = (body: TaskBody): Pick<Task, 'description' | 'markdown'> =>
@@ -144,6 +161,7 @@ export function clickupEmulator(): VendorEmulator {
     tags: t.tags.map((name) => ({ name })),
     priority: t.priority ?? null,
     due_date: t.due_date ?? null,
+    archived: t.archived === true,
     list: { id: t.list_id },
     url: t.url,
     date_created: t.date_created,
@@ -194,7 +212,8 @@ export function clickupEmulator(): VendorEmulator {
     if (!list) return err(c, 404, 'List not found', 'SUBCAT_002');
     const page = Number(c.req.query('page') ?? 0);
     const includeClosed = c.req.query('include_closed') === 'true';
-    const all = state.tasks.filter((t) => t.list_id === list.id && (includeClosed || t.status !== 'closed'));
+    const archived = archivedParam(c);
+    const all = state.tasks.filter((t) => t.list_id === list.id && (includeClosed || t.status !== 'closed') && (t.archived === true) === archived);
     const slice = all.slice(page * 100, page * 100 + 100);
     const withMarkdown = c.req.query('include_markdown_description') === 'true';
     return c.json({ tasks: slice.map((t) => taskView(t, withMarkdown)), last_page: page * 100 + 100 >= all.length });
@@ -216,6 +235,7 @@ export function clickupEmulator(): VendorEmulator {
       tags: body.tags ?? [],
       priority: body.priority ?? null,
       due_date: body.due_date != null ? dueDateOf(body.due_date, body.due_date_time) : null,
+      archived: body.archived === true,
       url: `https://app.clickup.com/t/${id}`,
       date_created: at,
       date_updated: at,
@@ -232,6 +252,7 @@ export function clickupEmulator(): VendorEmulator {
     if (body.markdown_content !== undefined || body.description !== undefined) Object.assign(task, { markdown: undefined }, describedBy(body));
     if (body.status !== undefined) task.status = body.status;
     if (body.due_date !== undefined) task.due_date = body.due_date === null ? null : dueDateOf(body.due_date, body.due_date_time);
+    if (body.archived !== undefined) task.archived = body.archived === true;
     task.date_updated = String(Date.now());
     return c.json(taskView(task));
   });

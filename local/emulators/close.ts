@@ -5,6 +5,12 @@
 // CL5): `exact_value` the whole value, `phrase` the words of the value in
 // order, case-insensitively (so "acme.com" is found in "https://www.acme.com/"
 // but not in "notacme.com").
+// A lead has one of the organisation's lead statuses (developer.close.com/api/
+// resources/lead-statuses), set by status_id on create or update, the first
+// status when none is given (api/resources/leads/create); GET /lead/{id}/
+// answers its contacts, and DELETE /contact/{id}/ deletes one
+// (api/resources/contacts/delete). Contacts are children of their lead
+// (developer.close.com/resources/leads/).
 import { Hono, type Context } from 'hono';
 import { randomBytes } from 'node:crypto';
 import { declaredOnly, type Fields } from './declared.ts';
@@ -12,6 +18,21 @@ import type { VendorEmulator } from './host.ts';
 import type { LocalVendor } from './index.ts';
 
 export const CLOSE_KEY = 'api_local_close_key';
+const ORGANIZATION = 'orga_local_agency';
+
+/**
+ * The organisation's lead statuses: Close's defaults for a new organisation, Potential (the first,
+ * given to a lead created without one), Qualified and Bad Fit (help.close.io, "Organization
+ * settings, statuses, & customizations"), and the agency's own for a client who has left, which the
+ * local stack names in CLOSE_FORMER_CLIENT_STATUS_ID. Fixed ids, so that setting can name one.
+ */
+export const CLOSE_LEAD_STATUSES = [
+  { id: 'stat_LocalPotential', label: 'Potential' },
+  { id: 'stat_LocalQualified', label: 'Qualified' },
+  { id: 'stat_LocalBadFit', label: 'Bad Fit' },
+  { id: 'stat_LocalFormerClient', label: 'Former client' },
+] as const;
+export const CLOSE_FORMER_CLIENT_STATUS = CLOSE_LEAD_STATUSES[3].id;
 
 interface Contact {
   id: string;
@@ -26,6 +47,7 @@ interface Lead {
   display_name: string;
   url?: string;
   description?: string;
+  status_id?: string;
   status_label?: string;
   custom: Record<string, unknown>;
   date_created: string;
@@ -44,7 +66,10 @@ type Query = { type: string; [k: string]: unknown };
 export const CLOSE_DIFFERENCES = [
   'Search understands and, or, object_type, has_related and field_condition, with text conditions exact_value and phrase only; words are runs of letters and digits, as near as we can tell to how Close tokenises.',
   'Refuses (400 field-errors) a body field outside what vendor-contracts §5 lists for the routes we call (Close publishes no machine-readable description here), and unknown routes (404).',
-  'No custom field definitions, statuses or activities; a lead\'s fields are kept as sent.',
+  'No custom field definitions or activities; a lead\'s other fields are kept as sent.',
+  'Lead statuses are a fixed list (Close\'s three defaults and "Former client"); they cannot be added, renamed or deleted here.',
+  'An unknown status_id is refused with 400 field-errors { status_id }: what Close answers for one is not published, so the emulator takes the conservative reading.',
+  'GET /lead/{id}/ answers every field whatever _fields asks for.',
   'Enforces one limit per API key over every route (CLOSE_RATE_LIMIT, 20 a second: the figure of Close\'s own example) in fixed windows; Close counts each endpoint group apart, with figures it does not publish.',
 ];
 
@@ -87,6 +112,9 @@ export function closeEmulator(): VendorEmulator {
         { method: 'GET', path: '/lead/:id/', query: ['_fields'] },
         { method: 'PUT', path: '/lead/:id/', body: LEAD_FIELDS },
         { method: 'POST', path: '/contact/', body: { ...CONTACT_FIELDS, lead_id: 'any' } },
+        { method: 'DELETE', path: '/contact/:id/' },
+        // Not called by the adapter: where an operator finds the id CLOSE_FORMER_CLIENT_STATUS_ID takes.
+        { method: 'GET', path: '/status/lead/' },
       ],
       refuse: (c, undeclared) =>
         undeclared.kind === 'operation'
@@ -98,6 +126,8 @@ export function closeEmulator(): VendorEmulator {
   const contactsOf = (lead: Lead) => state.contacts.filter((x) => x.lead_id === lead.id);
   const view = (lead: Lead) => ({ ...lead, contacts: contactsOf(lead) });
   const bad = (c: Context, message: string) => c.json({ error: message, 'field-errors': {} }, 400);
+  const statusOf = (id: unknown) => CLOSE_LEAD_STATUSES.find((s) => s.id === id);
+  const unknownStatus = (c: Context) => c.json({ errors: [], 'field-errors': { status_id: 'Unknown lead status.' } }, 400);
 
   /** Evaluates the subset of the search DSL the adapter uses: and, object_type, has_related, field_condition. */
   const matches = (lead: Lead, q: Query, object: 'lead' | 'contact' | 'contact_email' = 'lead', item?: unknown): boolean => {
@@ -141,9 +171,21 @@ export function closeEmulator(): VendorEmulator {
   app.post('/lead/', async (c) => {
     const body = (await c.req.json().catch(() => null)) as (Partial<Lead> & { contacts?: Omit<Contact, 'id' | 'lead_id'>[] }) | null;
     if (!body?.name) return bad(c, 'name is required');
+    const status = body.status_id === undefined ? CLOSE_LEAD_STATUSES[0] : statusOf(body.status_id);
+    if (!status) return unknownStatus(c);
     const at = new Date().toISOString();
     const { contacts = [], ...fields } = body;
-    const lead: Lead = { ...fields, id: newId('lead'), name: body.name, display_name: body.name, custom: {}, date_created: at, date_updated: at };
+    const lead: Lead = {
+      ...fields,
+      id: newId('lead'),
+      name: body.name,
+      display_name: body.name,
+      status_id: status.id,
+      status_label: status.label,
+      custom: {},
+      date_created: at,
+      date_updated: at,
+    };
     state.leads.push(lead);
     for (const contact of contacts) state.contacts.push({ id: newId('cont'), lead_id: lead.id, name: contact.name, emails: contact.emails ?? [], phones: contact.phones ?? [] });
     return c.json(view(lead));
@@ -160,7 +202,9 @@ export function closeEmulator(): VendorEmulator {
     const patch = (await c.req.json().catch(() => null)) as Record<string, unknown> | null;
     if (!patch) return bad(c, 'invalid JSON');
     const { contacts: _ignored, id: _id, ...fields } = patch;
-    Object.assign(lead, fields);
+    const status = fields.status_id === undefined ? undefined : statusOf(fields.status_id);
+    if (fields.status_id !== undefined && !status) return unknownStatus(c);
+    Object.assign(lead, fields, status ? { status_label: status.label } : {});
     if (typeof fields.name === 'string') lead.display_name = fields.name;
     lead.date_updated = new Date().toISOString();
     return c.json(view(lead));
@@ -173,6 +217,15 @@ export function closeEmulator(): VendorEmulator {
     state.contacts.push(contact);
     return c.json(contact);
   });
+
+  app.delete('/contact/:id/', (c) => {
+    const contact = state.contacts.find((x) => x.id === c.req.param('id'));
+    if (!contact) return c.json({ error: 'Not found' }, 404);
+    state.contacts = state.contacts.filter((x) => x !== contact);
+    return c.json({});
+  });
+
+  app.get('/status/lead/', (c) => c.json({ data: CLOSE_LEAD_STATUSES.map((s) => ({ ...s, color: null, organization_id: ORGANIZATION })), has_more: false }));
 
   return {
     vendor: 'close',
@@ -200,5 +253,5 @@ export function closeEmulator(): VendorEmulator {
 
 export const closeVendor: LocalVendor = {
   create: () => closeEmulator(),
-  env: (ctx) => ({ CLOSE_API_KEY: CLOSE_KEY, CLOSE_API_BASE: `${ctx.hostUrl}/close/api/v1` }),
+  env: (ctx) => ({ CLOSE_API_KEY: CLOSE_KEY, CLOSE_API_BASE: `${ctx.hostUrl}/close/api/v1`, CLOSE_FORMER_CLIENT_STATUS_ID: CLOSE_FORMER_CLIENT_STATUS }),
 };

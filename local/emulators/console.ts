@@ -221,7 +221,7 @@ function tasksSection(folders: Obj[], accountOf: AccountOf, account: AccountCell
             `<h4>${esc(l.name)} <span class="muted">(${list(l.tasks).length} tasks)</span></h4><ul>${newestFirst(list(l.tasks), (t) => t.date_created)
               .map(
                 (t) =>
-                  `<li><b>${esc(t.name)}</b> <span class="tag">${esc(t.status?.status)}</span>${t.due_date ? ` <span class="muted">due ${esc(when(t.due_date))}</span>` : ''} ${t.url ? link(str(t.url), 'open') : ''}${t.description ? `<div class="muted desc">${esc(str(t.description).slice(0, 400))}</div>` : ''}</li>`,
+                  `<li><b>${esc(t.name)}</b> <span class="tag">${esc(t.status?.status)}</span>${t.archived ? ' <span class="tag">archived</span>' : ''}${t.due_date ? ` <span class="muted">due ${esc(when(t.due_date))}</span>` : ''} ${t.url ? link(str(t.url), 'open') : ''}${t.description ? `<div class="muted desc">${esc(str(t.description).slice(0, 400))}</div>` : ''}</li>`,
               )
               .join('')}</ul>`,
         )
@@ -234,17 +234,18 @@ function tasksSection(folders: Obj[], accountOf: AccountOf, account: AccountCell
 }
 
 function storageSection(entries: Obj[], accountOf: AccountOf, account: AccountCell): string {
-  // One row per client folder (a folder that has a shared link, or a top folder), with what is under it.
+  // One row per client folder (a folder that has or had a shared link, or a top folder), with what is under it.
   const folders = entries.filter((e) => e.type === 'folder');
-  const roots = folders.filter((f) => f.sharedLink || !folders.some((p) => p !== f && str(f.path).toLowerCase().startsWith(`${str(p.path).toLowerCase()}/`) && p.sharedLink));
-  const clientFolders = roots.filter((f) => f.sharedLink || entries.some((e) => str(e.path).toLowerCase().startsWith(`${str(f.path).toLowerCase()}/`) && e.type === 'file'));
+  const shared = (f: Obj) => list(f.sharedLinks).length > 0 || Boolean(f.sharedLink);
+  const roots = folders.filter((f) => shared(f) || !folders.some((p) => p !== f && str(f.path).toLowerCase().startsWith(`${str(p.path).toLowerCase()}/`) && shared(p)));
+  const clientFolders = roots.filter((f) => shared(f) || entries.some((e) => str(e.path).toLowerCase().startsWith(`${str(f.path).toLowerCase()}/`) && e.type === 'file'));
   const shown = clientFolders.length ? clientFolders : roots;
   const rows = [...shown]
     .reverse()
     .map((f) => {
       const under = entries.filter((e) => str(e.path).toLowerCase().startsWith(`${str(f.path).toLowerCase()}/`));
       const slug = str(f.path).split('/').filter(Boolean).pop();
-      return `<tr><td>${esc(f.path)}</td><td>${under.filter((e) => e.type === 'folder').length} folders, ${under.filter((e) => e.type === 'file').length} files</td><td>${f.sharedLink ? link(str(f.sharedLink)) : '<span class="muted">not shared</span>'}</td><td>${account(accountOf({ slug, text: str(f.path) }))}</td></tr>`;
+      return `<tr><td>${esc(f.path)}</td><td>${under.filter((e) => e.type === 'folder').length} folders, ${under.filter((e) => e.type === 'file').length} files</td><td>${f.sharedLink ? link(str(f.sharedLink)) : `<span class="muted">${list(f.sharedLinks).length ? 'link revoked' : 'not shared'}</span>`}</td><td>${account(accountOf({ slug, text: str(f.path) }))}</td></tr>`;
     })
     .join('');
   const links = entries.filter((e) => e.sharedLink).length;

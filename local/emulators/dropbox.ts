@@ -4,12 +4,20 @@
 // errors on 409, and 429s with Retry-After. Folder batches of ten or more
 // complete asynchronously, as large batches do on the real service.
 // Arguments are checked against the request structs of
-// ../shared/vendor-apis/dropbox.json (Stone structs are closed).
+// ../shared/vendor-apis/dropbox.json (Stone structs are closed), and route
+// errors are the unions of files.stone and sharing.stone in
+// dropbox/dropbox-api-spec (RelocationError, DeleteError, GetMetadataError,
+// RevokeSharedLinkError). A shared link belongs to its item, not its path: it
+// follows a move (dropbox.com/help/files-folders/shared-link-changes: links stay
+// active when an item is renamed or moved, and only removing the link stops
+// it); a revoked link stops working for good (help.dropbox.com/files-folders/
+// share/remove-link), so revoking it again is shared_link_not_found.
 // Its own faults (POST /_local/faults { vendor: 'dropbox', mode }):
 //   write-contention  Dropbox's namespace write lock is busy (too_many_write_operations,
 //                     which Dropbox says to retry with backoff, vendor-contracts §2 DB4):
 //                     in a folder batch, every other entry, from the first, fails so (the rest are made);
-//                     an upload is a 409 path/too_many_write_operations (WriteError);
+//                     an upload is a 409 path/too_many_write_operations (WriteError), a move
+//                     from_write/too_many_write_operations, a delete too_many_write_operations (DeleteError);
 //                     any other call a 429 whose reason says so, with Retry-After.
 //   revoke-token      the access token the call presents is revoked first, as a user
 //                     unlinking the app does: the call gets 401 invalid_access_token.
@@ -50,11 +58,14 @@ interface Link {
 }
 interface State {
   entries: Record<string, Entry>;
+  /** The live links, by their item's path_lower. */
   links: Record<string, Link>;
+  /** Revoked links, kept to show in the recordings (by their item's id, which a move keeps); absent in older saved state. */
+  revokedLinks?: Link[];
   tokens: Record<string, number>;
   jobs: Record<string, { checks: number; result: unknown }>;
 }
-const empty = (): State => ({ entries: {}, links: {}, tokens: {}, jobs: {} });
+const empty = (): State => ({ entries: {}, links: {}, revokedLinks: [], tokens: {}, jobs: {} });
 
 const metadata = (e: Entry) =>
   e.tag === 'folder'
@@ -73,6 +84,8 @@ const metadata = (e: Entry) =>
 
 const conflict = (c: Context, route: string, tag: string, inner: object) =>
   c.json({ error_summary: `${route}/${tag}/..`, error: { '.tag': route, [route]: inner } }, 409);
+/** A route error that is a bare tag of the route's union (e.g. RevokeSharedLinkError.shared_link_not_found). */
+const taggedError = (c: Context, tag: string) => c.json({ error_summary: `${tag}/..`, error: { '.tag': tag } }, 409);
 const malformedPath = (c: Context) =>
   c.json({ error_summary: 'path/malformed_path/..', error: { '.tag': 'path', path: { '.tag': 'malformed_path' } } }, 409);
 
@@ -81,6 +94,9 @@ export const DROPBOX_DIFFERENCES = [
   'Batches of ten or more paths always complete asynchronously, on the second check; smaller ones at once.',
   'Write contention and revoked tokens happen only when a fault asks for them (write-contention, revoke-token).',
   'Shared links are public and never expire; content_hash is not computed.',
+  'A shared link URL is recorded, not served: it points at www.dropbox.com, which the local stack does not answer, revoked or not.',
+  'A revoked link is kept in the recordings (sharedLinks, revoked: true); Dropbox forgets it.',
+  'A delete removes for good; Dropbox keeps what files/delete_v2 deleted restorable for a while (files.stone: permanently_delete, for Business apps only, is the route that erases).',
   'Enforces no rate limit unless DROPBOX_RATE_LIMIT sets one (Dropbox publishes no figure); its 429 comes from the throttle fault.',
 ];
 
@@ -132,6 +148,16 @@ export function dropboxEmulator(): VendorEmulator {
     return { ok: mkdir(path) };
   };
 
+  /** The entry at this path_lower and everything under it. */
+  const subtree = (lower: string) => Object.values(state.entries).filter((e) => e.path_lower === lower || e.path_lower.startsWith(`${lower}/`));
+  /** The path, or the first "name (n)" beside it that is free, as autorename does. */
+  const freeName = (path: string) => {
+    for (let n = 0; ; n++) {
+      const candidate = n === 0 ? path : `${path} (${n})`;
+      if (!state.entries[candidate.toLowerCase()]) return candidate;
+    }
+  };
+
   // OAuth: a refresh token for a short-lived access token (form body, query, or Basic client auth).
   app.post('/api/oauth2/token', async (c) => {
     const form = Object.fromEntries(new URLSearchParams(await c.req.text()));
@@ -164,6 +190,14 @@ export function dropboxEmulator(): VendorEmulator {
           body: { path: 'any', settings: any('require_password', 'link_password', 'expires', 'audience', 'access', 'requested_visibility', 'allow_download') },
         },
         { method: 'POST', path: '/api/2/sharing/list_shared_links', body: any('path', 'cursor', 'direct_only') },
+        { method: 'POST', path: '/api/2/sharing/revoke_shared_link', body: any('url') },
+        { method: 'POST', path: '/api/2/files/move_v2', body: any('from_path', 'to_path', 'allow_shared_folder', 'autorename', 'allow_ownership_transfer') },
+        { method: 'POST', path: '/api/2/files/delete_v2', body: any('path', 'parent_rev') },
+        {
+          method: 'POST',
+          path: '/api/2/files/get_metadata',
+          body: any('path', 'include_media_info', 'include_deleted', 'include_has_explicit_shared_members', 'include_property_groups'),
+        },
         {
           method: 'POST',
           path: '/content/2/files/upload',
@@ -239,6 +273,72 @@ export function dropboxEmulator(): VendorEmulator {
     return c.json({ links: links.map(linkView), has_more: false });
   });
 
+  app.post('/api/2/sharing/revoke_shared_link', async (c) => {
+    const { url } = (await c.req.json().catch(() => ({}))) as { url?: string };
+    if (typeof url !== 'string' || !URL.canParse(url)) return taggedError(c, 'shared_link_malformed');
+    const live = Object.values(state.links).find((l) => l.url === url);
+    if (!live) return taggedError(c, 'shared_link_not_found');
+    delete state.links[live.path_lower];
+    (state.revokedLinks ??= []).push(live);
+    // The route's result is Void: JSON null.
+    return c.json(null);
+  });
+
+  app.post('/api/2/files/get_metadata', async (c) => {
+    const { path } = (await c.req.json().catch(() => ({}))) as { path?: string };
+    if (typeof path !== 'string' || !PATH.test(path)) return conflict(c, 'path', 'malformed_path', { '.tag': 'malformed_path' });
+    const entry = state.entries[path.toLowerCase()];
+    return entry ? c.json(metadata(entry)) : conflict(c, 'path', 'not_found', { '.tag': 'not_found' });
+  });
+
+  // RelocationArg: from_path and to_path, autorename off unless asked. Missing parents of to_path are
+  // made (WriteError, the union of what can be wrong at `to`, has no "not found").
+  app.post('/api/2/files/move_v2', async (c) => {
+    const arg = (await c.req.json().catch(() => ({}))) as { from_path?: string; to_path?: string; autorename?: boolean };
+    const from = arg.from_path ?? '';
+    const to = arg.to_path ?? '';
+    if (!PATH.test(from)) return conflict(c, 'from_lookup', 'malformed_path', { '.tag': 'malformed_path' });
+    if (!PATH.test(to)) return conflict(c, 'to', 'malformed_path', { '.tag': 'malformed_path' });
+    if (contended.has(c.req.raw)) return conflict(c, 'from_write', 'too_many_write_operations', contention);
+    const entry = state.entries[from.toLowerCase()];
+    if (!entry) return conflict(c, 'from_lookup', 'not_found', { '.tag': 'not_found' });
+    if (to.toLowerCase() === entry.path_lower || to.toLowerCase().startsWith(`${entry.path_lower}/`)) {
+      return c.json({ error_summary: 'cant_move_folder_into_itself/..', error: { '.tag': 'cant_move_folder_into_itself' } }, 409);
+    }
+    const target = arg.autorename === true ? freeName(to) : to;
+    const existing = state.entries[target.toLowerCase()];
+    if (existing) {
+      return c.json({ error_summary: `to/conflict/${existing.tag}/..`, error: { '.tag': 'to', to: { '.tag': 'conflict', conflict: { '.tag': existing.tag } } } }, 409);
+    }
+    const parent = parentOf(target);
+    if (parent !== '/' && !state.entries[parent.toLowerCase()]) mkdir(parent);
+    const fromLength = entry.path_display.length;
+    for (const moved of subtree(entry.path_lower)) {
+      const path = target + moved.path_display.slice(fromLength);
+      delete state.entries[moved.path_lower];
+      const link = state.links[moved.path_lower];
+      delete state.links[moved.path_lower];
+      Object.assign(moved, { path_display: path, path_lower: path.toLowerCase(), name: path.slice(path.lastIndexOf('/') + 1) });
+      state.entries[moved.path_lower] = moved;
+      if (link) state.links[moved.path_lower] = { ...link, path_lower: moved.path_lower, name: moved.name };
+    }
+    return c.json({ metadata: metadata(entry) });
+  });
+
+  // DeleteArg: a folder goes with all in it, and the live links of what it held with it.
+  app.post('/api/2/files/delete_v2', async (c) => {
+    const { path } = (await c.req.json().catch(() => ({}))) as { path?: string };
+    if (typeof path !== 'string' || !PATH.test(path)) return conflict(c, 'path_lookup', 'malformed_path', { '.tag': 'malformed_path' });
+    if (contended.has(c.req.raw)) return taggedError(c, 'too_many_write_operations');
+    const entry = state.entries[path.toLowerCase()];
+    if (!entry) return conflict(c, 'path_lookup', 'not_found', { '.tag': 'not_found' });
+    for (const gone of subtree(entry.path_lower)) {
+      delete state.entries[gone.path_lower];
+      delete state.links[gone.path_lower];
+    }
+    return c.json({ metadata: metadata(entry) });
+  });
+
   app.post('/content/2/files/upload', async (c) => {
     let arg: { path?: string; mode?: string | { '.tag': string }; autorename?: boolean };
     try {
@@ -280,6 +380,16 @@ export function dropboxEmulator(): VendorEmulator {
     return c.json(metadata(entry));
   });
 
+  /** Every link the entry has had: revoked ones first, then the live one. */
+  const linksOf = (e: Entry) => {
+    const live = state.links[e.path_lower];
+    const links = [
+      ...(state.revokedLinks ?? []).filter((l) => l.id === e.id).map((l) => ({ url: l.url, revoked: true })),
+      ...(live ? [{ url: live.url, revoked: false }] : []),
+    ];
+    return links.length ? { sharedLinks: links } : {};
+  };
+
   return {
     vendor: 'dropbox',
     prefixes: ['/dropbox'],
@@ -293,6 +403,7 @@ export function dropboxEmulator(): VendorEmulator {
             type: e.tag,
             ...(e.tag === 'file' ? { size: e.size, content: e.content } : {}),
             sharedLink: state.links[e.path_lower]?.url,
+            ...linksOf(e),
           })),
     },
     failure: (c) => c.text('Internal Server Error', 500),
@@ -311,7 +422,7 @@ export function dropboxEmulator(): VendorEmulator {
     faultModes: {
       'write-contention': async (c, next, fault) => {
         const route = routeOf(c.req.path);
-        if (route === 'files/create_folder_batch' || route === 'files/upload') {
+        if (['files/create_folder_batch', 'files/upload', 'files/move_v2', 'files/delete_v2'].includes(route)) {
           contended.add(c.req.raw);
           await next();
           return c.res;
@@ -333,7 +444,7 @@ export function dropboxEmulator(): VendorEmulator {
     },
     differences: DROPBOX_DIFFERENCES,
     dump: () => state,
-    load: (saved) => (state = saved as State),
+    load: (saved) => (state = { revokedLinks: [], ...(saved as State) }),
   };
 }
 

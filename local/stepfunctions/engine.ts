@@ -275,7 +275,9 @@ export class StepFunctionsEngine {
 
   private start(execution: Execution, machine: MachineDefinition) {
     // A redrive resumes at the top-level state that did not finish, with the input it had, as on AWS.
-    // Inside it (a Parallel), tasks that succeeded during its last entry are replayed, not re-run.
+    // Inside it (a Parallel), tasks that succeeded during its last entry are replayed, not re-run, each
+    // once: the same task entered again (a branch that loops) is a step that has not succeeded yet
+    // (RedriveExecution, AWS Step Functions API Reference: the steps that succeeded are not run again).
     const resume = execution.redriveCount > 0 ? execution.resumeAt : undefined;
     const replay = new Map<string, Json>();
     if (resume) {
@@ -304,7 +306,11 @@ export class StepFunctionsEngine {
       const functionName = String(state.Resource);
       const timeoutMs = typeof state.TimeoutSeconds === 'number' ? state.TimeoutSeconds * 1000 : undefined;
       const runTask = async (taskInput: Json, deadline: Promise<'timed-out'>) => {
-        if (replay.has(stateName)) return replay.get(stateName)!;
+        if (replay.has(stateName)) {
+          const replayed = replay.get(stateName)!;
+          replay.delete(stateName);
+          return replayed;
+        }
         await new Promise((resolve) => setImmediate(resolve));
         if (this.held) await this.held.until;
         if (ended) return never();

@@ -20,6 +20,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { grantsIn } from '../../infra/roles-per-function.mjs';
 import { dynamodbAccountReader, dynamodbAccounts, dynamodbSlugs } from '../../lib/accounts/dynamodb-accounts.ts';
 import { dynamodbInvitationReader, dynamodbInvitations } from '../../lib/accounts/dynamodb-invitations.ts';
+import { dynamodbLifecycle } from '../../lib/accounts/dynamodb-lifecycle.ts';
 import { dynamodbMembershipReader, dynamodbMemberships } from '../../lib/accounts/dynamodb-memberships.ts';
 import type { Invitation } from '../../lib/accounts/invitations.ts';
 import { dynamodbIntegrations } from '../../lib/accounts/integrations.ts';
@@ -27,6 +28,7 @@ import { dynamodbVerificationTokens } from '../../lib/auth/dynamodb-verification
 import { dynamodbCrawlRecords } from '../../lib/crawler/dynamodb-records.ts';
 import { dynamodbPaceSchedule } from '../../lib/integrations/dynamodb-pace-schedule.ts';
 import { dynamodbDeliveries } from '../../lib/deliveries/dynamodb-deliveries.ts';
+import { dynamodbPersonalRecords } from '../../lib/offboarding/dynamodb-personal-records.ts';
 import { dynamodbBatches } from '../../lib/onboarding/dynamodb-batches.ts';
 import { dynamodbRuns } from '../../lib/onboarding/runs.ts';
 import { dynamodbBilling, dynamodbBillingReader } from '../../lib/payments/dynamodb-billing.ts';
@@ -38,7 +40,7 @@ import { dynamodbBookingTasks } from '../../lib/webhooks/dynamodb-booking-tasks.
 import { dynamodbMembershipMembers } from '../../lib/webhooks/dynamodb-membership-members.ts';
 import { dynamodbInboundWebhooks, dynamodbWebhookIntegrations } from '../../lib/webhooks/dynamodb-webhook-integrations.ts';
 import { statusDeps } from '../../lib/wiring/health.ts';
-import { bookingQueue, crawlerRefreshWorkflow, enhancedOnboardingWorkflow, onboardingBatchQueue, onboardingWorkflow, paymentQueue, runStatus, stepFunctions } from '../../lib/wiring/workflows.ts';
+import { bookingQueue, crawlerRefreshWorkflow, enhancedOnboardingWorkflow, offboardingWorkflow, onboardingBatchQueue, onboardingWorkflow, paymentQueue, runStatus, stepFunctions } from '../../lib/wiring/workflows.ts';
 import { useDynamo } from '../support/dynamo.ts';
 
 const d = useDynamo('access-');
@@ -50,6 +52,7 @@ for (const [name, machine] of Object.entries({
   BOOKING_STATE_MACHINE_ARN: 'booking',
   PAYMENTS_STATE_MACHINE_ARN: 'payments',
   ONBOARDING_BATCH_STATE_MACHINE_ARN: 'onboarding-batch',
+  OFFBOARDING_STATE_MACHINE_ARN: 'offboarding',
 })) {
   process.env[name] = `${MACHINE_PREFIX}${machine}`;
 }
@@ -152,12 +155,63 @@ const stores: Record<string, Scenario> = {
       await accounts.claimMember(member); // there already: read back
       await accounts.setPortalSlugOnce(id, 'acme');
       await accounts.setPortalSlugOnce(id, 'acme-2'); // has one: read back
-      await accounts.setAccountStatus(id, 'active');
       await accounts.setMemberStatusForAccount(id, 'active');
       await accounts.setMemberStorage(id, 'a@example.com', { link: 'https://x.example/l', path: '/Clients/acme', createdAt: new Date().toISOString() });
       await accounts.getAccount(id);
       await accounts.getMember(id, 'a@example.com');
       await accounts.membersOf(id);
+    },
+  },
+  dynamodbLifecycle: {
+    module: 'lib/accounts/dynamodb-lifecycle.ts',
+    run: async (db, tables) => {
+      const lifecycle = track(dynamodbLifecycle({ db, tables }));
+      const id = await anAccount();
+      await d.db.send(new PutCommand({ TableName: d.tables.account_members, Item: { account_id: id, email: 'a@example.com', storage_link: 'https://x.example/l' } }));
+      await d.db.send(new PutCommand({ TableName: d.tables.accounts, Item: { id, status: 'active', storage_link: 'https://x.example/l' } }));
+      const at = new Date().toISOString();
+      const offboarding = { run_id: 'run-1', trigger: 'request', reason: 'r', requested_by: 'u', requested_at: at, not_before: at } as const;
+      await lifecycle.schedule(id, offboarding);
+      await lifecycle.unschedule(id, 'run-1');
+      await lifecycle.schedule(id, offboarding);
+      await lifecycle.begin(id, 'run-1');
+      await lifecycle.forgetStorageLink(id);
+      await lifecycle.transition(id, ['offboarding'], 'closed', { closed_at: at });
+      await lifecycle.reopen(id, 'u', new Date(), 'provisioning');
+      await lifecycle.transition(id, ['provisioning'], 'closed', { closed_at: at });
+      await lifecycle.noteErasure(id, { requested_by: 'admin-key', requested_at: at, places: {} });
+      await lifecycle.erase(id, { requested_by: 'admin-key', requested_at: at, places: {} });
+    },
+  },
+  dynamodbPersonalRecords: {
+    module: 'lib/offboarding/dynamodb-personal-records.ts',
+    run: async (db, tables) => {
+      const records = track(dynamodbPersonalRecords({ db, tables }));
+      const id = await anAccount();
+      const at = new Date().toISOString();
+      const email = `p-${crypto.randomUUID()}@example.com`;
+      // One record of the account in each table the inventory erases from.
+      for (const [TableName, Item] of [
+        [d.tables.account_members, { account_id: id, email, name: 'P' }],
+        [d.tables.memberships, { account_id: id, user_id: 'user-1', email, status: 'active' }],
+        [d.tables.invitations, { id: crypto.randomUUID(), account_id: id, email, created_at: at }],
+        [d.tables.verification_tokens, { token_hash: crypto.randomUUID(), email, user_id: 'user-1' }],
+        [d.tables.provisioning, { account_id: id, resource: 'booking#calendly#b1', value: { id: 't1' } }],
+        [d.tables.onboarding_runs, { run_id: `${id}-0123456789abcdef`, item: 'run', account_id: id, started_at: at }],
+        [d.tables.onboarding_batches, { batch_id: crypto.randomUUID(), item: 'row#2', account_id: id }],
+        [d.tables.follow_ups, { account_id: id, integration: 'clickup' }],
+        [d.tables.crawler_jobs, { job_id: `job-${id}`, account_id: id, requested_at: at }],
+        [d.tables.crawler_results, { job_id: `job-${id}`, item: 'scrape' }],
+        [d.tables.crawler_events, { account_id: id, event_id: 'e1' }],
+        [d.tables.crawler_stats, { account_id: id, item: 'sites' }],
+        [d.tables.slugs, { slug: `s-${id}`, account_id: id }],
+      ] as const) {
+        await d.db.send(new PutCommand({ TableName, Item }));
+      }
+      const people = await records.peopleOf(id);
+      await records.bookingTaskIds(id);
+      await records.activeMembershipsElsewhere('user-1', id);
+      await records.eraseRecords({ id, portal_slug: `s-${id}` } as never, people);
     },
   },
   dynamodbSlugs: {
@@ -448,7 +502,7 @@ const getters: Record<string, { module: string; run: () => Promise<unknown> }> =
     },
   },
   ...Object.fromEntries(
-    Object.entries({ onboardingWorkflow, enhancedOnboardingWorkflow, crawlerRefreshWorkflow }).map(([name, workflow]) => [
+    Object.entries({ onboardingWorkflow, enhancedOnboardingWorkflow, offboardingWorkflow, crawlerRefreshWorkflow }).map(([name, workflow]) => [
       name,
       {
         module: 'lib/wiring/workflows.ts',
@@ -460,11 +514,11 @@ const getters: Record<string, { module: string; run: () => Promise<unknown> }> =
       },
     ]),
   ),
-  // A run is read wherever it runs: onboarding-v2's machine or the enhanced onboarding's.
+  // A run is read wherever it runs: any machine of the registry's workflows.
   runStatus: {
     module: 'lib/wiring/workflows.ts',
     run: async () => {
-      for (const machine of ['onboarding', 'enhanced-onboarding']) await runStatus().status(`${MACHINE_PREFIX.replace(':stateMachine:', ':execution:')}${machine}:run-1`);
+      for (const machine of ['onboarding', 'enhanced-onboarding', 'offboarding']) await runStatus().status(`${MACHINE_PREFIX.replace(':stateMachine:', ':execution:')}${machine}:run-1`);
     },
   },
   bookingQueue: { module: 'lib/wiring/workflows.ts', run: () => bookingQueue().enqueue('job', {} as never) },

@@ -133,8 +133,8 @@ describe('the settings each function carries', () => {
     // What that means for the most dangerous ones:
     expect(carrying('STRIPE_SECRET_KEY')).toEqual(['billing-portal', 'checkout-redirect', 'checkout-session', 'status']);
     expect(carrying('STRIPE_WEBHOOK_SECRET')).toEqual(['payments-webhook']);
-    expect(carrying('SUPABASE_SERVICE_ROLE_KEY')).toEqual(['forgot-password', 'reset-password', 'signup', 'status', 'verify-email']);
-    expect(carrying('CLICKUP_API_TOKEN')).toEqual(['provision-task-tool', 'record-booking-task', 'status']);
+    expect(carrying('SUPABASE_SERVICE_ROLE_KEY')).toEqual(['erase-account', 'forgot-password', 'reset-password', 'signup', 'status', 'verify-email']);
+    expect(carrying('CLICKUP_API_TOKEN')).toEqual(['archive-task-tool', 'erase-account', 'provision-task-tool', 'record-booking-task', 'status']);
     // Each service key goes only to the functions whose routes take it (a guard holds one kind of key).
     const takingKey = (...kinds: KeyKind[]) =>
       Object.entries(declared.functions as Record<string, { events?: { httpApi?: { method: string; path: string } | string }[] }>)
@@ -167,6 +167,7 @@ describe('the built bundles', () => {
       ENHANCED_ONBOARDING_STATE_MACHINE_ARN: 'arn:aws:states:eu-west-1:000000000000:stateMachine:agency-backend-ci-enhanced-onboarding',
       CRAWLER_REFRESH_STATE_MACHINE_ARN: 'arn:aws:states:eu-west-1:000000000000:stateMachine:agency-backend-ci-crawler-refresh',
       ONBOARDING_BATCH_STATE_MACHINE_ARN: 'arn:aws:states:eu-west-1:000000000000:stateMachine:agency-backend-ci-onboarding-batch',
+      OFFBOARDING_STATE_MACHINE_ARN: 'arn:aws:states:eu-west-1:000000000000:stateMachine:agency-backend-ci-offboarding',
     };
     for (const [key, fn] of Object.entries(declared.functions as Record<string, { handler: string }>)) {
       const bundle = join(buildDir, `${fn.handler.replace(/\.[^.]+$/, '')}.mjs`);

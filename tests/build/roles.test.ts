@@ -76,16 +76,16 @@ describe('the roles of the packaged template', () => {
   it('lets only the functions whose work it is write memberships, invitations, or the accounts table that holds billing', () => {
     // Who joins, changes, removes, or (through the team's store, which issuing invitations holds) may.
     expect(writersOf('MembershipsTable')).toEqual(
-      ['accept-invitation', 'apply-payment-event', 'change-member-role', 'checkout-redirect', 'create-invitation', 'enhanced-onboarding', 'leave-account', 'membership-webhook', 'onboarding-v2', 'open-account', 'remove-member', 'start-batch-rows', 'verify-email'].sort(),
+      ['accept-invitation', 'apply-payment-event', 'change-member-role', 'checkout-redirect', 'create-invitation', 'enhanced-onboarding', 'erase-account', 'leave-account', 'membership-webhook', 'onboarding-v2', 'open-account', 'remove-member', 'start-batch-rows', 'verify-email'].sort(),
     );
     expect(writersOf('InvitationsTable')).toEqual(
-      ['accept-invitation', 'apply-payment-event', 'change-member-role', 'create-invitation', 'enhanced-onboarding', 'leave-account', 'membership-webhook', 'onboarding-v2', 'remove-member', 'revoke-invitation', 'send-onboarding-emails', 'start-batch-rows'].sort(),
+      ['accept-invitation', 'apply-payment-event', 'begin-offboarding', 'change-member-role', 'create-invitation', 'enhanced-onboarding', 'erase-account', 'leave-account', 'membership-webhook', 'onboarding-v2', 'remove-member', 'revoke-invitation', 'send-onboarding-emails', 'start-batch-rows'].sort(),
     );
     // Billing is on the account row: IAM grants by table, so this is every function that may update an account.
     expect(writersOf('AccountsTable')).toEqual(
       [
-        'accept-invitation', 'apply-payment-event', 'assign-slug', 'change-member-role', 'checkout-redirect', 'create-invitation', 'enhanced-onboarding',
-        'leave-account', 'membership-webhook', 'onboarding-v2', 'open-account', 'provision-storage-tree', 'record-outcome', 'remove-member', 'start-batch-rows', 'verify-email',
+        'accept-invitation', 'apply-payment-event', 'archive-storage-tree', 'assign-slug', 'begin-offboarding', 'change-member-role', 'checkout-redirect', 'create-invitation', 'enhanced-onboarding', 'erase-account',
+        'leave-account', 'membership-webhook', 'offboard-account', 'onboarding-v2', 'open-account', 'provision-storage-tree', 'record-outcome', 'remove-member', 'reopen-account', 'start-batch-rows', 'verify-email',
       ].sort(),
     );
     // Reading what one is shown, or guarding a route, writes nothing of it.

@@ -23,7 +23,7 @@ const SERVICE_MAY: readonly string[] = ['onboard', 'read'];
 
 /** Whether the route takes this key: a key it does not take is no credential there, and its caller is anonymous. */
 const takesKey = (access: Access, who: Principal) =>
-  (who === 'adminKey' && keyKindOf(access) === 'admin') || (who === 'internalKey' && keyKindOf(access) === 'internal');
+  (who === 'adminKey' && keyKindOf(access).includes('admin')) || (who === 'internalKey' && keyKindOf(access).includes('internal'));
 
 /** The answer the rule and the permission table give this caller, worked out here independently of the guard. */
 function expected(access: Access, caller: Principal): Expected {
@@ -38,7 +38,7 @@ function expected(access: Access, caller: Principal): Expected {
     case 'user':
       return who === 'anonymous' ? 401 : 'allowed';
     case 'admin':
-      if (who === 'adminKey') return 'allowed';
+      if (who === 'adminKey' || who === 'internalKey') return 'allowed';
       return who === 'anonymous' ? 401 : 403;
     case 'member': {
       if (who === 'anonymous') return access.anonymous ? 'redirect' : 401;

@@ -21,12 +21,12 @@ import { row } from '../support/stack-db.ts';
 const VENDORS = ['clickup', 'dropbox', 'resend', 'slack', 'close'] as const;
 
 // Attempts as designed: the step's own attempts, times the state machine's invocations of the step.
-// Slack's first call is a post, which is never repeated in-process when its outcome is unknown (a 5xx, a timeout):
-// only the state machine's retry of the step sends it again.
+// Slack's and ClickUp's first calls are creates with no idempotency key (a post, the client's folder), never
+// repeated in-process when their outcome is unknown (a 5xx, a timeout): only the state machine's retry of the step sends them again.
 const asl = JSON.parse(JSON.stringify(stateMachines.onboarding));
 const stepRetry = asl.States.Provision.Branches[0].States.ProvisionTaskTool.Retry.find((r: { ErrorEquals: string[] }) => r.ErrorEquals.includes('VendorUnavailable'));
 const stepInvocations = 1 + stepRetry.MaxAttempts;
-const attemptsPerCall = (vendor: string) => (vendor === 'slack' ? 1 : Number(stack().env.VENDOR_MAX_ATTEMPTS)) * stepInvocations;
+const attemptsPerCall = (vendor: string) => (vendor === 'slack' || vendor === 'clickup' ? 1 : Number(stack().env.VENDOR_MAX_ATTEMPTS)) * stepInvocations;
 
 const followUp = (accountId: string, integration: string) => row('follow_ups', { account_id: accountId, integration });
 
@@ -126,7 +126,7 @@ describe('a create whose answer is lost', () => {
     await expectProvisionedOnce(c.name, c.slug, c.email);
   });
 
-  it('clickup: the folder and a task are created once, found by name on the retries, and the run succeeds', async () => {
+  it('clickup: the folder and a task are created once, the folder adopted when its name is taken and the task found by name on the retries, and the run succeeds', async () => {
     const c = company('clickup', 'lost');
     await setFault({ vendor: 'clickup', mode: 'lose-answer', count: 1, match: c.name });
     await setFault({ vendor: 'clickup', mode: 'lose-answer', count: 1, match: 'Kick-off call' });
@@ -136,7 +136,9 @@ describe('a create whose answer is lost', () => {
     expect(reply.body.integrations.clickup).toBe('success');
     const calls = await vendorRequests('clickup', since);
     expect(calls.filter((r) => r.fault === 'lose-answer')).toHaveLength(2);
-    expect(calls.filter((r) => r.method === 'POST' && r.path.endsWith('/folder'))).toHaveLength(1);
+    // The step runs again and creates the folder again: ClickUp refuses the name (taken), and the folder made by the lost call is adopted.
+    const folderCreates = calls.filter((r) => r.method === 'POST' && r.path.endsWith('/folder'));
+    expect(folderCreates.map((r) => r.status)).toEqual([200, 400]);
     expect(calls.filter((r) => r.method === 'POST' && r.text.includes('"Kick-off call"'))).toHaveLength(1);
     await expectProvisionedOnce(c.name, c.slug, c.email);
   });

@@ -13,13 +13,13 @@ import { catalog } from '../../lib/api/catalog.ts';
 import type { IntegrationSettings } from '../../lib/config.ts';
 import { statusChecks } from '../../lib/health/probes.ts';
 import { integrationOutcomes, outcome } from '../../lib/onboarding/routes.ts';
-import { integrations, vendors, workflows, type IntegrationSpec, type VendorSpec, type Workflow } from '../../lib/provisioning/registry.ts';
+import { actionOf, integrations, vendors, workflows, type IntegrationSpec, type VendorSpec, type Workflow } from '../../lib/provisioning/registry.ts';
 import { emulators, localVendorsFor, type LocalVendor } from '../../local/emulators/index.ts';
 import { describeFollowUp, remedies } from '../../scripts/executions-cli.ts';
 import { collectStates, StepFunctionsEngine, type Invoke, type InvokeOutcome, type MachineDefinition } from '../../local/stepfunctions/engine.ts';
 import { placeholderOf, retryPolicies, type Machine, type State } from '../../statemachines/asl.ts';
 import { stateMachines, templateOf, templates } from '../../statemachines/cloudformation.ts';
-import { onboardingMachine } from '../../statemachines/onboarding.ts';
+import { workflowMachine } from '../../statemachines/workflows.ts';
 
 type Task = State & { Resource: string; Parameters: Record<string, unknown>; Retry: { ErrorEquals: string[] }[]; Catch?: { ErrorEquals: string[]; Next: string }[]; TimeoutSeconds: number };
 
@@ -36,7 +36,8 @@ function expectBuiltFrom(machine: Machine, workflow: Workflow<string>, registry:
   const passes = Object.fromEntries(collectStates(machine as never, 'Pass'));
 
   for (const key of workflow.integrations) {
-    const spec = registry[key]!;
+    // The step this workflow runs for the integration: its provisioning, or its take-back.
+    const spec = actionOf(registry[key]!, workflow.action);
     const [first, ...moreFirst] = tasksFor(machine, spec, false);
     expect(first, `${key}: a first-pass task`).toBeDefined();
     expect(moreFirst, key).toEqual([]);
@@ -93,7 +94,7 @@ describe('the registry', () => {
   });
 });
 
-describe('the generated onboarding machines', () => {
+describe('the generated workflow machines', () => {
   it.each(Object.keys(workflows) as (keyof typeof workflows)[])('%s has, for each of its integrations, a caught branch and a held retry with its policy', (name) => {
     expectBuiltFrom(stateMachines[name], workflows[name], integrations);
   });
@@ -121,12 +122,13 @@ describe('the generated onboarding machines', () => {
     // Its vendor: settings of its own would be a section of lib/config.ts; this one reads the CRM's.
     const withVendor = { ...vendors, calendar: { settings: 'crm', probeUrl: () => 'http://127.0.0.1:9/calendar', mode: () => 'api key', emulator: 'calendar' } } satisfies Record<string, VendorSpec>;
     const withCalendar = (workflow: Workflow): Workflow<string> => ({
+      ...workflow,
       integrations: [...workflow.integrations, 'calendar'],
       stages: workflow.stages.map((s, i) => (i === 0 ? { ...s, run: [...s.run, 'calendar'] } : s)),
     });
     const machines = {
-      onboarding: onboardingMachine('onboarding', withCalendar(workflows.onboarding), registry),
-      'enhanced-onboarding': onboardingMachine('enhanced-onboarding', withCalendar(workflows['enhanced-onboarding']), registry),
+      onboarding: workflowMachine('onboarding', withCalendar(workflows.onboarding), registry),
+      'enhanced-onboarding': workflowMachine('enhanced-onboarding', withCalendar(workflows['enhanced-onboarding']), registry),
     };
 
     it.each(Object.keys(machines) as (keyof typeof machines)[])('%s gets its branch, retry and catch, and its held retry', (name) => {

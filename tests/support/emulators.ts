@@ -1,5 +1,6 @@
 // The emulator host in-process, for adapter contract tests.
 import { afterAll, beforeAll } from 'vitest';
+import { MustWait, type VendorPace } from '../../lib/integrations/pacing.ts';
 import { startEmulatorHost, type EmulatorHost } from '../../local/emulators/host.ts';
 import type { EmulatorContext, LocalVendor } from '../../local/emulators/index.ts';
 
@@ -36,3 +37,23 @@ export function useEmulators(...vendors: LocalVendor[]): TestEmulators {
 
 /** A retry policy that keeps contract tests quick. */
 export const quickPolicy = { timeoutMs: 500, maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5, maxRetryWaitMs: 3000 };
+
+/**
+ * A workflow step's pace, as the adapters see it: counts the slots its requests take, and hands a
+ * vendor's "later" up as MustWait, as a step's pace does (pacing.ts).
+ */
+export function countingPace(vendor: string): VendorPace & { taken: number; laters: (number | undefined)[] } {
+  const pace = {
+    vendor,
+    taken: 0,
+    laters: [] as (number | undefined)[],
+    take: async () => {
+      pace.taken += 1;
+    },
+    later: async (afterMs: number | undefined) => {
+      pace.laters.push(afterMs);
+      throw new MustWait(vendor, Date.now() + (afterMs ?? 0), []);
+    },
+  };
+  return pace;
+}

@@ -2,6 +2,7 @@
 // it was asked to do, so tests assert on state left behind, not on calls.
 import type { Account, AccountDetails, AccountStore, Member, NewMember, SlugRegistry } from '../../lib/accounts/accounts.ts';
 import type { IntegrationStore } from '../../lib/accounts/integrations.ts';
+import { ERASED_FIELDS, OPEN, type LifecycleStore } from '../../lib/accounts/lifecycle.ts';
 import { DELIVERY_CLAIMS } from '../../lib/deliveries/deliveries.ts';
 import type { Chat, ChatMessage } from '../../lib/integrations/chat.ts';
 import type { Crm, LeadDetails } from '../../lib/integrations/crm.ts';
@@ -55,9 +56,6 @@ export function fakeAccounts() {
       if (!account.portal_slug) accounts.set(accountId, { ...account, portal_slug: slug, dashboard_slug: slug });
       return accounts.get(accountId)!.portal_slug!;
     },
-    async setAccountStatus(accountId, status) {
-      accounts.set(accountId, { ...accounts.get(accountId)!, status });
-    },
     async setMemberStatusForAccount(accountId, status) {
       for (const m of members.ofAccount(accountId)) members.put({ ...m, status });
     },
@@ -67,7 +65,43 @@ export function fakeAccounts() {
     },
     membersOf: async (accountId) => members.ofAccount(accountId),
   };
-  return { store, accounts, members };
+  return { store, accounts, members, lifecycle: fakeLifecycle(accounts, members) };
+}
+
+/** The life cycle's conditional writes (lib/accounts/lifecycle.ts) on the fake's accounts. */
+export function fakeLifecycle(accounts: Map<string, Account>, members = new MemberRecords()): LifecycleStore {
+  const change = (id: string, when: (a: Account) => boolean, next: (a: Account) => Account) => {
+    const account = accounts.get(id);
+    if (!account || !when(account)) return false;
+    accounts.set(id, { ...next(account), updated_at: now() });
+    return true;
+  };
+  return {
+    schedule: async (id, offboarding, replacing) =>
+      change(id, (a) => OPEN.includes(a.status) && (!a.offboarding || [offboarding.run_id, replacing].includes(a.offboarding.run_id)), (a) => ({ ...a, offboarding })),
+    unschedule: async (id, runId) => change(id, (a) => OPEN.includes(a.status) && a.offboarding?.run_id === runId, ({ offboarding: _, ...a }) => a),
+    begin: async (id, runId) =>
+      change(id, (a) => a.offboarding?.run_id === runId && (OPEN.includes(a.status) || a.status === 'offboarding'), (a) => ({ ...a, status: 'offboarding' })),
+    transition: async (id, from, to, set = {}) => change(id, (a) => from.includes(a.status), (a) => ({ ...a, ...set, status: to })),
+    reopen: async (id, by, at, to) =>
+      change(id, (a) => a.status === 'closed', ({ offboarding: _, closed_at: __, ...a }) => ({ ...a, status: to, reopened_at: at.toISOString() })),
+    async noteErasure(id, erasure) {
+      change(id, (a) => a.status === 'closed', (a) => ({ ...a, erasure }));
+    },
+    erase: async (id, erasure) =>
+      change(
+        id,
+        (a) => a.status === 'closed',
+        (a) => ({ ...(Object.fromEntries(Object.entries(a).filter(([k]) => !(ERASED_FIELDS as readonly string[]).includes(k))) as Account), status: 'erased', erasure }),
+      ),
+    async forgetStorageLink(id) {
+      change(id, () => true, ({ storage_link: _, ...a }) => a);
+      for (const m of members.ofAccount(id)) {
+        const { storage_link: _, ...rest } = m;
+        members.put(rest);
+      }
+    },
+  };
 }
 
 export function fakeSlugs(): SlugRegistry & { owners: Map<string, string> } {
@@ -256,10 +290,15 @@ export function fakeFollowUps(): FollowUps & { items: Map<string, FollowUp> } {
 }
 
 /** A task tool that keeps folders, lists and tasks by name, as ClickUp would. */
-export function fakeTaskTool(): TaskTool & { folders: Map<string, string>; lists: Map<string, string>; tasks: Map<string, TaskRef & { listId: string }>; calls: number } {
+export function fakeTaskTool(): TaskTool & {
+  folders: Map<string, string>;
+  lists: Map<string, string>;
+  tasks: Map<string, TaskRef & { listId: string; archived?: boolean }>;
+  calls: number;
+} {
   const folders = new Map<string, string>();
   const lists = new Map<string, string>();
-  const tasks = new Map<string, TaskRef & { listId: string }>();
+  const tasks = new Map<string, TaskRef & { listId: string; archived?: boolean }>();
   let seq = 0;
   const tool = {
     folders,
@@ -284,7 +323,7 @@ export function fakeTaskTool(): TaskTool & { folders: Map<string, string>; lists
       return Promise.all(wanted.map((t) => tool.ensureOne(listId, t)));
     },
     async ensureOne(listId: string, task: NewTask) {
-      const existing = [...tasks.values()].find((t) => t.listId === listId && t.name === task.name);
+      const existing = [...tasks.values()].find((t) => t.listId === listId && t.name === task.name && !t.archived);
       return existing ?? tool.createTask(listId, task);
     },
     async createTask(listId: string, task: NewTask) {
@@ -298,28 +337,66 @@ export function fakeTaskTool(): TaskTool & { folders: Map<string, string>; lists
       tasks.set(taskId, next);
       return next;
     },
+    async setFolderArchived(folderId: string, archived: boolean) {
+      tool.calls++;
+      const listIds = new Set([...lists.entries()].filter(([key]) => key.startsWith(`${folderId}/`)).map(([, id]) => id));
+      const changing = [...tasks.values()].filter((t) => listIds.has(t.listId) && (t.archived === true) !== archived);
+      for (const t of changing) tasks.set(t.id, { ...t, archived });
+      return { tasks: changing.length };
+    },
   };
   return tool;
 }
 
-export function fakeStorage(): Storage & { folders: Set<string>; links: Map<string, string>; files: Map<string, string> } {
+export function fakeStorage(): Storage & { folders: Set<string>; links: Map<string, string>; revoked: Set<string>; files: Map<string, string> } {
   const folders = new Set<string>();
   const links = new Map<string, string>();
+  const revoked = new Set<string>();
   const files = new Map<string, string>();
+  // Numbered for as long as the fake lives: a link made after one was revoked is a new one, as at Dropbox.
+  let made = 0;
+  /** Paths at or under this one. */
+  const under = <T,>(paths: Iterable<T>, at: string, key: (p: T) => string) => [...paths].filter((p) => key(p) === at || key(p).startsWith(`${at}/`));
   return {
     folders,
     links,
+    revoked,
     files,
     async ensureFolders(paths) {
       for (const p of paths) folders.add(p);
     },
     async sharedLink(path) {
-      if (!links.has(path)) links.set(path, `https://share.example/${links.size + 1}`);
+      if (!links.has(path)) links.set(path, `https://share.example/${++made}`);
       return links.get(path)!;
     },
     async writeFile(path, content) {
       files.set(path, content);
       return { path, size: content.length };
+    },
+    async revokeSharedLink(url) {
+      for (const [path, link] of links) if (link === url) links.delete(path);
+      revoked.add(url);
+    },
+    async moveFolder(from, to) {
+      if (!folders.has(from) && folders.has(to)) return;
+      if (!folders.has(from)) throw new Error(`nothing at ${from}`);
+      for (const p of under(folders, from, (f) => f)) {
+        folders.delete(p);
+        folders.add(to + p.slice(from.length));
+      }
+      for (const [p, content] of under(files, from, ([f]) => f)) {
+        files.delete(p);
+        files.set(to + p.slice(from.length), content);
+      }
+      for (const [p, link] of under(links, from, ([f]) => f)) {
+        links.delete(p);
+        links.set(to + p.slice(from.length), link);
+      }
+    },
+    async deleteFolder(path) {
+      for (const p of under(folders, path, (f) => f)) folders.delete(p);
+      for (const [p] of under(files, path, ([f]) => f)) files.delete(p);
+      for (const [p] of under(links, path, ([f]) => f)) links.delete(p);
     },
   };
 }
@@ -350,8 +427,8 @@ export function fakeChat(): Chat & { posted: ChatMessage[] } {
   };
 }
 
-export function fakeCrm(): Crm & { leads: Map<string, LeadDetails & { contacts: string[] }> } {
-  const leads = new Map<string, LeadDetails & { contacts: string[] }>();
+export function fakeCrm(): Crm & { leads: Map<string, LeadDetails & { contacts: string[]; statusId?: string }> } {
+  const leads = new Map<string, LeadDetails & { contacts: string[]; statusId?: string }>();
   return {
     leads,
     findLeadByEmail: async (email) => [...leads.entries()].find(([, l]) => l.contacts.includes(email.toLowerCase()))?.[0],
@@ -367,6 +444,17 @@ export function fakeCrm(): Crm & { leads: Map<string, LeadDetails & { contacts: 
       const lead = leads.get(id)!;
       const contacts = lead.contacts.includes(details.contact.email.toLowerCase()) ? lead.contacts : [...lead.contacts, details.contact.email.toLowerCase()];
       leads.set(id, { ...lead, ...details, contacts });
+    },
+    async setLeadStatus(id, statusId) {
+      const lead = leads.get(id);
+      if (!lead) throw new Error(`no lead ${id}`);
+      leads.set(id, { ...lead, statusId });
+    },
+    async deleteContacts(id) {
+      const lead = leads.get(id);
+      if (!lead) return { contacts: 0 };
+      leads.set(id, { ...lead, contacts: [] });
+      return { contacts: lead.contacts.length };
     },
   };
 }

@@ -23,26 +23,27 @@ export async function followRun(reply: Reply, maxPolls = 180): Promise<Reply> {
 const sfn = () =>
   new SFNClient({ endpoint: stack().urls.stepFunctions, region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'y' } });
 
-export function executionArn(executionId: string) {
-  return `arn:aws:states:eu-west-1:000000000000:execution:agency-backend-local-onboarding:${executionId}`;
+/** A run's execution on its workflow's machine (onboarding-v2's unless named). */
+export function executionArn(executionId: string, machine = 'onboarding') {
+  return `arn:aws:states:eu-west-1:000000000000:execution:agency-backend-local-${machine}:${executionId}`;
 }
 
-export async function executionStatus(executionId: string) {
-  return (await sfn().send(new DescribeExecutionCommand({ executionArn: executionArn(executionId) }))).status;
+export async function executionStatus(executionId: string, machine = 'onboarding') {
+  return (await sfn().send(new DescribeExecutionCommand({ executionArn: executionArn(executionId, machine) }))).status;
 }
 
 /** Waits for the execution to stop, then redrives it and waits for it to stop again. */
-export async function redriveWhenHeld(executionId: string) {
+export async function redriveWhenHeld(executionId: string, machine = 'onboarding') {
   const waitUntilStopped = async () => {
     for (let i = 0; i < 240; i++) {
-      const status = await executionStatus(executionId);
+      const status = await executionStatus(executionId, machine);
       if (status !== 'RUNNING') return status;
       await new Promise((r) => setTimeout(r, 250));
     }
     throw new Error(`${executionId} kept running`);
   };
   expect(await waitUntilStopped()).toBe('FAILED');
-  await sfn().send(new RedriveExecutionCommand({ executionArn: executionArn(executionId) }));
+  await sfn().send(new RedriveExecutionCommand({ executionArn: executionArn(executionId, machine) }));
   return waitUntilStopped();
 }
 

@@ -28,7 +28,8 @@ const FAST_VENDORS = { CLICKUP_RATE_LIMIT: '100/1', RESEND_RATE_LIMIT: '50/1', S
 
 /** Per project: vendors that fail or hang give up sooner than in production, so fault scenarios end in seconds. */
 const settingsFor: Record<string, Record<string, string>> = {
-  e2e: { VENDOR_TIMEOUT_MS: '2000', VENDOR_MAX_ATTEMPTS: '3', ONBOARDING_WAIT_MS: '15000', ...FAST_VENDORS },
+  // A subscription's grace period before offboarding: seconds, so a test sees a client leave.
+  e2e: { VENDOR_TIMEOUT_MS: '2000', VENDOR_MAX_ATTEMPTS: '3', ONBOARDING_WAIT_MS: '15000', OFFBOARDING_GRACE_SECONDS: '20', ...FAST_VENDORS },
   faults: { VENDOR_TIMEOUT_MS: '1000', VENDOR_MAX_ATTEMPTS: '2', ONBOARDING_WAIT_MS: '20000', ...FAST_VENDORS },
   // Resend, Slack and Close at their published limits; ClickUp's 100 in 12 s, so fifty clients take a couple of minutes, not eight.
   burst: {

@@ -3,6 +3,7 @@ import type { Storage } from '../../integrations/storage.ts';
 import type { StepInput } from '../../provisioning/integration-step.ts';
 import { remembered, type Ledger } from '../../provisioning/ledger.ts';
 import { skipped, type StepResult } from '../outcomes.ts';
+import type { ArchivedTree } from '../../provisioning/archived.ts';
 import { requireAccount } from './account.ts';
 
 /** The ten folders every client folder holds. */
@@ -38,6 +39,13 @@ export async function provisionStorageTree(deps: StorageDeps, input: StepInput):
   if (!storage) return skipped('Dropbox is not configured in this deployment');
   const account = await requireAccount(deps.accounts, input.accountId);
   const path = `${deps.rootPath}/${input.portalSlug}`;
+  // A client who left and came back: their folder is moved back from the archive, and given a new link (the old one was revoked).
+  const archived = await ledger.get<ArchivedTree>(account.id, 'dropbox#archived');
+  if (archived && !archived.restored) {
+    await storage.moveFolder(archived.to, archived.from);
+    await ledger.put(account.id, 'dropbox#link', { url: await storage.sharedLink(archived.from) });
+    await ledger.put(account.id, 'dropbox#archived', { ...archived, restored: true });
+  }
   const tree = await remembered(ledger, { accountId: account.id, resource: 'dropbox#tree', maker: input.runId }, async () => {
     await storage.ensureFolders([path, ...STORAGE_FOLDERS.map((name) => `${path}/${name}`)]);
     return { path, folders: STORAGE_FOLDERS.length, createdAt: (deps.now?.() ?? new Date()).toISOString() };

@@ -4,6 +4,7 @@ import type { StepInput } from '../../provisioning/integration-step.ts';
 import { remembered, type Ledger } from '../../provisioning/ledger.ts';
 import { oneLine } from '../../text.ts';
 import { skipped, type StepResult } from '../outcomes.ts';
+import type { ArchivedFolder } from '../../provisioning/archived.ts';
 import { requireAccount } from './account.ts';
 
 interface StarterTask {
@@ -62,6 +63,10 @@ export async function provisionTaskTool(deps: TaskToolDeps, input: StepInput): P
     const made = await taskTool.ensureFolder(folderName);
     return { id: made.id, name: made.name };
   });
+  // A client who left and came back: the tasks their offboarding archived are restored, not made again.
+  const archived = await ledger.get<ArchivedFolder>(account.id, 'clickup#archived');
+  const restored = archived && !archived.restored ? (await taskTool.setFolderArchived(folder.id, false)).tasks : undefined;
+  if (archived && !archived.restored) await ledger.put(account.id, 'clickup#archived', { ...archived, restored: true });
 
   const lists = await Promise.all(
     PROJECT_TEMPLATE.map(async (template) => {
@@ -88,6 +93,6 @@ export async function provisionTaskTool(deps: TaskToolDeps, input: StepInput): P
   );
   return {
     outcome: 'success',
-    details: { folderId: folder.id, folderName, lists: Object.fromEntries(lists) },
+    details: { folderId: folder.id, folderName, lists: Object.fromEntries(lists), ...(restored === undefined ? {} : { restoredTasks: restored }) },
   };
 }

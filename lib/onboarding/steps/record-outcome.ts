@@ -1,4 +1,6 @@
 import type { AccountStore } from '../../accounts/accounts.ts';
+import { OPEN, type LifecycleStore } from '../../accounts/lifecycle.ts';
+import { workflows, type Workflow } from '../../provisioning/registry.ts';
 import type { FollowUps } from '../../provisioning/follow-ups.ts';
 import { ALL_INTEGRATIONS, INTEGRATIONS, type Integration, type IntegrationError, type OnboardingResult, type Outcome } from '../outcomes.ts';
 import type { RunStore } from '../runs.ts';
@@ -22,11 +24,15 @@ export interface RecordInput {
   branches: (BranchOutput | BranchOutput[])[];
   /** The workflow's integrations, as its state machine names them; onboarding-v2's when absent. */
   integrations?: readonly Integration[];
+  /** The workflow (its state machine's name): how the account's status settles; onboarding-v2's when absent. */
+  workflow?: string;
 }
 
 export interface RecordDeps {
   runs: RunStore;
-  accounts: AccountStore;
+  accounts: Pick<AccountStore, 'setMemberStatusForAccount'>;
+  lifecycle: Pick<LifecycleStore, 'transition'>;
+  now?: () => Date;
   followUps: FollowUps;
 }
 
@@ -42,8 +48,8 @@ export interface RecordAnswer {
  * the integration owes at that moment, so a later report supersedes an
  * earlier one. Skipped only when every report was skipped.
  *
- * The last step: gathers what every integration reported, sets the account's
- * and members' status, opens or resolves a follow-up per integration, and
+ * The last step: gathers what every integration reported, settles the account's
+ * status (and members', for an onboarding), opens or resolves a follow-up per integration, and
  * then stores the run's result (what the API answers).
  */
 export async function recordOutcome(deps: RecordDeps, input: RecordInput): Promise<RecordAnswer> {
@@ -88,8 +94,7 @@ export async function recordOutcome(deps: RecordDeps, input: RecordInput): Promi
     details,
     ...(success ? {} : { errors }),
   };
-  await deps.accounts.setAccountStatus(input.accountId, success ? 'active' : 'needs_attention');
-  await deps.accounts.setMemberStatusForAccount(input.accountId, success ? 'active' : 'needs_attention');
+  await settleAccount(deps, input, success);
   for (const integration of workflow) {
     const error = errors.find((e) => e.integration === integration);
     if (error) await deps.followUps.open(input.accountId, input.runId, error);
@@ -98,6 +103,20 @@ export async function recordOutcome(deps: RecordDeps, input: RecordInput): Promi
   // The answer last: whoever sees it (the endpoint is waiting for it) finds statuses and follow-ups already in place.
   await deps.runs.saveResult(input.runId, input.accountId, input.attempt, result);
   return { success, failed: Object.fromEntries(workflow.map((i) => [i, integrations[i] === 'failed'])) };
+}
+
+/**
+ * The account's status after the run, as its workflow says (registry `settles`), from the statuses
+ * the run works in: an onboarding's from the open ones (an offboarding that began meanwhile stands),
+ * an offboarding's from offboarding.
+ */
+async function settleAccount(deps: RecordDeps, input: RecordInput, success: boolean): Promise<void> {
+  const workflow: Workflow<string> = workflows[(input.workflow ?? 'onboarding') as keyof typeof workflows];
+  const to = success ? workflow.settles.succeeded : workflow.settles.failed;
+  const from = workflow.action === 'takeBack' ? (['offboarding'] as const) : OPEN;
+  const at = (deps.now?.() ?? new Date()).toISOString();
+  const moved = await deps.lifecycle.transition(input.accountId, from, to, to === 'closed' ? { closed_at: at } : {});
+  if (moved && workflow.settles.members) await deps.accounts.setMemberStatusForAccount(input.accountId, success ? 'active' : 'needs_attention');
 }
 
 function branchFailure(branches: BranchOutput[], integration: Integration): IntegrationError | undefined {

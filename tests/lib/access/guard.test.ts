@@ -7,12 +7,14 @@ import type { Membership } from '../../../lib/accounts/memberships.ts';
 import type { Caller, Guard, Naming } from '../../../lib/http/guard.ts';
 import { keyKindOf, type Access, type KeyKind } from '../../../lib/http/route.ts';
 import { fakeMemberships, user } from '../../support/account-fakes.ts';
+import { fakeAccounts } from '../../support/fakes.ts';
 
 const ACCOUNT = '11111111-2222-4333-8444-555555555555';
 const OTHER = '99999999-2222-4333-8444-555555555555';
 
 function setup() {
   const memberships = fakeMemberships();
+  const accounts = fakeAccounts();
   const tokens = new Map<string, ReturnType<typeof user>>();
   let identityCalls = 0;
   const identity = {
@@ -25,7 +27,7 @@ function setup() {
   const guards = Object.fromEntries(
     (['none', 'internal', 'admin', 'admin+internal'] as const).map((kind) => [
       kind,
-      accessGuard(kind, () => ({ identity, memberships, key: keys[kind], serviceKey: kind === 'admin+internal' ? 'service-key' : undefined })),
+      accessGuard(kind, () => ({ identity, memberships, accounts: accounts.store, key: keys[kind], serviceKey: kind === 'admin+internal' ? 'service-key' : undefined })),
     ]),
   ) as Record<KeyKind, Guard>;
   /** Each rule is enforced by the guard of its kind of key, as the HTTP stack insists. */
@@ -42,14 +44,14 @@ function setup() {
     if (role) await memberships.join({ accountId: account, userId: u.id, email: u.email, role, via: 'created' });
     return { user: u, headers: { authorization: `Bearer ${token}` } };
   };
-  return { guard, memberships, person, identityCalls: () => identityCalls };
+  return { guard, memberships, accounts, person, identityCalls: () => identityCalls };
 }
 
 const read: Access = { who: 'member', permission: 'read', account: { path: 'accountId' } };
 const manage: Access = { who: 'member', permission: 'manage', account: { path: 'accountId' } };
 const onboard: Access = { who: 'member', permission: 'onboard', account: { named: 'body' }, serviceKey: true };
 const runs: Access = { who: 'member', permission: 'read', account: { runPath: 'runId' }, serviceKey: true };
-const path = (accountId = ACCOUNT): Naming => ({ pathParams: { accountId }, query: {}, body: undefined });
+const path = (accountId = ACCOUNT, method = 'GET'): Naming => ({ method, pathParams: { accountId }, query: {}, body: undefined });
 
 async function decide(g: ReturnType<typeof setup>['guard'], access: Access, headers: Record<string, string>, naming: Naming = path()) {
   const caller: Caller = await g.authenticate(access, headers);
@@ -82,11 +84,11 @@ describe('the access guard', () => {
 
   it('lets the internal service key onboard and read runs, and nothing else: no secret, no role, refused with 403 whatever its value', async () => {
     const s = setup();
-    expect(await decide(s.guard, onboard, { 'x-api-key': 'service-key' }, { pathParams: {}, query: {}, body: { accountId: ACCOUNT } })).toEqual({
+    expect(await decide(s.guard, onboard, { 'x-api-key': 'service-key' }, { method: 'POST', pathParams: {}, query: {}, body: { accountId: ACCOUNT } })).toEqual({
       caller: { kind: 'service' },
       account: { id: ACCOUNT },
     });
-    expect(await decide(s.guard, runs, { 'x-api-key': 'service-key' }, { pathParams: { runId: `${ACCOUNT}-0123456789abcdef` }, query: {}, body: undefined })).toMatchObject({
+    expect(await decide(s.guard, runs, { 'x-api-key': 'service-key' }, { method: 'GET', pathParams: { runId: `${ACCOUNT}-0123456789abcdef` }, query: {}, body: undefined })).toMatchObject({
       caller: { kind: 'service' },
     });
     for (const access of [manage, read, { ...read, permission: 'invite' } as Access, { ...read, permission: 'billing' } as Access]) {
@@ -122,7 +124,7 @@ describe('the access guard', () => {
 
   it("falls to the caller's only account when the request names none; with several, 400 names the choice; with none, no account", async () => {
     const s = setup();
-    const body = (accountId?: string) => ({ pathParams: {}, query: {}, body: accountId ? { accountId } : {} });
+    const body = (accountId?: string) => ({ method: 'POST', pathParams: {}, query: {}, body: accountId ? { accountId } : {} });
     const single = await s.person('admin');
     expect(await decide(s.guard, onboard, single.headers, body())).toMatchObject({ account: { id: ACCOUNT, role: 'admin' } });
     const fresh = await s.person();
@@ -140,7 +142,7 @@ describe('the access guard', () => {
     const s = setup();
     const owner = await s.person('owner');
     await expect(decide(s.guard, read, owner.headers, path('../../etc'))).rejects.toMatchObject({ code: 'invalid_request' });
-    await expect(decide(s.guard, onboard, owner.headers, { pathParams: {}, query: {}, body: { accountId: 42 } })).rejects.toMatchObject({
+    await expect(decide(s.guard, onboard, owner.headers, { method: 'POST', pathParams: {}, query: {}, body: { accountId: 42 } })).rejects.toMatchObject({
       code: 'invalid_request',
       details: [{ path: '/body/accountId' }],
     });
@@ -150,7 +152,7 @@ describe('the access guard', () => {
     const s = setup();
     const owner = await s.person('member');
     const run: Access = { who: 'member', permission: 'read', account: { runPath: 'runId' }, serviceKey: true };
-    const runId = (id: string) => ({ pathParams: { runId: id }, query: {}, body: undefined });
+    const runId = (id: string) => ({ method: 'GET', pathParams: { runId: id }, query: {}, body: undefined });
     expect(await decide(s.guard, run, owner.headers, runId(`${ACCOUNT}-0123456789abcdef`))).toMatchObject({ account: { id: ACCOUNT } });
     await expect(decide(s.guard, run, owner.headers, runId(`${OTHER}-0123456789abcdef`))).rejects.toMatchObject({ code: 'account_not_found' });
     await expect(decide(s.guard, run, owner.headers, runId('not-a-run'))).rejects.toMatchObject({ code: 'not_found' });
@@ -187,8 +189,8 @@ describe('the access guard', () => {
   it('passes an anonymous caller on where the rule says so (the checkout redirect sends them to sign up)', async () => {
     const s = setup();
     const checkout: Access = { who: 'member', permission: 'billing', account: { named: 'query' }, anonymous: 'pass' };
-    expect(await decide(s.guard, checkout, {}, { pathParams: {}, query: {}, body: undefined })).toEqual({ caller: { kind: 'anonymous' } });
-    expect(await decide(s.guard, checkout, { authorization: 'Bearer expired' }, { pathParams: {}, query: {}, body: undefined })).toEqual({ caller: { kind: 'anonymous' } });
+    expect(await decide(s.guard, checkout, {}, { method: 'POST', pathParams: {}, query: {}, body: undefined })).toEqual({ caller: { kind: 'anonymous' } });
+    expect(await decide(s.guard, checkout, { authorization: 'Bearer expired' }, { method: 'POST', pathParams: {}, query: {}, body: undefined })).toEqual({ caller: { kind: 'anonymous' } });
   });
 });
 
@@ -229,5 +231,46 @@ describe('mayAct: the guard\'s rule for a membership, asked again where what a u
     // A route for admins only still refuses the service key: it is no credential there.
     await expect(decide(s.guard, { who: 'admin' }, { 'x-api-key': 'service-key' })).rejects.toMatchObject({ name: 'Unauthenticated' });
   });
-});
 
+  describe('on a closing or closed account', () => {
+    const invite: Access = { who: 'member', permission: 'invite', account: { path: 'accountId' } };
+    const close: Access = { who: 'member', permission: 'close', account: { path: 'accountId' }, adminKey: true };
+    const withStatus = async (s: ReturnType<typeof setup>, status: 'offboarding' | 'closed' | 'erased') => {
+      await s.accounts.store.saveAccountDetails(ACCOUNT, { company_name: 'Acme' });
+      s.accounts.accounts.set(ACCOUNT, { ...s.accounts.accounts.get(ACCOUNT)!, status });
+    };
+
+    it.each(['offboarding', 'closed', 'erased'] as const)('refuses every write of a member, the service key or the admin key with 409 account_closed (%s), reads still pass', async (status) => {
+      const s = setup();
+      const owner = await s.person('owner');
+      await withStatus(s, status);
+      for (const [access, headers, naming] of [
+        [invite, owner.headers, path(ACCOUNT, 'POST')],
+        [manage, owner.headers, path(ACCOUNT, 'PATCH')],
+        [onboard, { 'x-api-key': 'service-key' }, { method: 'POST', pathParams: {}, query: {}, body: { accountId: ACCOUNT } }],
+        [onboard, owner.headers, { method: 'POST', pathParams: {}, query: {}, body: {} }],
+      ] as const) {
+        await expect(decide(s.guard, access, headers, naming), `${access.permission}`).rejects.toMatchObject({ name: 'Conflict', code: 'account_closed' });
+      }
+      // Reading it, and listing what it has: GET routes, whatever their permission.
+      expect(await decide(s.guard, read, owner.headers)).toMatchObject({ account: { id: ACCOUNT, role: 'owner' } });
+      expect(await decide(s.guard, invite, owner.headers, path(ACCOUNT, 'GET'))).toMatchObject({ account: { id: ACCOUNT } });
+      // Closing and reopening it: its owner, or the admin key.
+      expect(await decide(s.guard, close, owner.headers, path(ACCOUNT, 'POST'))).toMatchObject({ account: { id: ACCOUNT, role: 'owner' } });
+      expect(await decide(s.guard, close, { 'x-admin-key': 'admin-key' }, path(ACCOUNT, 'POST'))).toEqual({ caller: { kind: 'admin-key' }, account: { id: ACCOUNT } });
+    });
+
+    it('lets only owners and the admin key (or an admin user) close an open account; admins and members are refused, strangers see no account', async () => {
+      const s = setup();
+      const [owner, admin, member, stranger] = [await s.person('owner'), await s.person('admin'), await s.person('member'), await s.person()];
+      expect(await decide(s.guard, close, owner.headers, path(ACCOUNT, 'POST'))).toMatchObject({ account: { id: ACCOUNT, role: 'owner' } });
+      for (const who of [admin, member]) await expect(decide(s.guard, close, who.headers, path(ACCOUNT, 'POST'))).rejects.toMatchObject({ name: 'Forbidden' });
+      await expect(decide(s.guard, close, stranger.headers, path(ACCOUNT, 'POST'))).rejects.toMatchObject({ name: 'NotFound' });
+      const agencyAdmin = await s.person(undefined, ACCOUNT, { appMetadata: { role: 'admin' } });
+      expect(await decide(s.guard, close, agencyAdmin.headers, path(ACCOUNT, 'POST'))).toMatchObject({ account: { id: ACCOUNT } });
+      await expect(decide(s.guard, close, { 'x-admin-key': 'wrong' }, path(ACCOUNT, 'POST'))).rejects.toMatchObject({ name: 'Unauthenticated' });
+      // The service key grants no closing.
+      await expect(decide(s.guard, close, { 'x-api-key': 'service-key' }, path(ACCOUNT, 'POST'))).rejects.toMatchObject({ name: 'Forbidden' });
+    });
+  });
+});

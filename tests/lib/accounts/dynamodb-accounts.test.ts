@@ -2,6 +2,7 @@ import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { assignPortalSlug } from '../../../lib/accounts/assign-portal-slug.ts';
 import { dynamodbAccounts, dynamodbSlugs } from '../../../lib/accounts/dynamodb-accounts.ts';
+import { dynamodbLifecycle } from '../../../lib/accounts/dynamodb-lifecycle.ts';
 import { dynamodbIntegrations, hashSecret } from '../../../lib/accounts/integrations.ts';
 import { useDynamo } from '../../support/dynamo.ts';
 
@@ -29,7 +30,7 @@ describe('account and member records in DynamoDB', () => {
     const { accounts } = stores();
     const first = await accounts.saveAccountDetails('acct-details', { company_name: 'Acme', phone: '+1 555' });
     expect(first).toMatchObject({ id: 'acct-details', status: 'provisioning', company_name: 'Acme', phone: '+1 555' });
-    await accounts.setAccountStatus('acct-details', 'active');
+    await dynamodbLifecycle(d).transition('acct-details', ['provisioning'], 'active');
     const second = await accounts.saveAccountDetails('acct-details', { company_name: 'Acme Inc', phone: undefined });
     expect(second).toMatchObject({ status: 'active', company_name: 'Acme Inc', phone: '+1 555' });
     expect(second.created_at).toBe(first.created_at);

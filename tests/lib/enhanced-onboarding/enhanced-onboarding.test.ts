@@ -96,7 +96,7 @@ describe("recording a workflow's outcome", () => {
 
   it("answers with exactly the workflow's integrations and their details", async () => {
     for (const i of ENHANCED_INTEGRATIONS) await report(i, 'success', { details: { of: i } });
-    const answer = await recordOutcome({ runs, accounts: accounts.store, followUps }, input);
+    const answer = await recordOutcome({ runs, accounts: accounts.store, lifecycle: accounts.lifecycle, followUps }, input);
     expect(answer).toEqual({ success: true, failed: { dropbox: false, analysis: false, scrape: false, upload: false, close: false, slack: false } });
     const { result } = runs.records.get('run')!;
     expect(Object.keys(result!.integrations)).toEqual([...ENHANCED_INTEGRATIONS]);
@@ -108,7 +108,7 @@ describe("recording a workflow's outcome", () => {
     await report('upload', 'failed', { error: { message: 'The content CSV waits for the website scrape, which has not finished', context: { code: 'prerequisite_missing' } } });
     const cause = JSON.stringify({ errorType: 'VendorUnavailable', errorMessage: 'firecrawl: the crawl did not finish in time' });
     const answer = await recordOutcome(
-      { runs, accounts: accounts.store, followUps },
+      { runs, accounts: accounts.store, lifecycle: accounts.lifecycle, followUps },
       { ...input, branches: [[{ integration: 'scrape', outcome: 'failed', error: { Error: 'VendorUnavailable', Cause: cause } }], { integration: 'upload', outcome: 'failed' }] },
     );
     expect(answer.failed).toMatchObject({ scrape: true, upload: true, analysis: false });
@@ -120,6 +120,6 @@ describe("recording a workflow's outcome", () => {
   });
 
   it('refuses an integration no workflow has', async () => {
-    await expect(recordOutcome({ runs, accounts: accounts.store, followUps }, { ...input, integrations: ['dropbox', 'fax' as never] })).rejects.toThrow(/fax/);
+    await expect(recordOutcome({ runs, accounts: accounts.store, lifecycle: accounts.lifecycle, followUps }, { ...input, integrations: ['dropbox', 'fax' as never] })).rejects.toThrow(/fax/);
   });
 });

@@ -41,6 +41,8 @@ const guardTaking = (takes: KeyKind) =>
       }),
       ofUser: async () => [],
     },
+    // Every account open: its writes are allowed.
+    accounts: { getAccount: async () => undefined },
     key: 'k',
   }));
 

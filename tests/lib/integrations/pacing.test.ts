@@ -1,6 +1,7 @@
 // Pacing of workflow steps' vendor calls: slots from a shared schedule, waits
 // inside the step only when short, MustWait (with the bookings) otherwise,
-// a vendor's "later" shared by every run, and nothing paced outside a step.
+// a vendor's "later" shared by every run, and a person's call outside a step
+// waiting for its own slot only when it is near.
 // The DynamoDB schedule against dynalite: disjoint slots under concurrency.
 import { describe, expect, it } from 'vitest';
 import { dynamodbPaceSchedule } from '../../../lib/integrations/dynamodb-pace-schedule.ts';
@@ -135,14 +136,34 @@ describe('pacing', () => {
     expect(error.until).toBe(time.now() + 5000);
   });
 
-  it('paces nothing, and waits for nothing, outside a step (a person waiting on an answer)', async () => {
+  it('outside a step (a person waiting on an answer), books one slot per call and waits for it when near, else fails as throttled', async () => {
+    const time = virtualTime();
+    const schedule = memorySchedule();
+    const p = pacing({ schedule, now: time.now, sleep: time.sleep, personWaitMs: 3000 });
+    const start = time.now();
+    const { intervalMs } = cadenceOf(rate);
+    // Four go at once (one, and the burst of three), then one per interval of 60/95 s.
+    for (let i = 0; i < 8; i++) await p.of(rule).take();
+    expect(time.now() - start).toBeCloseTo(4 * intervalMs);
+    // Other callers have the next minute's slots: a person is not kept waiting that long.
+    schedule.nextAt.set(rule.key, time.now() + 60_000);
+    const refused = await p.of(rule).take().catch((e) => e);
+    expect(refused).toMatchObject({ name: 'VendorThrottled', vendor: 'clickup', context: { throttled: true, transient: true } });
+    expect(refused.context.retryAfterMs).toBeGreaterThan(55_000);
+    expect(time.now() - start).toBeCloseTo(4 * intervalMs);
+  });
+
+  it("outside a step, a vendor's \"later\" holds every caller of the credential and returns for the call's own retry", async () => {
     const time = virtualTime();
     const schedule = memorySchedule();
     const p = pacing({ schedule, now: time.now, sleep: time.sleep });
-    for (let i = 0; i < 20; i++) await p.of(rule).take();
     await p.of(rule).later(60_000);
-    expect(schedule.nextAt.size).toBe(0);
+    expect(schedule.nextAt.get(rule.key)).toBe(time.now() + 60_000 + cadenceOf(rate).burstMs);
     expect(time.sleeps).toEqual([]);
+    await p.within({}, async () => {
+      const waited = await p.of(rule).take().catch((e) => e);
+      expect(waited).toBeInstanceOf(MustWait);
+    });
   });
 });
 

@@ -3,7 +3,7 @@ import type { StepReport } from '../../../lib/onboarding/outcomes.ts';
 import { recordOutcome } from '../../../lib/onboarding/steps/record-outcome.ts';
 import { fakeAccounts, fakeFollowUps, fakeRuns } from '../../support/fakes.ts';
 
-let deps: { runs: ReturnType<typeof fakeRuns>; accounts: ReturnType<typeof fakeAccounts>['store']; followUps: ReturnType<typeof fakeFollowUps> };
+let deps: { runs: ReturnType<typeof fakeRuns>; accounts: ReturnType<typeof fakeAccounts>['store']; lifecycle: ReturnType<typeof fakeAccounts>['lifecycle']; followUps: ReturnType<typeof fakeFollowUps> };
 let accounts: ReturnType<typeof fakeAccounts>;
 const at = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString();
 const report = (r: Partial<StepReport> & Pick<StepReport, 'integration' | 'outcome'>, n = 1): StepReport => ({ details: {}, at: at(n), ...r });
@@ -13,7 +13,7 @@ beforeEach(async () => {
   accounts = fakeAccounts();
   await accounts.store.saveAccountDetails('acct', { company_name: 'Acme' });
   await accounts.store.claimMember({ email: 'a@acme.example', account_id: 'acct', role: 'owner' });
-  deps = { runs: fakeRuns(), accounts: accounts.store, followUps: fakeFollowUps() };
+  deps = { runs: fakeRuns(), accounts: accounts.store, lifecycle: accounts.lifecycle, followUps: fakeFollowUps() };
 });
 
 const reportAll = async (overrides: StepReport[] = []) => {

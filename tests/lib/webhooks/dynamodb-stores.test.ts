@@ -13,19 +13,22 @@ import { useDynamo } from '../../support/dynamo.ts';
 const d = useDynamo();
 const id = () => crypto.randomUUID();
 
+/** Accounts the webhooks' stores are tested without: none is closed. */
+const noAccounts = { getAccount: async () => undefined };
+
 describe('webhook integrations', () => {
   it('finds the account by its secret, and after a rotation only by the new one', async () => {
     const store = dynamodbWebhookIntegrations(d);
     const accountId = id();
     const first = await store.ensure(accountId);
     expect(first.secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect((await accountForPathSecret(store, first.secret)).accountId).toBe(accountId);
+    expect((await accountForPathSecret({ integrations: store, accounts: noAccounts }, first.secret)).accountId).toBe(accountId);
 
     const rotated = await store.rotate(accountId);
     expect(rotated.secret).not.toBe(first.secret);
     expect(rotated.rotatedAt).toEqual(expect.any(String));
-    expect((await accountForPathSecret(store, rotated.secret)).accountId).toBe(accountId);
-    await expect(accountForPathSecret(store, first.secret)).rejects.toMatchObject({ code: 'not_found' });
+    expect((await accountForPathSecret({ integrations: store, accounts: noAccounts }, rotated.secret)).accountId).toBe(accountId);
+    await expect(accountForPathSecret({ integrations: store, accounts: noAccounts }, first.secret)).rejects.toMatchObject({ code: 'not_found' });
     const old = (await d.db.send(new GetCommand({ TableName: d.tables.webhook_secrets, Key: { secret_hash: hashSecret(first.secret) } }))).Item!;
     expect(old).toMatchObject({ status: 'revoked', account_id: accountId });
     // Onboarding's ensure keeps the rotated secret.
@@ -41,7 +44,7 @@ describe('webhook integrations', () => {
     const { secret } = await store.ensure(accountId);
     await store.setSigningKeys(accountId, { calendly: 'k1' });
     calls.length = 0;
-    expect(await accountForPathSecret(store, secret)).toMatchObject({ accountId, signingKeys: { calendly: 'k1' } });
+    expect(await accountForPathSecret({ integrations: store, accounts: noAccounts }, secret)).toMatchObject({ accountId, signingKeys: { calendly: 'k1' } });
     expect(calls).toEqual(['GetCommand']);
   });
 
@@ -50,7 +53,7 @@ describe('webhook integrations', () => {
     const { secret } = await store.ensure(id());
     const wrong = `${secret.slice(0, -1)}${secret.endsWith('A') ? 'B' : 'A'}`;
     for (const presented of [wrong, secret.slice(0, 42), `${secret}x`, '', undefined, 'x'.repeat(43), `${secret.slice(0, 42)}/`]) {
-      await expect(accountForPathSecret(store, presented)).rejects.toMatchObject({ code: 'not_found', message: 'There is no webhook at this address' });
+      await expect(accountForPathSecret({ integrations: store, accounts: noAccounts }, presented)).rejects.toMatchObject({ code: 'not_found', message: 'There is no webhook at this address' });
     }
   });
 
@@ -72,14 +75,14 @@ describe('webhook integrations', () => {
     const row = (await d.db.send(new GetCommand({ TableName: d.tables.integrations, Key: { account_id: accountId } }))).Item!;
     expect(hashSecret(row.next_secret)).toBe(puts[0]);
     // The new entry opens nothing yet; the old secret still does, with its keys.
-    await expect(accountForPathSecret(store, row.next_secret)).rejects.toMatchObject({ code: 'not_found' });
-    expect(await accountForPathSecret(store, first.secret)).toEqual({ accountId, signingKeys: { calendly: 'k1' } });
+    await expect(accountForPathSecret({ integrations: store, accounts: noAccounts }, row.next_secret)).rejects.toMatchObject({ code: 'not_found' });
+    expect(await accountForPathSecret({ integrations: store, accounts: noAccounts }, first.secret)).toEqual({ accountId, signingKeys: { calendly: 'k1' } });
 
     // Reading the settings finishes the rotation: the owner is shown the new secret, which now works, with the keys.
     const settled = (await store.get(accountId))!;
     expect(settled.secret).toBe(row.next_secret);
-    expect(await accountForPathSecret(store, settled.secret)).toEqual({ accountId, signingKeys: { calendly: 'k1' } });
-    await expect(accountForPathSecret(store, first.secret)).rejects.toMatchObject({ code: 'not_found' });
+    expect(await accountForPathSecret({ integrations: store, accounts: noAccounts }, settled.secret)).toEqual({ accountId, signingKeys: { calendly: 'k1' } });
+    await expect(accountForPathSecret({ integrations: store, accounts: noAccounts }, first.secret)).rejects.toMatchObject({ code: 'not_found' });
   });
 
   it('never opens the entry of a rotation that lost to another', async () => {
@@ -115,7 +118,7 @@ describe('webhook integrations', () => {
     const expected = { ...(results[1]!.status === 'fulfilled' ? { calendly: 'k1' } : {}), ...(results[3]!.status === 'fulfilled' ? { calcom: 'k2' } : {}) };
     const current = (await store.get(accountId))!;
     expect(current.signingKeys).toEqual(expected);
-    expect((await accountForPathSecret(store, current.secret)).signingKeys).toEqual(expected);
+    expect((await accountForPathSecret({ integrations: store, accounts: noAccounts }, current.secret)).signingKeys).toEqual(expected);
   });
 
   it('gives concurrent rotations one winner each time, and every secret but the last stops working', async () => {
@@ -127,10 +130,10 @@ describe('webhook integrations', () => {
     expect(results.some((r) => r.status === 'fulfilled')).toBe(true);
     for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'rotation_in_progress' });
     for (const r of results) {
-      if (r.status === 'fulfilled' && r.value.secret !== current) await expect(accountForPathSecret(store, r.value.secret)).rejects.toMatchObject({ code: 'not_found' });
+      if (r.status === 'fulfilled' && r.value.secret !== current) await expect(accountForPathSecret({ integrations: store, accounts: noAccounts }, r.value.secret)).rejects.toMatchObject({ code: 'not_found' });
     }
-    await expect(accountForPathSecret(store, first.secret)).rejects.toMatchObject({ code: 'not_found' });
-    expect((await accountForPathSecret(store, current)).accountId).toBe(accountId);
+    await expect(accountForPathSecret({ integrations: store, accounts: noAccounts }, first.secret)).rejects.toMatchObject({ code: 'not_found' });
+    expect((await accountForPathSecret({ integrations: store, accounts: noAccounts }, current)).accountId).toBe(accountId);
   });
 
   it('sets and clears signing keys one by one', async () => {

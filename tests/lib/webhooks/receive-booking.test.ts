@@ -6,6 +6,7 @@ import { rawBodyReader } from '../../../lib/http/endpoint.ts';
 import { bookingJobName } from '../../../lib/webhooks/booking-queue.ts';
 import { receiveBookingDelivery, type BookingDeps } from '../../../lib/webhooks/receive-booking.ts';
 import { webhookRoutes } from '../../../lib/webhooks/routes.ts';
+import { fakeAccounts } from '../../support/fakes.ts';
 import { fakeBookingQueue, fakeWebhookIntegrations } from './fakes.ts';
 
 /** The route's own reader: the body checked against its schema (lib/webhooks/webhook-bodies.ts), as the endpoint does. */
@@ -17,13 +18,16 @@ const calcom = readFileSync('tests/fixtures/webhooks/calcom-booking-created.json
 let integrations: ReturnType<typeof fakeWebhookIntegrations>;
 let queue: ReturnType<typeof fakeBookingQueue>;
 let deps: BookingDeps;
+let accounts: ReturnType<typeof fakeAccounts>;
 let secret: string;
 
 beforeEach(async () => {
   integrations = fakeWebhookIntegrations();
   queue = fakeBookingQueue();
   secret = (await integrations.ensure('acct')).secret;
-  deps = { integrations, queue, now: () => NOW };
+  accounts = fakeAccounts();
+  await accounts.store.saveAccountDetails('acct', { company_name: 'Acme' });
+  deps = { integrations, accounts: accounts.store, queue, now: () => NOW };
 });
 
 const deliver = (rawBody: string, headers: Record<string, string> = {}, path = secret) =>
@@ -34,6 +38,16 @@ const calendlySigned = (rawBody: string, key: string, t = Math.floor(NOW.getTime
 const calcomSigned = (rawBody: string, key: string) => ({ 'x-cal-signature-256': createHmac('sha256', key).update(rawBody).digest('hex') });
 
 describe('a booking delivery', () => {
+  it("answers 410 account_closed once the secret's account is closing or closed, queueing nothing; reopened, it takes deliveries again", async () => {
+    for (const status of ['offboarding', 'closed', 'erased'] as const) {
+      accounts.accounts.set('acct', { ...accounts.accounts.get('acct')!, status });
+      await expect(deliver(calendly)).rejects.toMatchObject({ code: 'account_closed' });
+    }
+    expect(queue.jobs.size).toBe(0);
+    accounts.accounts.set('acct', { ...accounts.accounts.get('acct')!, status: 'provisioning' });
+    expect(await deliver(calendly)).toMatchObject({ outcome: 'queued' });
+  });
+
   it('queues one job per event, named after its event key, carrying the booking', async () => {
     expect(await deliver(calendly)).toMatchObject({ outcome: 'queued' });
     const eventKey = 'booking#acct#calendly#invitee.created|https://api.calendly.com/scheduled_events/EV1/invitees/INV1';

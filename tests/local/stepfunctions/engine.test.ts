@@ -136,6 +136,55 @@ describe('the local Step Functions endpoint', () => {
     expect(calls).toEqual({ 'fn-prepare': 1, 'fn-a': 1, 'fn-b': 2, 'fn-finish': 1 });
   });
 
+  it('in a redrive, replays a succeeded task once: the same task entered again (a loop in a branch) runs', async () => {
+    // A branch that polls until told to stop (Poll → Again? → Pause → Poll), beside one that fails while the poll goes on.
+    const looping = localMachine('svc-local-loop', {
+      StartAt: 'Both',
+      States: {
+        Both: {
+          Type: 'Parallel',
+          End: true,
+          Branches: [
+            {
+              StartAt: 'Poll',
+              States: {
+                Poll: { Type: 'Task', Resource: 'fn-poll', Next: 'Again?' },
+                'Again?': { Type: 'Choice', Choices: [{ Variable: '$.again', BooleanEquals: true, Next: 'Pause' }], Default: 'Done' },
+                Pause: { Type: 'Wait', Seconds: 0, Next: 'Poll' },
+                Done: { Type: 'Succeed' },
+              },
+            },
+            { StartAt: 'B', States: { B: { Type: 'Task', Resource: 'fn-b', End: true } } },
+          ],
+        },
+      },
+    });
+    let polling = true;
+    let polls = 0;
+    const invoke: Invoke = async (name) => {
+      if (name === 'fn-poll') {
+        polls++;
+        return { ok: true, payload: { again: polling } };
+      }
+      if (polling) {
+        while (polls < 3) await new Promise((r) => setTimeout(r, 5));
+        return { ok: false, errorType: 'VendorUnavailable', errorMessage: 'down' };
+      }
+      return { ok: true, payload: {} };
+    };
+    const { engine, client } = await serve(invoke, undefined, [looping]);
+    const { executionArn } = await client.send(new StartExecutionCommand({ stateMachineArn: looping.arn, name: 'loop-redriven' }));
+    await engine.idle();
+    expect((await client.send(new DescribeExecutionCommand({ executionArn }))).status).toBe('FAILED');
+    polling = false;
+    const before = polls;
+    await client.send(new RedriveExecutionCommand({ executionArn }));
+    // Replayed for ever, the poll's last answer ("again") would never let the redrive end.
+    await Promise.race([engine.idle(), new Promise((r) => setTimeout(r, 5000))]);
+    expect((await client.send(new DescribeExecutionCommand({ executionArn }))).status).toBe('SUCCEEDED');
+    expect(polls).toBe(before + 1);
+  });
+
   it('resumes at a failed top-level task with the input it had, running nothing before it again', async () => {
     let finishFails = true;
     const seenByFinish: unknown[] = [];

@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { StepFunctionsEngine, type HistoryEvent, type Invoke, type MachineDefinition } from '../../../local/stepfunctions/engine.ts';
 import { stepOfPlaceholder } from '../../../statemachines/asl.ts';
-import { onboardingMachines } from '../../../statemachines/onboarding.ts';
+import { workflowMachines } from '../../../statemachines/workflows.ts';
 
 const ACCOUNT = '000000000000';
 
@@ -119,7 +119,7 @@ function chain(events: HistoryEvent[], last: HistoryEvent): string[] {
 const LAMBDA_TASK = ['TaskStateEntered', 'LambdaFunctionScheduled', 'LambdaFunctionStarted', 'LambdaFunctionSucceeded', 'TaskStateExited'];
 
 describe('local execution history, as AWS writes it', () => {
-  const onboarding = local('svc-local-onboarding', onboardingMachines.onboarding);
+  const onboarding = local('svc-local-onboarding', workflowMachines.onboarding);
 
   it('an onboarding run: each Lambda follows its TaskStateEntered, Parallel branches included, ids increasing', async () => {
     const { status, events } = await run(onboarding, lambdas({ success: true }));
@@ -160,12 +160,12 @@ describe('local execution history, as AWS writes it', () => {
   });
 
   it('a run held for redrive: the failure is chained to its Lambda, the Parallel fails, then the execution', async () => {
-    const machine = local('svc-local-onboarding', onboardingMachines.onboarding);
+    const machine = local('svc-local-onboarding', workflowMachines.onboarding);
     const provision = (machine.definition.States as Record<string, { Branches: { StartAt: string; States: Record<string, { Resource: string }> }[] }>).Provision!;
     const first = provision.Branches[0]!;
     const key = first.States[first.StartAt]!.Resource;
     // RecordOutcome says the first branch's integration failed; in the retry phase its step fails with AwaitingRedrive.
-    const keys = [...JSON.stringify(onboardingMachines.onboarding).matchAll(/outcome\.failed\.([\w-]+)/g)].map((m) => m[1]!);
+    const keys = [...JSON.stringify(workflowMachines.onboarding).matchAll(/outcome\.failed\.([\w-]+)/g)].map((m) => m[1]!);
     const failed = Object.fromEntries(keys.map((k, i) => [k, i === 0]));
     const { status, events } = await run(machine, lambdas({ success: false, failed }, { [key]: 'AwaitingRedrive' }));
     expect(status).toBe('FAILED');

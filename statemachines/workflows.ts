@@ -1,8 +1,8 @@
-// The onboarding state machines, built from the integration registry
-// (lib/provisioning/registry.ts): one generator for every workflow, so the
-// machines cannot drift apart.
+// The workflows' state machines (onboarding, enhanced onboarding, offboarding),
+// built from the integration registry (lib/provisioning/registry.ts): one
+// generator for every workflow, so the machines cannot drift apart.
 //
-//   AssignSlug ─► <stage> ─► [its bookkeeping] ─► <next stage> ... ─► RecordOutcome ─► AllIntegrationsDone? ─► Onboarded
+//   [Wait] ─► <opening> ─► <stage> ─► [its bookkeeping] ─► ... ─► RecordOutcome ─► AllIntegrationsDone? ─► Done
 //                  │ a Parallel branch per integration:                                    │ no
 //                  │ <Step> (retried by its policy; Catch → <Step>Failed,                  ▼
 //                  │ so no vendor stops another) ─► the parts that wait for it      RetryFailedIntegrations ─► ... ─► RecordRetryOutcome ─► Onboarded
@@ -13,7 +13,7 @@
 // caught), so the execution ends FAILED right there; after an operator fixes
 // the cause, a redrive runs just those steps, each stage after the one it needs.
 import type { LambdaSpec } from '../lib/lambda-spec.ts';
-import { integrations, workflows, type IntegrationSpec, type Stage, type Workflow, type WorkflowName } from '../lib/provisioning/registry.ts';
+import { actionOf, integrations, workflows, type IntegrationSpec, type Stage, type Workflow, type WorkflowName } from '../lib/provisioning/registry.ts';
 import { bookkeepingRetry, catchAll, failedOutcome, lambdaTask, pacedTask, stateOf, type Machine, type State } from './asl.ts';
 
 /** What every integration step is told: the run it works for. */
@@ -21,9 +21,10 @@ const RUN_INPUT = { 'accountId.$': '$.accountId', 'email.$': '$.email', 'runId.$
 /** Steps that only touch our own tables finish within their Lambda's 60 s. */
 const BOOKKEEPING_TIMEOUT = 60;
 
-/** The workflows' own steps besides the registry's integrations (infra/functions.ts makes their functions). */
-export const onboardingSteps: readonly LambdaSpec[] = [
+/** The workflows' own steps besides the registry's integrations (infra/functions.ts makes their functions): openings, and the outcome's record. */
+export const workflowSteps: readonly LambdaSpec[] = [
   { handler: 'functions/onboarding/steps/assign-slug.ts', timeout: BOOKKEEPING_TIMEOUT },
+  { handler: 'functions/offboarding/steps/begin-offboarding.ts', timeout: BOOKKEEPING_TIMEOUT },
   { handler: 'functions/onboarding/steps/record-outcome.ts', timeout: BOOKKEEPING_TIMEOUT },
 ];
 const REDRIVE_COUNT = '$$.Execution.RedriveCount';
@@ -44,6 +45,9 @@ interface Build {
   workflow: Workflow<string>;
 }
 
+/** The step the workflow runs for an integration (its provisioning, or its take-back). */
+const specOf = (key: string, { registry, workflow }: Build): IntegrationSpec => actionOf(registry[key]!, workflow.action);
+
 interface Part {
   owner: string;
   part: string;
@@ -52,11 +56,11 @@ interface Part {
 }
 
 /** The parts of other integrations of the workflow that wait for `key`. */
-function partsAfter(key: string, { registry, workflow }: Build): Part[] {
-  return workflow.integrations.flatMap((owner) =>
-    (registry[owner]!.parts ?? [])
+function partsAfter(key: string, build: Build): Part[] {
+  return build.workflow.integrations.flatMap((owner) =>
+    (specOf(owner, build).parts ?? [])
       .filter((p) => p.after === key)
-      .map((p) => ({ owner, part: p.part, state: `${stateOf(registry[owner]!.step)}${stateOf(p.part)}` })),
+      .map((p) => ({ owner, part: p.part, state: `${stateOf(specOf(owner, build).step)}${stateOf(p.part)}` })),
   );
 }
 
@@ -93,8 +97,8 @@ function chainParts(parts: Part[], build: Build, pass: 'first' | 'retry', done: 
     const following = parts[i + 1];
     Object.assign(
       states,
-      pacedTask(name(p), build.registry[p.owner]!, {
-        parameters: stepParameters(build.registry[p.owner]!, { part: p.part }),
+      pacedTask(name(p), specOf(p.owner, build), {
+        parameters: stepParameters(specOf(p.owner, build), { part: p.part }),
         answerPath: PART_ANSWER,
         next: following ? name(following) : done,
         ...(pass === 'first' ? { Catch: catchAll(`${name(p)}Failed`) } : {}),
@@ -113,7 +117,7 @@ function chainParts(parts: Part[], build: Build, pass: 'first' | 'retry', done: 
 
 /** The first pass of one integration: its step and the parts that wait for it; a lasting failure becomes a `failed` outcome. */
 function firstPassBranch(key: string, build: Build) {
-  const spec = build.registry[key]!;
+  const spec = specOf(key, build);
   const task = stateOf(spec.step);
   const after = chainParts(partsAfter(key, build), build, 'first', doneState(task));
   return {
@@ -129,7 +133,7 @@ function firstPassBranch(key: string, build: Build) {
 
 /** The retry pass of one integration: held for a redrive if it failed, else unchanged. No Catch: what fails now stops the run for an operator. */
 function retryBranch(key: string, build: Build) {
-  const spec = build.registry[key]!;
+  const spec = specOf(key, build);
   const task = stateOf(spec.step);
   const after = chainParts(partsAfter(key, build), build, 'retry', doneState(`Re${task}`));
   return {
@@ -160,10 +164,11 @@ function stageBookkeeping(then: NonNullable<Stage<string>['then']>, results: str
   });
 }
 
-function recordOutcome(workflow: Workflow<string>, results: string[], next: string): State {
+function recordOutcome(name: string, workflow: Workflow<string>, results: string[], next: string): State {
   return lambdaTask('record-outcome', {
     parameters: {
       ...RUN_INPUT,
+      workflow: name,
       'attempt.$': REDRIVE_COUNT,
       integrations: [...workflow.integrations],
       'branches.$': `States.Array(${results.join(', ')})`,
@@ -175,19 +180,37 @@ function recordOutcome(workflow: Workflow<string>, results: string[], next: stri
   });
 }
 
-/** The state machine of one onboarding workflow; `registry` is the integrations it draws on. */
-export function onboardingMachine(name: string, workflow: Workflow<string>, registry: Registry = integrations): Machine {
-  const build: Build = { registry, workflow };
-  const { stages } = workflow;
+/**
+ * The opening: an optional Wait until the input's notBefore, then the opening
+ * step (its answer at $.slug), then, for one that may stop, a Choice ending
+ * the run when it answered proceed: false.
+ */
+function opening(workflow: Workflow<string>, first: string): { StartAt: string; states: Record<string, State> } {
+  const { step, waits, mayStop } = workflow.opening;
+  const task = stateOf(step);
   const states: Record<string, State> = {
-    AssignSlug: lambdaTask('assign-slug', {
-      parameters: { 'accountId.$': '$.accountId' },
+    [task]: lambdaTask(step, {
+      parameters: { 'accountId.$': '$.accountId', ...(mayStop ? { 'runId.$': '$.runId' } : {}) },
       timeoutSeconds: BOOKKEEPING_TIMEOUT,
       retry: bookkeepingRetry,
       ResultPath: '$.slug',
-      Next: stages[0]!.name,
+      Next: mayStop ? 'Proceed?' : first,
     }),
   };
+  if (waits) states.NotBefore = { Type: 'Wait', TimestampPath: '$.notBefore', Next: task };
+  if (mayStop) {
+    states['Proceed?'] = { Type: 'Choice', Choices: [{ Variable: '$.slug.proceed', BooleanEquals: false, Next: 'Stopped' }], Default: first };
+    states.Stopped = { Type: 'Succeed' };
+  }
+  return { StartAt: waits ? 'NotBefore' : task, states };
+}
+
+/** The state machine of one workflow; `registry` is the integrations it draws on. */
+export function workflowMachine(name: string, workflow: Workflow<string>, registry: Registry = integrations): Machine {
+  const build: Build = { registry, workflow };
+  const { stages } = workflow;
+  const start = opening(workflow, stages[0]!.name);
+  const states: Record<string, State> = { ...start.states };
 
   stages.forEach((stage, i) => {
     const next = stages[i + 1]?.name ?? 'RecordOutcome';
@@ -201,10 +224,10 @@ export function onboardingMachine(name: string, workflow: Workflow<string>, regi
     };
     if (stage.then) states[hook!] = stageBookkeeping(stage.then, resultsOf(stage), next);
   });
-  states.RecordOutcome = recordOutcome(workflow, stages.map(resultsOf), 'AllIntegrationsDone?');
+  states.RecordOutcome = recordOutcome(name, workflow, stages.map(resultsOf), 'AllIntegrationsDone?');
   states['AllIntegrationsDone?'] = {
     Type: 'Choice',
-    Choices: [{ Variable: '$.outcome.success', BooleanEquals: true, Next: 'Onboarded' }],
+    Choices: [{ Variable: '$.outcome.success', BooleanEquals: true, Next: 'Done' }],
     Default: retryStateOf(stages[0]!, 0),
   };
 
@@ -220,20 +243,22 @@ export function onboardingMachine(name: string, workflow: Workflow<string>, regi
     };
     if (stage.then) states[hook!] = stageBookkeeping(stage.then, retriedResultsOf(stage), next);
   });
-  states.RecordRetryOutcome = recordOutcome(workflow, stages.map(retriedResultsOf), 'Onboarded');
-  states.Onboarded = { Type: 'Succeed' };
+  states.RecordRetryOutcome = recordOutcome(name, workflow, stages.map(retriedResultsOf), 'Done');
+  states.Done = { Type: 'Succeed' };
 
   return {
     Comment:
-      `Onboards one client account: the ${name} workflow of lib/provisioning/registry.ts. The slug first; then each stage runs its integrations side by side ` +
+      `The ${name} workflow of lib/provisioning/registry.ts, for one client account. ` +
+      `${workflow.opening.waits ? 'It waits until its input\'s notBefore, then ' : ''}${stateOf(workflow.opening.step)} first` +
+      `${workflow.opening.mayStop ? ' (which may end the run: Stopped)' : ''}; then each stage runs its integrations' ${workflow.action === 'takeBack' ? 'take-back steps' : 'steps'} side by side ` +
       `(${stages.map((s) => `${s.name}: ${s.run.join(', ')}`).join('; then ')}), each retried by its policy and caught, so no integration stops another. ` +
       'RecordOutcome writes the answer, the statuses and the follow-ups. If anything failed, the retry phase (from RetryFailedIntegrations) holds each ' +
       'failed integration in a task that fails with AwaitingRedrive on the first pass: the execution ends FAILED there, and a redrive runs just those again.',
-    StartAt: 'AssignSlug',
+    StartAt: start.StartAt,
     States: states,
   };
 }
 
-export const onboardingMachines = Object.fromEntries(
-  Object.entries(workflows).map(([name, workflow]) => [name, onboardingMachine(name, workflow)]),
+export const workflowMachines = Object.fromEntries(
+  Object.entries(workflows).map(([name, workflow]) => [name, workflowMachine(name, workflow as Workflow<string>)]),
 ) as Record<WorkflowName, Machine>;

@@ -161,7 +161,7 @@ describe('the local Step Functions endpoint', () => {
     });
     let polling = true;
     let polls = 0;
-    const invoke: Invoke = async (name) => {
+    const invoke: Invoke = async (name): Promise<InvokeOutcome> => {
       if (name === 'fn-poll') {
         polls++;
         return { ok: true, payload: { again: polling } };

@@ -10,7 +10,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['tests/**/*.test.ts'],
-          exclude: ['tests/e2e/**', 'tests/faults/**', 'tests/burst/**'],
+          exclude: ['tests/e2e/**', 'tests/faults/**', 'tests/burst/**', 'tests/guides/guides.test.ts'],
           setupFiles: ['tests/support/test-settings.ts'],
           // A folder where the files reading the packaged template share one `sls package` (tests/support/packaged.ts).
           globalSetup: ['tests/support/package-setup.ts'],
@@ -53,6 +53,18 @@ export default defineConfig({
           globalSetup: ['tests/support/stack-setup.ts'],
           fileParallelism: false,
           testTimeout: 180_000,
+          hookTimeout: 360_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'guides',
+          include: ['tests/guides/guides.test.ts'],
+          // The shell blocks of the guides, one after another, each order on a fresh stack of its own with
+          // npm start's settings (the test starts them, one at a time).
+          fileParallelism: false,
+          testTimeout: 600_000,
           hookTimeout: 360_000,
         },
       },

@@ -4,6 +4,7 @@
 // (see tests/faults) never reach another's tests.
 import { rmSync } from 'node:fs';
 import type { TestProject } from 'vitest/node';
+import { START_SETTINGS } from '../../local/serverless-config.ts';
 import { startStack } from '../../local/stack.ts';
 
 export interface StackInfo {
@@ -41,11 +42,13 @@ const settingsFor: Record<string, Record<string, string>> = {
     SLACK_RATE_LIMIT: '1/1',
     CLOSE_RATE_LIMIT: '20/1',
   },
+  // The guides are written for `npm start`: its settings, the vendors at their published limits.
+  guides: { ...START_SETTINGS },
 };
 
-export default async function setup(project: TestProject) {
+/** A whole local stack on free ports with the settings of the project `name`; a taken port is retried. */
+export async function startTestStack(name: string): Promise<{ info: StackInfo; stop: () => Promise<void> }> {
   if (Number(process.versions.node.split('.')[0]) !== 24) throw new Error(`Tests run on Node 24, not ${process.version}`);
-  const name = project.name;
   const workFolder = `.local/esbuild-test-${name}-${process.pid}`;
   const lines: string[] = [];
   const start = () =>
@@ -73,9 +76,18 @@ export default async function setup(project: TestProject) {
       lines.length = 0;
     }
   }
-  project.provide('stack', { urls: stack.urls, env: stack.env, workFolder });
-  return async () => {
-    await stack.stop();
-    rmSync(workFolder, { recursive: true, force: true });
+  const started = stack;
+  return {
+    info: { urls: started.urls, env: started.env, workFolder },
+    stop: async () => {
+      await started.stop();
+      rmSync(workFolder, { recursive: true, force: true });
+    },
   };
+}
+
+export default async function setup(project: TestProject) {
+  const stack = await startTestStack(project.name);
+  project.provide('stack', stack.info);
+  return stack.stop;
 }

@@ -81,7 +81,7 @@ describe('/status', () => {
   it('details each integration for the admin key', async () => {
     const reply = await api('/status', { headers: ADMIN_KEY });
     expect(reply.status).toBe(200);
-    expect(reply.body.integrations.email).toMatchObject({ configured: true, reachable: true });
+    expect(reply.body.integrations.resend).toMatchObject({ configured: true, reachable: true });
     expect(reply.body.dependencies.dynamodb).toMatchObject({ reachable: true });
   });
 

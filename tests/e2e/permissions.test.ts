@@ -41,6 +41,7 @@ function expected(access: Access, caller: Principal): Expected {
       if (who === 'adminKey' || who === 'internalKey') return 'allowed';
       return who === 'anonymous' ? 401 : 403;
     case 'member': {
+      if (who === 'adminKey') return 'allowed';
       if (who === 'anonymous') return access.anonymous ? 'redirect' : 401;
       const role = ROLE_OF[who];
       if (!role) return 404;

@@ -79,7 +79,7 @@ export async function buildLikeLambda(
   entry: string,
   outfile: string,
   routes: { method: string; path: string }[] = [],
-  overrides: { external?: string[]; defaultCredentialChain?: boolean; esmBuiltins?: boolean } = {},
+  overrides: { external?: string[]; defaultCredentialChain?: boolean; esmBuiltins?: boolean; runtimeValidators?: boolean; runtimeValues?: boolean } = {},
 ): Promise<number> {
   const yml = parse(readFileSync(join(ROOT, 'serverless.yml'), 'utf8'), { logLevel: 'silent' }) as { custom: { esbuild: Record<string, any> } };
   const o = yml.custom.esbuild;
@@ -100,10 +100,10 @@ export async function buildLikeLambda(
     banner: o.banner,
     external: overrides.external ?? o.external,
     plugins: [
-      precompiledValidators(functions),
+      ...(overrides.runtimeValidators ? [] : [precompiledValidators(functions)]),
       ...(overrides.esmBuiltins ? [] : [builtinsThroughRequire()]),
       ...(overrides.defaultCredentialChain ? [] : [credentialsFromEnvironment()]),
-      buildTimeValues(),
+      ...(overrides.runtimeValues ? [] : [buildTimeValues()]),
     ],
     logLevel: 'error',
   });

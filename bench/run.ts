@@ -253,6 +253,8 @@ async function variants(functions: PackagedFunction[], ssmEndpoint: string): Pro
     await built('assign-slug with the AWS SDK left out of the bundle (loaded from node_modules, as the runtime\'s copy would be)', 'functions/onboarding/steps/assign-slug.ts', { external: ['@aws-sdk/*'] }, step),
     await built('assign-slug with the SDK\'s default credential chain (as before issue 16)', 'functions/onboarding/steps/assign-slug.ts', { defaultCredentialChain: true }, step),
     await built('assign-slug with Node\'s built-in modules imported as ES modules (no builtins-through-require)', 'functions/onboarding/steps/assign-slug.ts', { esmBuiltins: true }, step),
+    await built('login with its request schema compiled by ajv at cold start (no precompiled validators)', 'functions/auth/login.ts', { runtimeValidators: true }, of('login')),
+    await built('openapi with its document built at cold start (no build-time values)', 'functions/docs/openapi.ts', { runtimeValues: true }, of('openapi')),
     { label: 'assign-slug with --enable-source-maps', of: step, bundle: step.bundle, bundleBytes: step.bundleBytes, env: { NODE_OPTIONS: `${step.environment.NODE_OPTIONS ?? ''} --enable-source-maps`.trim() } },
   ];
   // The V8 compile cache, written by one run of the very bundle (its first call included) before the rounds.

@@ -79,7 +79,7 @@ export async function buildLikeLambda(
   entry: string,
   outfile: string,
   routes: { method: string; path: string }[] = [],
-  overrides: { external?: string[]; defaultCredentialChain?: boolean } = {},
+  overrides: { external?: string[]; defaultCredentialChain?: boolean; esmBuiltins?: boolean; runtimeValidators?: boolean; runtimeValues?: boolean } = {},
 ): Promise<number> {
   const yml = parse(readFileSync(join(ROOT, 'serverless.yml'), 'utf8'), { logLevel: 'silent' }) as { custom: { esbuild: Record<string, any> } };
   const o = yml.custom.esbuild;
@@ -99,7 +99,12 @@ export async function buildLikeLambda(
     mainFields: o.mainFields,
     banner: o.banner,
     external: overrides.external ?? o.external,
-    plugins: [precompiledValidators(functions), builtinsThroughRequire(), ...(overrides.defaultCredentialChain ? [] : [credentialsFromEnvironment()]), buildTimeValues()],
+    plugins: [
+      ...(overrides.runtimeValidators ? [] : [precompiledValidators(functions)]),
+      ...(overrides.esmBuiltins ? [] : [builtinsThroughRequire()]),
+      ...(overrides.defaultCredentialChain ? [] : [credentialsFromEnvironment()]),
+      ...(overrides.runtimeValues ? [] : [buildTimeValues()]),
+    ],
     logLevel: 'error',
   });
   return statSync(outfile).size;

@@ -252,6 +252,9 @@ async function variants(functions: PackagedFunction[], ssmEndpoint: string): Pro
   const list: Variant[] = [
     await built('assign-slug with the AWS SDK left out of the bundle (loaded from node_modules, as the runtime\'s copy would be)', 'functions/onboarding/steps/assign-slug.ts', { external: ['@aws-sdk/*'] }, step),
     await built('assign-slug with the SDK\'s default credential chain (as before issue 16)', 'functions/onboarding/steps/assign-slug.ts', { defaultCredentialChain: true }, step),
+    await built('assign-slug with Node\'s built-in modules imported as ES modules (no builtins-through-require)', 'functions/onboarding/steps/assign-slug.ts', { esmBuiltins: true }, step),
+    await built('login with its request schema compiled by ajv at cold start (no precompiled validators)', 'functions/auth/login.ts', { runtimeValidators: true }, of('login')),
+    await built('openapi with its document built at cold start (no build-time values)', 'functions/docs/openapi.ts', { runtimeValues: true }, of('openapi')),
     { label: 'assign-slug with --enable-source-maps', of: step, bundle: step.bundle, bundleBytes: step.bundleBytes, env: { NODE_OPTIONS: `${step.environment.NODE_OPTIONS ?? ''} --enable-source-maps`.trim() } },
   ];
   // The V8 compile cache, written by one run of the very bundle (its first call included) before the rounds.
@@ -266,6 +269,16 @@ async function variants(functions: PackagedFunction[], ssmEndpoint: string): Pro
   list[list.length - 1]!.env = { BENCH_SECRET_A: 'a', BENCH_SECRET_B: 'b', BENCH_SECRET_C: 'c' };
   list.push(await built('three secrets read from SSM Parameter Store at cold start (Powertools Parameters, one GetParameters call)', 'bench/fixtures/secrets-from-ssm.ts'));
   list[list.length - 1]!.env = { AWS_ENDPOINT_URL_SSM: ssmEndpoint };
+  // The techniques of docs/performance.md, each beside what it stands in for.
+  list.push(await built('a clock in a named zone through the TZ switch (lib/time-zones.ts)', 'bench/fixtures/zones-by-switch.ts'));
+  list.push(await built('a clock in a named zone through ICU\'s date formatter', 'bench/fixtures/zones-by-icu.ts'));
+  list.push(await built('one GET through the transport over node:http (lib/integrations/http-transport.ts)', 'bench/fixtures/http-by-transport.ts'));
+  list[list.length - 1]!.env = { BENCH_URL: ssmEndpoint };
+  list.push(await built('one GET through Node\'s global fetch', 'bench/fixtures/http-by-fetch.ts'));
+  list[list.length - 1]!.env = { BENCH_URL: ssmEndpoint };
+  list.push(await built('two hundred SigV4 signatures with the service\'s SHA-256 (lib/sha256.ts)', 'bench/fixtures/signing.ts'));
+  list.push(await built('two hundred SigV4 signatures with the SDK\'s default SHA-256', 'bench/fixtures/signing.ts'));
+  list[list.length - 1]!.env = { BENCH_HASH: 'sdk' };
   return list;
 }
 

@@ -1,7 +1,7 @@
 import type { AccountStore } from '../accounts/accounts.ts';
 import type { LifecycleStore } from '../accounts/lifecycle.ts';
 import { Conflict, NotFound } from '../errors.ts';
-import type { OnboardingIntake } from '../onboarding/intake.ts';
+import { intakeOf, type OnboardingIntake } from '../onboarding/intake.ts';
 import type { StartedRun } from '../onboarding/start-onboarding.ts';
 
 export interface ReopenDeps {
@@ -34,16 +34,6 @@ export async function reopenAccount(deps: ReopenDeps, accountId: string, by: str
     throw new Conflict('The account changed meanwhile; look again and retry', 'account_not_closed');
   }
   if (!onboarded) return { status: 'active' };
-  const intake: OnboardingIntake = {
-    email: account.contact_email!,
-    companyName: account.company_name ?? account.portal_slug ?? account.id,
-    companyUrl: account.company_url,
-    companyDomain: account.company_domain,
-    phone: account.phone,
-    location: account.location,
-    timezone: account.timezone,
-    plan: account.requested_plan,
-    metadata: account.metadata,
-  };
+  const intake = intakeOf(account, account.contact_email!, account.company_name ?? account.portal_slug ?? account.id);
   return { status: 'provisioning', run: await deps.onboard(accountId, intake, `reopened:${at.toISOString()}`) };
 }

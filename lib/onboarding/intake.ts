@@ -1,6 +1,6 @@
 // The onboarding form as the portal sends it, with the contract's aliases,
 // and its normalised form: one name per field, validated values.
-import { normaliseEmail } from '../accounts/accounts.ts';
+import { normaliseEmail, type Account } from '../accounts/accounts.ts';
 import { InvalidInput, type ErrorDetail } from '../errors.ts';
 import { idParam } from '../http/route.ts';
 import { storableKey } from '../store/map-keys.ts';
@@ -67,6 +67,19 @@ export interface OnboardingIntake {
   plan?: string;
   metadata?: Record<string, unknown>;
 }
+
+/** An account onboarded again (reopened, or paid for through a membership) from the details it kept, with this contact. */
+export const intakeOf = (account: Account, email: string, companyName: string): OnboardingIntake => ({
+  email,
+  companyName,
+  companyUrl: account.company_url,
+  companyDomain: account.company_domain,
+  phone: account.phone,
+  location: account.location,
+  timezone: account.timezone,
+  plan: account.requested_plan,
+  metadata: account.metadata,
+});
 
 type Body = Record<string, unknown>;
 

@@ -5,7 +5,7 @@ import { issue, type TeamDeps } from '../accounts/team.ts';
 import { takeEffectOnce, type OnceDeps } from '../deliveries/deliveries.ts';
 import { Conflict } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import type { OnboardingIntake } from '../onboarding/intake.ts';
+import { intakeOf } from '../onboarding/intake.ts';
 import { beginOnboarding, type OnboardingDeps } from '../onboarding/start-onboarding.ts';
 import type { Ledger } from '../provisioning/ledger.ts';
 import { membershipEventId, readMembershipEvent, type MembershipEvent } from './membership-events.ts';
@@ -159,17 +159,7 @@ async function startOnboardingIfNewlyPaying(deps: MembershipDeps, accountId: str
   }
   // The account's contact, when that is a member of this account; else the paying member.
   const contact = account.contact_email && (await deps.accounts.getMember(accountId, account.contact_email)) ? account.contact_email : member.email;
-  const intake: OnboardingIntake = {
-    email: contact,
-    companyName: account.company_name,
-    companyUrl: account.company_url,
-    companyDomain: account.company_domain,
-    phone: account.phone,
-    location: account.location,
-    timezone: account.timezone,
-    plan: account.requested_plan,
-    metadata: account.metadata,
-  };
+  const intake = intakeOf(account, contact, account.company_name);
   const run = await beginOnboarding(deps.onboarding, accountId, intake);
   await deps.members.markOnboardingStarted(accountId, member.email, run.runId);
   return run.runId;

@@ -188,6 +188,15 @@ export async function startScenario(options: { workFolder: string; settings?: Re
     202,
     'crawler refresh',
   );
+  // An import of one client, so the batch machine's step has a real input.
+  expectStatus(
+    await api('/api/onboarding/batch', {
+      body: { companies: [{ email: `import-${crypto.randomUUID()}@example.com`, companyName: 'Bench Import' }] },
+      headers: { 'x-admin-key': ADMIN_KEY },
+    }),
+    202,
+    'batch import',
+  );
   // Two clients who leave, so the offboarding machine's steps have real inputs, and reopening and erasing closed accounts.
   const leaving = async () => {
     const person = await newUser();

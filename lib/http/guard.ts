@@ -1,4 +1,4 @@
-// What the HTTP stack asks of the access guard (lib/access/guard.ts implements
+// What the HTTP stack asks of the access guard (lib/access/access-guard.ts implements
 // it): who is calling, and what they may do on the account the request names.
 // Declared here, beside the endpoint factory that calls it, so that the HTTP
 // stack does not depend on how access is decided.

@@ -7,7 +7,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
  * Who may call a route: every route says, and the HTTP stack enforces it
- * (lib/access/guard.ts) before the body is validated or the handler runs. A
+ * (lib/access/access-guard.ts) before the body is validated or the handler runs. A
  * route whose rule needs to know the caller cannot be built without the guard
  * (lib/http/endpoint.ts), so a rule cannot silently go unenforced.
  */

@@ -6,7 +6,7 @@
 // carries credentials, and supabase-js is loaded only when that request
 // carries a bearer token (./adapters.ts). The HTTP stack refuses a guard of
 // the wrong kind for a route (lib/http/endpoint.ts).
-import { accessGuard } from '../access/guard.ts';
+import { accessGuard } from '../access/access-guard.ts';
 import { adminApiKey, internalApiKey } from '../config.ts';
 import type { KeyKind } from '../http/route.ts';
 import { identity } from './adapters.ts';

@@ -1,7 +1,7 @@
 // The guard of routes open to any signed-in user that read no role in an
 // account (logout). It holds no membership store, and this module imports none
 // (guards.ts does): a store's module would put the DynamoDB client in the bundle.
-import { accessGuard } from '../access/guard.ts';
+import { accessGuard } from '../access/access-guard.ts';
 import { identity } from './adapters.ts';
 import { kept } from './lazy.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { accessGuard } from '../../../lib/access/guard.ts';
+import { accessGuard } from '../../../lib/access/access-guard.ts';
 import { Conflict, InvalidInput, RateLimited, Unavailable, VendorError } from '../../../lib/errors.ts';
 import { httpEndpoint, json, MAX_BODY_BYTES } from '../../../lib/http/endpoint.ts';
 import { route, type RouteSpec } from '../../../lib/http/route.ts';

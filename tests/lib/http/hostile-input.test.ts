@@ -3,7 +3,7 @@
 // 5xx), and no request ever changes a prototype in the process.
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { accessGuard } from '../../../lib/access/guard.ts';
+import { accessGuard } from '../../../lib/access/access-guard.ts';
 import { catalog } from '../../../lib/api/catalog.ts';
 import { InvalidInput } from '../../../lib/errors.ts';
 import { httpEndpoint, json } from '../../../lib/http/endpoint.ts';

@@ -1,7 +1,7 @@
 // The guard against in-memory ports: who is calling, and what they may do to
 // the account the request names.
 import { describe, expect, it } from 'vitest';
-import { accessGuard } from '../../../lib/access/guard.ts';
+import { accessGuard } from '../../../lib/access/access-guard.ts';
 import { mayAct } from '../../../lib/permissions.ts';
 import type { Membership } from '../../../lib/accounts/memberships.ts';
 import type { Caller, Guard, Naming } from '../../../lib/http/guard.ts';

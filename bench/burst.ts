@@ -22,7 +22,8 @@ export interface BurstFigures {
   minimumMs: number;
   busiest: string;
   ratio: number;
-  perVendor: Record<string, { calls: number; refused: number; callsPerOnboarding: number; minimumMs: number }>;
+  /** Per vendor; firstMs and lastMs: its first and last call after the first submission (where the wall time goes). */
+  perVendor: Record<string, { calls: number; refused: number; callsPerOnboarding: number; minimumMs: number; firstMs?: number; lastMs?: number }>;
   answers: Record<string, number>;
 }
 
@@ -75,7 +76,9 @@ export async function measureBurst(options: { workFolder: string; onboardings: n
       const calls = mine.length - refused;
       const limit = /^(\d+)\/(\d+)$/.exec(options.limits[`${vendor.toUpperCase()}_RATE_LIMIT`] ?? '');
       const minimumMs = limit ? (calls * Number(limit[2]) * 1000) / Number(limit[1]) : 0;
-      perVendor[vendor] = { calls, refused, callsPerOnboarding: round(calls / options.onboardings), minimumMs: round(minimumMs) };
+      const times = mine.map((r) => r.at - started);
+      const span = times.length ? { firstMs: Math.min(...times), lastMs: Math.max(...times) } : {};
+      perVendor[vendor] = { calls, refused, callsPerOnboarding: round(calls / options.onboardings), minimumMs: round(minimumMs), ...span };
     }
     const [busiest, { minimumMs }] = Object.entries(perVendor).sort((a, b) => b[1].minimumMs - a[1].minimumMs)[0]!;
     return { onboardings: options.onboardings, limits: options.limits, wallMs, minimumMs, busiest, ratio: round(wallMs / minimumMs), perVendor, answers };

@@ -245,9 +245,12 @@ export function markdown(r: BenchResults): string {
       `Limits enforced by the emulators and paced to by the service: ${Object.entries(b.limits).map(([k, v]) => `${k} ${v}`).join(', ')}. From the first submission to the last run's end: ${ms(b.wallMs)}; the least the limits allow: ${ms(b.minimumMs)} (${b.busiest}); ratio ${b.ratio}. Runs ended: ${answers(b.answers)}.`,
     );
     out.push('');
-    out.push('| Vendor | Calls | Per onboarding | Refused (429) | Least time at its limit |');
-    out.push('|---|---:|---:|---:|---:|');
-    for (const [vendor, v] of Object.entries(b.perVendor)) out.push(`| ${vendor} | ${v.calls} | ${v.callsPerOnboarding} | ${v.refused} | ${v.minimumMs ? ms(v.minimumMs) : 'not limited'} |`);
+    out.push('| Vendor | Calls | Per onboarding | Refused (429) | Least time at its limit | First call | Last call |');
+    out.push('|---|---:|---:|---:|---:|---:|---:|');
+    const at = (t?: number) => (t === undefined ? '–' : ms(t));
+    for (const [vendor, v] of Object.entries(b.perVendor)) {
+      out.push(`| ${vendor} | ${v.calls} | ${v.callsPerOnboarding} | ${v.refused} | ${v.minimumMs ? ms(v.minimumMs) : 'not limited'} | ${at(v.firstMs)} | ${at(v.lastMs)} |`);
+    }
   }
   if (r.timingGap) {
     const g = r.timingGap;

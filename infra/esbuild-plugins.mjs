@@ -4,17 +4,14 @@
 // precompiledValidators: in each function's bundle, lib/http/validators.ts
 // (which compiles JSON schemas with ajv at cold start) is replaced by ajv's
 // standalone code for exactly the routes that function serves, compiled with
-// the same ajv setup (lib/http/validation.ts). Measured on this kind of
-// machine, compiling one schema at cold start cost more than twice an empty
-// handler's whole cold start; precompiled, the schema compiler is not even in
-// the bundle.
+// the same ajv setup (lib/http/validation.ts): the schema compiler is not even
+// in the bundle (docs/performance.md has what it buys).
 //
 // builtinsThroughRequire: an ESM `import ... from 'node:http'` makes Node build
 // the module's ESM facade, which reads every export, including node:http's
-// lazy WebSocket/fetch getters: that loads Node's whole undici, http2 and tls
-// (measured here: about 35 ms of a cold start whose empty-handler floor is
-// about 27 ms). A CommonJS require() reads nothing, so the bundles take Node's
-// built-in modules through require() (the banner defines it).
+// lazy WebSocket/fetch getters: that loads Node's whole undici, http2 and tls.
+// A CommonJS require() reads nothing, so the bundles take Node's built-in
+// modules through require() (the banner defines it; docs/performance.md).
 //
 // Built-ins also load lazily: a built-in whose export is a plain object (http,
 // https, zlib, http2, crypto...) is bundled as an object of getters that
@@ -27,9 +24,8 @@
 // identity, ini files, process, container and instance metadata), whose code
 // is most of a DynamoDB bundle. A Lambda gets its role's credentials in
 // environment variables, and the local stack sets them there too, so the
-// bundles take the environment provider in its place (measured in issue 16:
-// bundles 385 → 242 KB, cold starts 5 to 12 ms shorter), memoised as the
-// chain is (without that, every AWS call read the environment again).
+// bundles take the environment provider in its place (docs/performance.md),
+// memoised as the chain is, so that no AWS call reads the environment again.
 //
 // buildTimeValues: a module named *.prebuilt.ts is evaluated at build time and
 // bundled as its exported values (JSON), so what it imports and computes

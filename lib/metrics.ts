@@ -1,17 +1,10 @@
-// The service's own CloudWatch metrics, written as log lines in CloudWatch
-// Embedded Metric Format (EMF): a JSON object whose `_aws` block names the
-// namespace, the dimensions and the metrics, with their values beside it. On
-// Lambda, CloudWatch Logs turns each such line of a function's output into
-// metric data points, so a metric costs no API call, no client and no wait.
-// The alarms on these metrics are in infra/operations.yml.
-//
-// Written here rather than taken from Powertools Metrics for the reason
-// lib/log.ts gives: it is a few lines, and counting one thing at a time needs
-// none of Powertools' buffering, flushing or middleware; see the commit that
-// added it for the bundle sizes measured.
-//
-// Every metric is recorded twice: with Stage alone (what an alarm watches)
-// and with Stage and the given dimensions (what an operator breaks it down by).
+// The service's own CloudWatch metrics, written as log lines in Embedded Metric
+// Format: CloudWatch Logs turns each line into data points, so a metric costs no
+// API call, client or wait. The alarms on them are in infra/operations.yml.
+// A few lines of our own rather than Powertools Metrics, as lib/log.ts says:
+// counting one thing at a time needs no buffering, flushing or middleware.
+// Every metric is recorded twice: with Stage alone (what an alarm watches) and
+// with Stage and the given dimensions (what an operator breaks it down by).
 
 import { metricsSettings } from './config.ts';
 

@@ -1,18 +1,10 @@
 // SHA-256 and HMAC-SHA256 over node:crypto, for the providers' webhook
-// signatures (lib/webhooks/signatures.ts) and for the request signing of
-// every AWS SDK client of the service (their `sha256` option: see
-// lib/store/dynamodb-client.ts and lib/workflows/step-functions.ts).
-//
-// Why not createHmac(key) with the key's bytes, as the SDK's own hash does:
-// Node 24's createHmac first asks whether an object key is a KeyObject by
-// reading a private slot and catching the TypeError a Buffer raises. Building
-// that error costs more than the HMAC: about 10 µs in a bare loop, more under
-// a deep async stack. A string key is told apart without it, so binary keys
-// go in as latin1 strings, one character per byte: the same key bytes.
-// SigV4 makes two HMACs per AWS call (and the SDK turns even a string
-// secret into bytes first). Measured on this machine, client CPU per call
-// against a stub server: DynamoDB GetItem 630 → 583 µs, Step Functions
-// StartExecution 588 → 549 µs.
+// signatures and for every AWS SDK client's request signing (their `sha256`
+// option: lib/store/dynamodb-client.ts, lib/workflows/step-functions.ts).
+// Binary HMAC keys go to createHmac as latin1 strings (the same key bytes):
+// given a Buffer, Node 24's createHmac builds and catches a TypeError while
+// checking for a KeyObject, which costs more than the HMAC itself, and SigV4
+// makes two HMACs per AWS call. docs/performance.md has what it buys.
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 
 /** What the AWS SDK hands its hash: a string (with its encoding) or bytes. */

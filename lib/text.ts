@@ -1,23 +1,12 @@
-// Text that came from a user (a form, a signup, a booking) is data wherever
-// it leaves the service: in an e-mail header, an e-mail body or a chat
-// message. Every place that builds one of those runs each user field through
-// these few rules, so none of them can add a header, a line, a mention or a
-// link of its own.
-//
-//   oneLine      bounded, one line, no control or invisible formatting
-//                characters: the form of every user field; alone it is
-//                safe in an e-mail header (subjects)
-//   headerValue  the same rule for an HTTP header value, unbounded
-//   escapeHtml   for the HTML part of an e-mail
-//   inertLinks   for the text part: nothing the user wrote reads as a link
-//   chatText     for Slack text and mrkdwn: & < > escaped, so no <!channel>,
-//                <@user>, <#channel> or <url|label> comes from the user
-//   chatField    a user field for Slack: one line, escaped, and inert (as for
-//                e-mail text), so Slack's own URL detection finds no link in it;
-//                the mrkdwn objects that carry such fields are verbatim
-//   markdownField  for the task tool's markdown (ClickUp's markdown_content):
-//                one line, every ASCII punctuation mark backslash-escaped,
-//                no link a renderer would make
+// Text from a user (a form, a signup, a booking) is data wherever it leaves the
+// service; every e-mail header, e-mail body and chat message runs each user
+// field through these rules, so none can add a header, line, mention or link:
+//   oneLine      bounded, one line, no control or invisible characters (safe in a subject)
+//   headerValue  the same for an HTTP header value, unbounded
+//   escapeHtml / inertLinks   an e-mail's HTML part / its text part (no link)
+//   chatText     Slack text and mrkdwn, & < > escaped (no <!channel>, <@user>, <url|label>)
+//   chatField    a user field for Slack: one line, escaped and inert
+//   markdownField  ClickUp's markdown: one line, ASCII punctuation escaped, no link
 
 /** The length a field may take in an e-mail or a chat message, in characters. */
 export const TEXT_LIMITS = {

@@ -1,23 +1,13 @@
-// IANA time zones without ICU's date formatter on the common path.
-//
-// The first Intl formatter a process makes (DateTimeFormat, NumberFormat)
-// has V8 list every locale ICU can format for: 14-15 ms on this machine, paid
-// at the cold start of every function that names or shows a zone. For the
-// zone names ICU lists as canonical (Intl.supportedValuesOf, 1.7 ms), neither
-// needs a formatter:
-// - the name is checked against that list;
-// - what a clock in the zone shows comes from Date's local-time getters, read
-//   while process.env.TZ names the zone. Node re-reads the zone when the
-//   process's own environment gets or loses TZ (src/node_env_var.cc; its test
-//   test/parallel/test-process-env-tz.js), and the getters use the same ICU
-//   zone data as the formatter. The switch is synchronous and undone at once.
-// Every other name goes to the formatter, as before: ICU's other spellings of
-// a zone (Asia/Kolkata, Etc/UTC, europe/berlin: the formatter ignores case,
-// TZ does not) and any thread where assigning TZ moves nothing (a worker
-// thread with an environment of its own, as serverless-offline's --watch
-// runs handlers). The switch is process-wide: a worker thread started during
-// it would start in that zone. Lambda runs handlers in the main thread and
-// this service starts no worker threads.
+// IANA time zones without ICU's date formatter on the common path: the first
+// Intl formatter a process makes has V8 list every locale ICU knows, at every
+// cold start that names or shows a zone (docs/performance.md has the cost).
+// For ICU's canonical zone names, the name is checked against
+// Intl.supportedValuesOf, and a clock in the zone is read from Date's
+// local-time getters while process.env.TZ names it (Node re-reads the zone when
+// TZ changes: src/node_env_var.cc); the switch is synchronous and undone at once.
+// Other spellings (Asia/Kolkata, europe/berlin) and threads where TZ moves
+// nothing go to the formatter. The switch is process-wide: this service starts
+// no worker threads, and Lambda runs handlers in the main thread.
 
 const ZONE_NAME = /^(UTC|[A-Za-z_]+(\/[A-Za-z0-9_+-]+)+)$/;
 

@@ -1,17 +1,13 @@
-// Enforces a route's access rule (lib/http/route.ts) for the HTTP stack, in two
-// steps so that an anonymous caller is refused before the body is even parsed:
-//   authenticate: who is calling (a key in its header, a bearer token, or
-//     nobody), 401 when the rule needs someone and nobody valid came;
-//   authorize: what they may do here, from their membership of the account the
-//     request names (path, body or query) — 404 for an account they are not an
-//     active member of (whether or not it exists), 403 when their role does not
-//     allow the permission, 400 when they belong to several accounts and the
-//     request does not say which; 409 account_closed for anything but reading,
-//     closing or reopening a closing or closed account.
-// A key that is sent but wrong is refused outright, never tried as a user; a
-// key the route does not take is not a credential there at all. The internal
-// service key may do only what the service may (SERVICE_PERMISSIONS): on any
-// other route for members it is refused with 403, unread.
+// Enforces a route's access rule (lib/http/route.ts) in two steps, so that an
+// anonymous caller is refused before the body is parsed. authenticate: who is
+// calling (a key, a bearer token, or nobody); 401 when the rule needs someone.
+// authorize: what they may do on the account the request names, from their
+// membership: 404 for an account they are not an active member of (whether or
+// not it exists), 403 when their role lacks the permission, 400 when they have
+// several accounts and the request names none, 409 account_closed for anything
+// but reading, closing or reopening a closing or closed account. A wrong key is
+// refused outright; a key the route does not take is no credential there; the
+// service key may do only what SERVICE_PERMISSIONS lists (else 403, unread).
 import type { AccountStore } from '../accounts/accounts.ts';
 import { accountClosed, isAccountOpen } from '../accounts/lifecycle.ts';
 import { activeOnly, type MembershipStore } from '../accounts/memberships.ts';

@@ -158,21 +158,15 @@ export interface IssueOptions {
 }
 
 /**
- * Opens an invitation and e-mails it (no checks of who may: the caller decides
- * it is due). At most one invitation is open per account and address: when
- * another is, nothing is written or sent. The invitee also finds it on
- * signing in (`me`), so one that cannot be e-mailed still works: with
- * `keepIfUnsent`, the failure is logged and the invitation kept; without it,
- * a failed e-mail undoes the invitation and is the answer (a person inviting
- * someone learns it did not go out). Without e-mail settings, nothing is
- * e-mailed.
- *
- * Every invitation counts against the account's invitation limit; a person's
- * also against theirs, across all their accounts, and a sync's against each
- * of the account's owners' (the sync's events are theirs to send: a second
- * account's membership URL is no second budget). Past a limit: 429 before
- * anything is written, or, with `keepIfUnsent`, kept unsent (mail 'held') and
- * the account's owners told, once per window.
+ * Opens an invitation and e-mails it (the caller has decided it is due). At
+ * most one is open per account and address: when one is, nothing is written or
+ * sent. The invitee also finds it on signing in, so with `keepIfUnsent` a
+ * failed e-mail is logged and the invitation kept; without it, the failure
+ * undoes the invitation and is the answer. Every invitation counts against the
+ * account's limit, a person's also against theirs, and a sync's against each
+ * owner's (a second account's membership URL is no second budget). Past a
+ * limit: 429 before anything is written, or with `keepIfUnsent` kept unsent
+ * (mail 'held') and the owners told once per window.
  */
 export async function issue(deps: TeamDeps, request: InvitationRequest, options: IssueOptions = {}): Promise<Issued> {
   const at = now(deps);

@@ -23,20 +23,13 @@ export const PASSWORD_RESET_REQUESTED = Object.freeze({
 });
 
 /**
- * 1. Counts the request per client IP (429 past the limit) and per e-mail
- *    address. Past the address's limit it is answered as usual and nothing
- *    is made or sent: the mailbox is not flooded, and the newest link it got
- *    stays valid. A 429 there would let anyone keep an owner from ever
- *    resetting, by asking for their address a few times every window.
- * 2. With the admin interface (service-role key): asks for a recovery link,
- *    landing on the reset redirect, and sends one e-mail through Resend
- *    either way: the reset link to an address with an account, a "no account
- *    here, sign up" notice to one without. The same calls in the same order,
- *    so neither the answer nor its timing tells who has an account; a failed
- *    send answers 500 for both alike.
- * 3. Without it: has the provider send its own reset e-mail, with the same
- *    landing page (we never see that link, so we cannot send it ourselves,
- *    nor know whom to tell there is no account: the provider's timing is its own).
+ * 1. Counts per client IP (429) and per address; past the address's limit it
+ *    answers as usual and sends nothing (a 429 would let anyone block a reset).
+ * 2. With the admin interface: makes a recovery link and sends one e-mail either
+ *    way, the link to an address with an account, a "sign up" notice to one
+ *    without: the same calls in the same order, so neither the answer nor its
+ *    timing tells who has an account.
+ * 3. Without it: the provider sends its own reset e-mail (same landing page).
  */
 export async function requestPasswordReset(deps: RequestPasswordResetDeps, request: { email: string; clientIp: string }) {
   const email = normaliseEmail(request.email);

@@ -26,18 +26,13 @@ const invalidToken = (message: string) =>
 
 /**
  * 1. Counts the attempt per client IP (429), then checks the password rule (400).
- * 2. Refuses a token of a session the link opened more than an hour ago (the
- *    link's validity, however fresh the token: a refreshed one is new), one
- *    whose session a login opened rather than a recovery link (a stolen or
- *    left-behind login token must not be enough to change the password), and
- *    any token the provider will not open a session with (400 invalid_token).
- * 3. Updates the password in that session; if the provider could not, sets it
- *    through the admin interface for the user the token names (its JWT sub,
- *    trusted only because the provider has just accepted the token). A refusal
- *    that protects the account (a second factor, a reauthentication, single
- *    sign-on) is the answer, 403, and never overridden that way.
- * 4. Ends every session of the user, the recovery session included, so the
- *    token works once and whoever held the old password is signed out.
+ * 2. Refuses (400 invalid_token) a token of a session opened over an hour ago,
+ *    of a session a login rather than a recovery link opened, or one the
+ *    provider will not open a session with.
+ * 3. Updates the password in that session; failing that, through the admin
+ *    interface for the token's user (trusted as the provider just accepted it).
+ *    A refusal that protects the account (second factor, SSO) stays the answer (403).
+ * 4. Ends every session of the user, so the token works once.
  */
 export async function resetPassword(deps: ResetPasswordDeps, request: ResetPasswordRequest) {
   await enforceRateLimits(deps.limiter, [{ rule: rule('reset-password-ip', deps.settings.rateLimits.resetPassword), subject: request.clientIp }]);

@@ -28,23 +28,15 @@ export interface SignUpRequest {
 }
 
 /**
- * 1. Checks the password rule (400 weak_password), before anything is
- *    counted: someone else's weak attempts must not use up an address.
- * 2. Counts the attempt per client IP and per e-mail address (429 past either limit).
- * 3. Registers the user with the identity provider; a taken address is 409,
- *    confirmed or not, however the provider says it (a stand-in user, the
- *    real one, a 429 for its e-mail interval). For a confirmed address
- *    nothing else happens. An unconfirmed one registered with this very
- *    password (the form sent twice) gets its verification e-mail again; one
- *    registered with another password is contested (below).
- * 4. Stores a new verification token (its hash) with an expiry, and e-mails
- *    the link {portal}/verify?token=<token>.
- * 5. If 4 fails, the registration is undone (the user deleted at the
- *    provider: only ever the user this very request created, as only that
- *    one comes back 'registered') before the error is answered: an unconfirmed user left behind
- *    would make every later signup of the address 409 and every login 403,
- *    with no verification e-mail to get out of it.
- * The session stays null: it exists only after the address is verified and the user logs in.
+ * 1. Checks the password rule (400 weak_password) before anything is counted.
+ * 2. Counts the attempt per client IP and per address (429).
+ * 3. Registers the user; a taken address is 409, however the provider says it.
+ *    An unconfirmed one registered with this very password gets its e-mail
+ *    again; with another password it is contested (repeatOrContest).
+ * 4. Stores a new verification token (its hash) and e-mails {portal}/verify?token=….
+ * 5. If 4 fails, the user this request created is deleted before the error is
+ *    answered: left unconfirmed, it would block every later signup and login.
+ * The session stays null until the address is verified and the user logs in.
  */
 export async function signUp(deps: SignUpDeps, request: SignUpRequest): Promise<{ user: PublicUser; session: null }> {
   const email = normaliseEmail(request.email);
@@ -131,25 +123,14 @@ async function repeatOrContest(deps: SignUpDeps, repeat: { email: string; passwo
 }
 
 /**
- * A signup that meets an unconfirmed registration of its address, with
- * another password, contests it: whoever registered first may not be who
- * reads the mailbox, and the first verification link confirms the address
- * with the first password. Tried as an attacker would: Mallory signs up with
- * the victim's address, the victim's own signup is 409, the victim follows
- * the only link in their mailbox (hers), and she logs in with her password. So:
- * 1. every verification link issued for that user so far is void (verify-email
- *    refuses them);
- * 2. its password is replaced by one nobody knows, so no password chosen
- *    before the mailbox vouched for it ever signs in (confirming the address
- *    alone would let the first one in);
- * 3. the mailbox gets a recovery link, as forgot-password makes one, to choose
- *    the password: opening it confirms the address (recoverVerify in
- *    supabase/auth's internal/api/verify.go), and the reset page sets the
- *    password, both by whoever holds the mailbox.
- * The answer stays 409, counted like any signup. Only with the admin
- * interface (repeatOrContest): without it the provider re-sends its own
- * confirmation and keeps the first password (signup.go), and the user cannot
- * be looked up (docs/deploying.md).
+ * A signup meeting an unconfirmed registration of its address with another
+ * password contests it: whoever registered first may not read the mailbox,
+ * and the first link would confirm the address with their password. So every
+ * earlier link is void, the password is replaced by one nobody knows, and the
+ * mailbox gets a recovery link to choose it (opening it confirms the address:
+ * recoverVerify, supabase/auth internal/api/verify.go). The answer stays 409.
+ * Only with the admin interface; without it the provider keeps the first
+ * password (signup.go) and the user cannot be looked up (docs/deploying.md).
  */
 async function contestUnfinished(deps: SignUpDeps, email: string, holderId: string): Promise<void> {
   const now = deps.now?.() ?? new Date();

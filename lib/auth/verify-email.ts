@@ -30,16 +30,12 @@ const invalidToken = () =>
   new InvalidInput('The verification link is invalid, already used or expired', [{ path: '/body/token', message: 'is invalid, used or expired' }], 'invalid_token');
 
 /**
- * 1. Consumes the token in one conditional write: a wrong, used or expired
- *    token is 400 and changes nothing. A token issued before a later signup
- *    contested its unconfirmed registration (sign-up.ts) is 400 too, and
- *    stays used: whoever signed up first is not who the mailbox vouched for.
+ * 1. Consumes the token in one conditional write: a wrong, used, expired or
+ *    contested (sign-up.ts) token is 400 and changes nothing.
  * 2. Confirms the address through the provider's admin interface.
- * 3. Finds where the user goes next: the portal page of an account they are
- *    a member of (they created it, or accepted an invitation to it; nobody
- *    else's say-so counts). A user in no account whose signup named a company
- *    opens one now (they own it; its slug by the rules onboarding uses); with
- *    no company known, the portal's onboarding form is next.
+ * 3. Finds where the user goes next: the portal page of an account they are a
+ *    member of; else, if their signup named a company, an account opened now;
+ *    else the portal's onboarding form.
  * If 2 or 3 fails, the token is given back, so the same link can be retried.
  */
 export async function verifyEmail(deps: VerifyEmailDeps, token: string): Promise<EmailVerified> {

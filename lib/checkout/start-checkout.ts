@@ -42,16 +42,12 @@ export interface CheckoutRedirectRequest {
 
 /**
  * GET /api/checkout?plan=...[&accountId=...]
- * 1. Without a bearer token the provider accepts, whatever the plan: 302 to
- *    the dashboard's signup, which comes back here afterwards.
- * 2. A signed-in user must have confirmed their e-mail; the plan must be one
- *    we have (400 otherwise).
- * 3. The account is the one the access rule granted (named, or the user's
- *    only one, which they own or administer); a user with none opens their
- *    first now, as its owner, so the payment is tied to an account before it
- *    happens. Its Stripe customer is offered only to its billing managers.
- * 4. `free` needs no payment: it is recorded and the user goes to the
- *    dashboard. A paid plan starts a hosted checkout (303 to the provider's page).
+ * 1. Without a bearer token the provider accepts: 302 to the dashboard's signup, which comes back here.
+ * 2. A signed-in user must have confirmed their e-mail; the plan must be one we have (400).
+ * 3. The account is the one the access rule granted; a user with none opens their first now, as
+ *    its owner, so the payment is tied to an account before it happens. Its Stripe customer is
+ *    offered only to its billing managers.
+ * 4. `free` is recorded at once (to the dashboard); a paid plan starts a hosted checkout (303).
  */
 export async function checkoutRedirect(deps: CheckoutDeps, request: CheckoutRedirectRequest): Promise<Redirect> {
   const dashboard = dashboardOf(deps.settings);

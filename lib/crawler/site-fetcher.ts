@@ -1,17 +1,11 @@
-// Fetches pages of a client's website, which is an address someone typed in:
-// without care, "crawl this site" is a way to make our Lambda read
-// http://169.254.169.254/ (instance credentials) or anything else on a private
-// network (SSRF). So, unless private networks are explicitly allowed (only a
-// local stage, to reach a fixture site on loopback):
-// - only http and https are fetched, on their default ports (80, 443): a
-//   website field must not reach another service of a host (ssh, a database);
-// - every address a host name resolves to must be public, or nothing is
-//   fetched; the connection then goes to the checked address itself, so a
-//   second DNS answer (rebinding) cannot swap in another one;
-// - redirects are followed by hand, each hop checked the same way, at most
-//   `maxRedirects` of them;
-// - every request has a timeout, and bodies are cut off at `maxBytes`
-//   (after decompression too, so a small gzip cannot expand without bound).
+// Fetches pages of a client's website, an address someone typed in, so it must
+// not become a way to read the instance metadata or a private network (SSRF).
+// Unless private networks are allowed (a local stage, for a loopback fixture):
+// only http and https on their default ports; every address a host resolves to
+// must be public, and the connection goes to the checked address itself (no DNS
+// rebinding); redirects are followed by hand, each hop checked, at most
+// `maxRedirects`; every request has a timeout, and bodies are cut at `maxBytes`,
+// after decompression too.
 import { lookup } from 'node:dns/promises';
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';

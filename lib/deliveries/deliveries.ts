@@ -1,23 +1,13 @@
-// Each inbound delivery takes effect once. Providers retry (Svix on any
-// non-2xx, Calendly for a day, Stripe for three days), and may send the same
-// delivery several times at once. The membership webhook and the payments
-// state machine's step go through here (the booking and payment webhooks
-// themselves queue a named execution, lib/workflows/queue.ts, which decides
-// for them), so the webhook_events table holds one kind of row: a claim
-// (lib/store/claims.ts) per event key, whose value is what the delivery that
-// did the work did.
-//
-// One conditional write decides, and tells every copy where the event
-// stands: the first copy does the work; a copy of a finished event is
-// answered at once as a duplicate; a copy arriving while the first is still
-// at work is answered at once with 409 delivery_in_progress and Retry-After,
-// never kept waiting, so the provider retries it later and then learns the
-// outcome. A claim is a lease, not a verdict: if the work fails, the claim is
-// given back and the provider's retry does it again; if the Lambda dies
-// mid-way, the lease runs out and a retry takes over. So a delivery is never
-// both acknowledged and lost. A holder merely slower than its lease may still
-// be at work when a retry takes over, so the work must be safe to do twice
-// (a named execution, a compare-and-set on what it writes).
+// Each inbound delivery takes effect once, though providers retry and may send
+// the same delivery several times at once. The membership webhook and the
+// payments step go through here: webhook_events holds a claim (lib/store/claims.ts)
+// per event key, whose value is what the delivery that did the work did.
+// One conditional write tells every copy where the event stands: the first does
+// the work; a copy of a finished event is a duplicate; a copy arriving meanwhile
+// gets 409 delivery_in_progress with Retry-After, so the provider retries later.
+// A claim is a lease: failed work gives it back, a dead Lambda's runs out, so a
+// delivery is never both acknowledged and lost. A holder slower than its lease
+// may overlap a retry, so the work must be safe to do twice.
 import { randomUUID } from 'node:crypto';
 import { Conflict } from '../errors.ts';
 import { whileHolding, type ClaimPolicy, type Claims } from '../store/claims.ts';

@@ -1,16 +1,10 @@
-// The identity provider through supabase-js: Supabase Auth on AWS, the GoTrue
-// emulator locally. Only its auth client is used (GoTrueClient, re-exported by
-// supabase-js, configured as createClient configures it): createClient would
-// also load and build the database, storage and realtime clients, about 120 KB
-// of bundle and part of every cold start, for nothing.
-//
-// Two clients live as long as the Lambda instance: one with the anonymous key
-// (user calls) and, when configured, one with the service-role key (admin
-// calls). They are only ever called with an explicit token or key, never with
-// "the current session": signInWithPassword leaves the last session in the
-// anonymous client's memory, and nothing here reads it. The one piece of
-// session-bound work (a password change in a recovery session) gets a client
-// of its own that lives for that one call.
+// The identity provider through supabase-js (Supabase Auth on AWS, the GoTrue
+// emulator locally). Only its auth client (GoTrueClient, configured as
+// createClient configures it) is built: createClient would also build the
+// database, storage and realtime clients for nothing. Two clients live as long
+// as the Lambda instance, the anonymous key's and the service-role key's, and
+// are only called with an explicit token or key, never "the current session";
+// a password change in a recovery session gets a client of its own for that call.
 import { randomUUID } from 'node:crypto';
 import { GoTrueClient, isAuthRetryableFetchError, type AuthError, type Session, type User } from '@supabase/supabase-js';
 import { ConfigError } from '../config.ts';

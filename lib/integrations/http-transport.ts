@@ -1,22 +1,12 @@
-// How our outbound calls to vendor APIs travel: supabase-js (its `fetch`
-// option) and vendorHttp (http-client.ts) send through this, in place of the
-// global fetch. It is shaped like fetch, but sends over node:http(s).
-//
-// Why: Node loads and compiles undici, which is its fetch, on the first fetch
-// a process makes. Measured on this machine (Node 24, a fresh process, one GET
-// of a local JSON answer, 15 runs each): 30 ms to the parsed answer through
-// fetch, 15 ms through node:http, which Lambda's runtime client has already
-// loaded. In the bench, a cold start whose first call reaches Supabase Auth,
-// ClickUp or Close is about 30 ms shorter for it.
-//
-// It does what those callers use, and says so when asked for more: a method,
-// headers, a string or byte body, an AbortSignal (whose reason rejects the
-// call, as with fetch: a TimeoutError for AbortSignal.timeout), redirects
-// followed (at most 20, as fetch) or handed back ('manual'), and an answer
-// read whole, with status, ok, headers.get, text() and json(). It sends no
-// Accept-Encoding, so answers come plain; one compressed anyway is decoded.
-// A network failure rejects with a TypeError whose cause is the socket's
-// error (its code, e.g. ECONNREFUSED, tells that nothing was sent), as fetch.
+// How our outbound calls to vendor APIs travel (supabase-js's `fetch` option,
+// vendorHttp): shaped like fetch, but over node:http(s), which Lambda's runtime
+// has already loaded, where fetch loads and compiles undici on its first use
+// (docs/performance.md has what it buys). It does what those callers use, and
+// refuses more: a method, headers, a string or byte body, an AbortSignal (its
+// reason rejects, as fetch), redirects followed (at most 20) or 'manual', and
+// an answer read whole (status, ok, headers.get, text(), json()). No
+// Accept-Encoding is sent; a compressed answer is decoded anyway. A network
+// failure rejects with a TypeError whose cause is the socket's error, as fetch.
 import http, { type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 
 export interface TransportInit {

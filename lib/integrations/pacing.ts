@@ -1,16 +1,12 @@
-// Pacing: a workflow step's vendor calls each take a slot from a schedule
-// shared by every run, one schedule per vendor credential, so that a burst of
-// runs goes at the vendor's published rate instead of into its 429s.
-//
-// A step books its slots in one go (as many as its integration declares), so
-// runs are served in the order their steps asked. A slot near enough is waited
-// for in the step; a later one, or a vendor's "later" (429 with its reset),
-// ends the step with MustWait: the step answers "waiting" with its bookings,
-// the state machine waits in a Wait state until just before then and runs it
-// again, and the step goes on with the slots it booked. Outside a step (a
-// person waiting on an HTTP answer) each call books its own slot on the same
-// schedule and waits for it, when it is near enough for a person to wait;
-// otherwise the call is not made and fails as throttled.
+// Pacing: every vendor call takes a slot from a schedule shared by every run,
+// one per vendor credential, so that a burst goes at the vendor's published
+// rate instead of into its 429s. A step books its slots in one go (as many as
+// its integration declares), so runs are served in the order they asked. A
+// near slot is waited for in the step; a later one, or a vendor's "later",
+// ends the step with MustWait: it answers "waiting" with its bookings, and the
+// state machine waits in a Wait state and runs it again. Outside a step (a
+// person waiting on an HTTP answer) a call waits for its own slot only when it
+// is near, and otherwise fails as throttled.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { VendorError } from '../errors.ts';
 

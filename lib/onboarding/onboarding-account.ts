@@ -1,16 +1,11 @@
-// Which account an onboarding submission is for. The route's access rule has
-// already decided who may act on which account (lib/http/route.ts); this turns
-// that grant into the account the run works on:
-// - a signed-in user onboards the account the rule granted (named in the body,
-//   or their only one) or, having none, opens their first, as its owner; the
-//   form's e-mail must be their own verified one;
-// - the portal's backend (the internal API key) onboards the account named in
-//   the body, else the account this address owns (an active owner's
-//   membership, the oldest), else the account an earlier onboarding of this
-//   address opened and whose invitation is still out (its id is derived from
-//   the address), else that new account, whose owner the person becomes by
-//   accepting the invitation written for them here (and e-mailed by the run).
-// An e-mail address alone never makes anyone a member of anything.
+// Which account an onboarding submission is for, from the grant the route's
+// access rule made. A signed-in user onboards the granted account (named, or
+// their only one) or opens their first as its owner; the form's e-mail must be
+// their own verified one. The portal's backend (the internal key) onboards the
+// named account, else the account this address owns, else the account an
+// earlier onboarding of the address opened whose invitation is still out, else
+// a new one, whose owner the person becomes by accepting the invitation written
+// here. An e-mail address alone never makes anyone a member of anything.
 import { heldForCopy, normaliseEmail, type AccountStore } from '../accounts/accounts.ts';
 import { ownerships, type MembershipStore } from '../accounts/memberships.ts';
 import { derivedAccountId, openFirstAccountFor } from '../accounts/open-account.ts';

@@ -56,28 +56,12 @@ export interface Starter {
 }
 
 /**
- * What an event does to an account's billing.
- * - An event id takes effect once: one the account has applied is a duplicate.
- * - Never backwards: an event created before the newest one applied is stale.
- *   (Events of the same second apply in arrival order; the provider's clock
- *   says nothing finer.)
- * - While the account's subscription is live, events about another
- *   subscription of the same customer leave it alone; only a completed
- *   checkout moves the account to a new subscription.
- * - A completed public checkout (no account id of ours in its metadata) is
- *   linked by e-mail alone, which anyone can type: it never replaces a live
- *   subscription of the account, nor with it the account's customer
- *   (`conflict`, for an operator to sort out). An account with nothing live
- *   takes it up.
- * - A signed-in checkout is paid on the provider's page, out of our sight, and
- *   may be paid long after its starter was removed or lost billing: whoever
- *   may no longer manage the account's billing never links a subscription to
- *   it, live or not, nor changes its plan (their completed checkout is a
- *   `conflict`, for an operator; the subscription's other events are
- *   `other-subscription`). The account's own subscription is kept current
- *   whoever started it.
- * - Each event states the status it puts the subscription in; the plan
- *   changes only when the event names one.
+ * What an event does to an account's billing: an event id takes effect once,
+ * never backwards (an older event than the newest applied is stale), another
+ * subscription of the customer leaves a live one alone, a public checkout never
+ * replaces a live subscription and a starter who may no longer manage billing
+ * links nothing (both `conflict`), and the plan changes only when the event
+ * names one. docs/decisions/0001-payment-events.md has the rules and why.
  */
 export function applyBillingEvent(current: Billing, event: BillingEvent, starter: Starter = {}): BillingChange {
   if (current.recentEvents.includes(event.id)) return { outcome: 'duplicate' };

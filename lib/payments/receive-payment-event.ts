@@ -73,38 +73,13 @@ export async function receivePaymentEvent(deps: PaymentWebhookDeps, delivery: Pa
 }
 
 /**
- * The payments state machine's step: applies one verified event.
- * 1. Once per event id (`stripe#<id>`, the delivery log in webhook_events,
- *    as the membership webhook): the claim is taken and the work done; a retry of
- *    the step after the work was done answers 'already-processed'; a retry
- *    while an earlier attempt still holds the claim is DeliveryInProgress,
- *    which the state machine retries. A failed attempt gives the claim back,
- *    and one that crashed is taken over once its lease has run out.
- * 2. Finds the account: the account id our checkout wrote into the metadata
- *    (only a billing manager of the account could start that checkout), else
- *    the account of the provider's customer, else the one account whose
- *    owner joined with the checkout's e-mail. Any other public purchase gets
- *    an account of its own (one per subscription, whichever of its events
- *    comes first), and the buyer an invitation to own it: typing an address
- *    into the public form makes nobody a member of anything.
- * 3. Applies the event to the account's billing with a compare-and-set, so it
- *    takes effect once and never moves the account backwards (billing.ts),
- *    also when a holder slower than its lease and the retry that took over
- *    both get here, or a crashed attempt had changed the account already.
- *    The delivery's row records the outcome and the account.
- * 4. A public checkout (linked by e-mail only) that would replace the live
- *    subscription of an existing account changes nothing: it is a `conflict`,
- *    logged and opened as a billing follow-up on that account, because
- *    whoever types an e-mail address into the public form must not be able
- *    to move someone else's account to their own subscription and customer.
- * 5. A signed-in checkout is paid on the provider's page, out of our sight, at
- *    any time after it was started: its starter (the user id in the metadata)
- *    is asked again, as the event is applied, whether they may still manage
- *    the account's billing, by the checkout route's own rule (an active
- *    membership whose role has CHECKOUT_PERMISSION, lib/access). One who may
- *    not (removed, left, or demoted since) links nothing: their completed
- *    checkout is a `conflict`, recorded as in 4, and the account keeps its
- *    plan and subscription.
+ * The payments state machine's step: applies one verified event once per event
+ * id (a claim on `stripe#<id>` in webhook_events), to the account our checkout's
+ * metadata names, else the customer's, else the one whose owner joined with the
+ * checkout's e-mail, else a new account whose owner is invited. A public
+ * checkout never replaces a live subscription, and a signed-in checkout whose
+ * starter may no longer manage billing links nothing: both are a `conflict`
+ * and a billing follow-up. docs/decisions/0001-payment-events.md has the rules.
  */
 export async function applyPaymentEventOnce(deps: ApplyPaymentDeps, event: BillingEvent): Promise<DeliveryOutcome> {
   const log = deps.log.with({ eventId: event.id, eventType: event.type });

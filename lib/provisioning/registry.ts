@@ -1,18 +1,11 @@
-// The whole description of each integration an onboarding run provisions,
-// and the workflows that run them. Everything else follows from it:
-// - each step's function (infra/functions.ts) and both onboarding state
-//   machines (statemachines/workflows.ts): a branch per integration with its
-//   retry policy, its wait loop and a Catch, its held retry for a redrive;
-// - the answer's integrations (lib/onboarding/routes.ts), the pacing of its
-//   calls (`calls`, `vendor`), the follow-ups' advice (`remedy`, scripts/),
-//   and, from its vendor (`vendors` below), its /status check
-//   (lib/health/probes.ts), its emulator in the local stack
-//   (local/emulators/index.ts) and the bench's vendor lists.
-// Adding an integration is an entry here (and its vendor, if new), its step's
-// handler file, its adapter (lib/integrations, built in lib/wiring/adapters.ts)
-// and its emulator (local/emulators).
-//
-// Plain data: step Lambdas import it (through outcomes.ts), so it stays light.
+// The whole description of each integration a workflow runs, and the workflows.
+// Everything else follows from it: each step's function (infra/functions.ts),
+// the state machines (statemachines/workflows.ts), the run answer's
+// integrations, the pacing of calls (`calls`, `vendor`), the follow-ups'
+// advice (`remedy`), and from each vendor (`vendors`) its /status check, its
+// emulator and the bench's vendor lists. Adding an integration is an entry
+// here (and its vendor), its step's handler, its adapter and its emulator.
+// Plain data: step Lambdas import it, so it stays light.
 import type { AccountStatus } from '../accounts/accounts.ts';
 import type { IntegrationSettings } from '../config.ts';
 import type { LambdaSpec } from '../lambda-spec.ts';

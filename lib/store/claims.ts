@@ -1,19 +1,12 @@
-// A claim on a piece of work that several callers may try at once: webhook
-// copies of one event, two onboarding runs of one account making the same
-// folder, two booking events writing one task. The first to acquire it holds
-// a lease and does the work; the others learn where it stands.
-//
-// A lease, not a lock: a holder that fails gives the claim back (release), so
-// a retry may do the work at once; a holder that dies simply stops renewing,
-// and once its lease has lapsed the next caller takes over. A holder merely
-// slower than its lease may still be at work when another takes over, so the
-// work must be safe to do twice (look before creating, compare-and-set on
-// what it writes); only one of them records its value, because finishing is
-// conditioned on still holding the claim.
-//
-// dynalite has no transactions and no TTL, so the adapter
-// (dynamodb-claims.ts) works with conditional writes alone and checks lease
-// and retention times in its conditions and in code.
+// A claim on work that several callers may try at once (webhook copies of one
+// event, two runs making one folder, two bookings writing one task). The first
+// to acquire it holds a lease and does the work; the others learn where it
+// stands. A lease, not a lock: a failing holder gives the claim back, a dead
+// one's lease lapses and the next caller takes over. A holder slower than its
+// lease may overlap its successor, so the work must be safe to do twice (look
+// before creating, compare-and-set); only the holder records its value. The
+// adapter (dynamodb-claims.ts) uses conditional writes alone: dynalite has no
+// transactions and no TTL, so lease and retention are checked in conditions.
 
 /** Where a claim stands for a caller who asked to acquire it. */
 export type Acquired<V> =

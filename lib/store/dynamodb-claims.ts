@@ -1,19 +1,13 @@
-// Claims (claims.ts) as attributes of a DynamoDB row, the same names in every
-// table that keeps them:
-//   holder       who holds the claim (kept after a 'once' claim finished: who did the work)
+// Claims (claims.ts) as attributes of a DynamoDB row, the same in every table:
+//   holder       who holds it (kept after a 'once' claim finished: who did the work)
 //   lease_until  when the holder's lease lapses (epoch ms)
 //   value        what the finished work left
-//   finished_at  when it was recorded (ISO); under 'once', the claim is finished from then on
-//   expires_at   when the row may be forgotten (epoch s; the table's TTL attribute), with a retention
-//
-// Acquiring is one UpdateItem that cannot fail: every attribute it sets is
-// if_not_exists, so on a free row it makes the caller the holder, and on any
-// other it changes nothing; ReturnValues ALL_NEW then tells every caller, the
-// winner and the losers alike, where the claim stands, in that same call: a
-// loser needs no second request to learn it. Only the rare
-// cases write a second time: a lapsed or forgotten claim is taken over, and a
-// holder that retakes its own claim renews its lease, each by a
-// compare-and-set on what the first call returned.
+//   finished_at  when it was recorded (ISO); a 'once' claim is finished from then on
+//   expires_at   when the row may be forgotten (epoch s, the TTL attribute)
+// Acquiring is one UpdateItem that cannot fail (every attribute if_not_exists),
+// whose ALL_NEW answer tells winner and losers alike where the claim stands.
+// Only taking over a lapsed claim, or renewing one's own, writes again, by a
+// compare-and-set on what that first call returned.
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { About, Acquired, ClaimPolicy, Claims } from './claims.ts';
 import { applied, type DynamoDBDocumentClient } from './dynamodb.ts';

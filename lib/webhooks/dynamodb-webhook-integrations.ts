@@ -1,19 +1,12 @@
-// Webhook settings in the integrations and webhook_secrets tables. An inbound
-// delivery reads one row: the webhook_secrets entry its secret's SHA-256
-// names, which says whose it is, whether it is active, and the signing keys.
-// The integration row holds the secret to show its owner, and which entry is
-// current.
-//
-// There are no transactions (dynalite has none), so a rotation first writes
-// down on the integration row what it is about to do (next_secret), and then
-// does it in steps that anyone may finish (settle): the old entry is revoked,
-// which also snapshots its signing keys; the new entry, pending until then,
-// becomes active with those keys; the row names the new secret. Whoever next
-// reads the settings, rotates or sets keys finishes a rotation that was
-// interrupted. Signing keys are only ever changed on an active entry, so none
-// set while a rotation runs can be lost: either it lands before the
-// revocation and is in the snapshot, or it is refused and tried again on the
-// new entry.
+// Webhook settings in the integrations and webhook_secrets tables. A delivery
+// reads one row: the webhook_secrets entry its secret's SHA-256 names (whose it
+// is, whether active, its signing keys); the integration row holds the secret
+// to show its owner and which entry is current. Without transactions, a
+// rotation first writes what it will do (next_secret) and then does it in steps
+// anyone may finish (settle): revoke the old entry (snapshotting its keys),
+// activate the new one with them, name it on the row. Keys change only on an
+// active entry, so none set during a rotation is lost: it lands before the
+// revocation, or is refused and tried again on the new entry.
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamodbIntegrations, hashSecret, newWebhookSecret, type IntegrationRow } from '../accounts/integrations.ts';
 import { Conflict, NotFound } from '../errors.ts';

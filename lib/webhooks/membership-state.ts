@@ -1,17 +1,10 @@
-// How a membership event changes a member record: a pure function of the
-// record as read and the event, so the rules are tested without a database
-// and the store can apply the result with an optimistic version check.
-//
-// Rules:
-// - The record is the account's own (records are kept per account and
-//   address): another account's record of the same person is never read here.
-// - Events may arrive out of order. Each part keeps the firing time of the
-//   event that last set it (profile, deletion, each plan connection), and an
-//   older event does not overwrite a newer one.
-// - "Paying" means an active plan connection (ACTIVE or TRIALING) that is not
-//   FREE, of a member that is not deleted.
-// - A deleted membership marks a plain member removed; an owner keeps their
-//   status (their sign-in is theirs, not the membership service's).
+// How a membership event changes a member record: a pure function of the record
+// as read and the event, applied by the store with an optimistic version check.
+// - The record is the account's own; another account's record of the person is never read.
+// - Out of order: each part keeps the firing time of the event that last set it
+//   (profile, deletion, each plan connection); an older event never overwrites a newer.
+// - "Paying": an ACTIVE or TRIALING plan connection that is not FREE, of a member not deleted.
+// - A deleted membership marks a plain member removed; an owner keeps their status.
 import type { Member, MemberStatus } from '../accounts/accounts.ts';
 import { stableJson } from '../stable-json.ts';
 import type { CustomFields, MembershipEvent, PlanConnection } from './membership-events.ts';

@@ -15,19 +15,14 @@ export interface BookingDeps {
 }
 
 /**
- * 1. The path secret names the account (404 for anything else, nothing written;
- *    410 for a closing or closed account).
- * 2. Signatures (see bookingSignatureCheck) are verified before the body is read (400).
- * 3. Only then is the body read: it must match the route's schema and be a
- *    readable Calendly or Cal.com event (400); other event types are ignored (200).
- * 4. The booking is queued for the workflow, which does the task-tool and
- *    chat work with retries, as an execution named after the event
- *    (Calendly: event + invitee URI; Cal.com: triggerEvent + uid): that one
- *    write decides. Every copy of the event, at once or later, is that
- *    execution: the first is answered 'queued', a later one 'duplicate', and
- *    none waits for another. A delivery that dies before queueing leaves
- *    nothing, and the provider's retry queues it; one that dies after leaves
- *    the execution, and the retry is a duplicate.
+ * 1. The path secret names the account (404 otherwise; 410 for a closing or closed one).
+ * 2. Signatures (bookingSignatureCheck) are verified before the body is read (400).
+ * 3. The body must match the route's schema and be a readable Calendly or Cal.com
+ *    event (400); other event types are ignored (200).
+ * 4. The booking is queued as an execution named after the event (Calendly: event
+ *    + invitee URI; Cal.com: triggerEvent + uid), whose workflow does the task and
+ *    chat work: that one write decides, so the first copy is 'queued' and every
+ *    other 'duplicate', and a delivery that dies before queueing is queued by the retry.
  */
 export async function receiveBookingDelivery(deps: BookingDeps, delivery: Delivery): Promise<DeliveryResult> {
   const now = deps.now?.() ?? new Date();

@@ -52,21 +52,15 @@ const MAX_WRITE_ATTEMPTS = 5;
 const linkKey = (memberId: string) => `memberstack#member#${memberId}`;
 
 /**
- * 1. The path secret names the account (404 for anything else, nothing written;
- *    410 for a closing or closed account).
+ * 1. The path secret names the account (404 otherwise; 410 for a closing or closed one).
  * 2. With a Svix signing key configured, the signature must match (400).
- * 3. Only then is the body read: it must match the route's schema and be a
- *    readable Memberstack event (400); other event types are ignored (200).
- * 4. Once per event (svix-id, or the event's own identity): the member record
- *    of this account is created or updated, and a member who starts paying
- *    starts the account's onboarding.
- * 5. A sync never makes anyone a member: a synced person who has not joined
- *    the account is invited to it (once: an open invitation is not repeated),
- *    and joins only by accepting, signed in with that address verified; a
- *    deleted member's open invitation is revoked. Another account's record
- *    and memberships of the same address are never read or written: each
- *    account keeps its own, and whether the person is anyone else's member
- *    changes nothing here, so the answer cannot tell the sender.
+ * 3. The body must match the route's schema and be a readable Memberstack event
+ *    (400); other event types are ignored (200).
+ * 4. Once per event (svix-id, or the event's identity): this account's member
+ *    record is written, and a member who starts paying starts its onboarding.
+ * 5. A sync never makes anyone a member: it invites (once), and a deleted member's
+ *    open invitation is revoked. Other accounts' records of the address are never
+ *    read, so the answer tells the sender nothing about them.
  */
 export async function receiveMembershipDelivery(deps: MembershipDeps, delivery: Delivery): Promise<DeliveryResult> {
   const now = deps.now?.() ?? new Date();

@@ -1,16 +1,11 @@
-// The service's adapters, built from configuration.
-//
-// Each adapter is built once per Lambda instance, on the first call of the
-// function that asks for it, and kept for warm invocations. Its settings are
-// read (and checked) when it is asked for, at cold start; its module, and the
-// SDK behind it, is imported only when one of its methods is first called. So
-// a function loads supabase-js only for a caller who sends a bearer token,
-// Stripe only when it handles a checkout or a payment event, Resend only when
-// it sends an e-mail.
-//
+// The service's adapters, built from configuration, once per Lambda instance
+// on the first call of the function that asks for one. Settings are read and
+// checked at cold start; the module and SDK behind an adapter are imported on
+// its first method call, so a function loads supabase-js only for a bearer
+// token, Stripe only for a checkout or payment event, Resend only to send.
 // Every factory reads its settings through its own section of config.ts, by
-// literal name: a bundle holds the names of exactly the settings its code can
-// read, and each function is given those and no others.
+// literal name: a bundle holds exactly the names of the settings its code reads,
+// and each function is given those and no others.
 import { createHash } from 'node:crypto';
 import {
   chatSettings,

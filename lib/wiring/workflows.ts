@@ -5,8 +5,7 @@
 // The Step Functions client and what sends through it are imported statically
 // (tree shaking leaves them out of bundles that never start an execution): a
 // module reached through import() is bundled whole, with everything it imports,
-// and for the AWS SDK that is a client's index with every command (37 for Step
-// Functions, about 22 KB more in each bundle that starts executions). Every
+// and for the AWS SDK that is a client's index with every command. Every
 // function that reaches Step Functions does so on its main path anyway.
 import type { SFNClient } from '@aws-sdk/client-sfn';
 import {

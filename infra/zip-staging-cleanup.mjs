@@ -4,9 +4,9 @@
 // serverless-esbuild 1.57 copies each function's files into a folder of the
 // OS temp folder, "<function>-<pid>-<ms>-<8 hex>", zips it, then removes it
 // without `recursive` and ignores the failure (ENOTEMPTY), so every folder
-// stays: about 2.5 MB per function, 130 MB per `sls package` or deploy of
-// this service, on every machine that packages it (a CI runner, the test
-// suite, the bench, an operator's laptop). Reported upstream as
+// stays, a copy of every function per `sls package` or deploy, on every
+// machine that packages it (a CI runner, the test suite, the bench, an
+// operator's laptop). Reported upstream as
 // floydspace/serverless-esbuild#589. Once packaging is done, this removes the
 // folders that this very process staged (its pid is in their names) for this
 // service's functions, and nothing else. (A packaging that fails part-way

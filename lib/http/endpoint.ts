@@ -78,7 +78,7 @@ export const MAX_BODY_BYTES = 256 * 1024;
 interface RequestState {
   correlationId: string;
   log: Logger;
-  /** process.hrtime.bigint() at the start: the global performance clock would load perf_hooks on a cold start's first call (about 1.5 ms). */
+  /** process.hrtime.bigint() at the start: the global performance clock would load perf_hooks on a cold start's first call. */
   startedAt: bigint;
   caller?: Caller;
   grant?: Grant;

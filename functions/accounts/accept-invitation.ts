@@ -1,4 +1,4 @@
-import { signedInUser } from '../../lib/access/access-guard.ts';
+import { signedInUser } from '../../lib/access/caller.ts';
 import { accountRoutes } from '../../lib/accounts/routes.ts';
 import { acceptInvitation } from '../../lib/accounts/team.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';

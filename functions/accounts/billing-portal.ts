@@ -1,4 +1,4 @@
-import { grantedAccount } from '../../lib/access/access-guard.ts';
+import { grantedAccount } from '../../lib/access/caller.ts';
 import { accountRoutes } from '../../lib/accounts/routes.ts';
 import { openBillingPortal } from '../../lib/checkout/billing-portal.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';

@@ -1,4 +1,4 @@
-import { actorOf } from '../../lib/access/access-guard.ts';
+import { actorOf } from '../../lib/access/caller.ts';
 import { accountRoutes } from '../../lib/accounts/routes.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
 import { eraseAccount } from '../../lib/offboarding/erase.ts';

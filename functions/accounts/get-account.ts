@@ -1,4 +1,4 @@
-import { grantedAccount } from '../../lib/access/access-guard.ts';
+import { grantedAccount } from '../../lib/access/caller.ts';
 import { accountView } from '../../lib/accounts/account-view.ts';
 import { accountRoutes } from '../../lib/accounts/routes.ts';
 import { NotFound } from '../../lib/errors.ts';

@@ -1,4 +1,4 @@
-import { signedInUser } from '../../lib/access/access-guard.ts';
+import { signedInUser } from '../../lib/access/caller.ts';
 import { accountView } from '../../lib/accounts/account-view.ts';
 import { openAccountFor } from '../../lib/accounts/open-account.ts';
 import { accountRoutes } from '../../lib/accounts/routes.ts';

@@ -1,4 +1,4 @@
-import { actorOf, grantedAccount } from '../../lib/access/access-guard.ts';
+import { actorOf, grantedAccount } from '../../lib/access/caller.ts';
 import { accountRoutes } from '../../lib/accounts/routes.ts';
 import { revokeInvitation } from '../../lib/accounts/team.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';

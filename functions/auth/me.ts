@@ -1,4 +1,4 @@
-import { signedInUser } from '../../lib/access/access-guard.ts';
+import { signedInUser } from '../../lib/access/caller.ts';
 import { currentUser } from '../../lib/auth/current-user.ts';
 import { authRoutes } from '../../lib/auth/routes.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';

@@ -1,6 +1,6 @@
 import { resetPassword } from '../../lib/auth/reset-password.ts';
 import { authRoutes } from '../../lib/auth/routes.ts';
-import { bearerToken } from '../../lib/http/credentials.ts';
+import { bearerToken } from '../../lib/access/credentials.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
 import { adminIdentity } from '../../lib/wiring/adapters.ts';
 import { authSettings } from '../../lib/wiring/auth.ts';

@@ -1,4 +1,4 @@
-import { actorOf } from '../../lib/access/access-guard.ts';
+import { actorOf } from '../../lib/access/caller.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
 import { rowsReader } from '../../lib/http/rows.ts';
 import { submitBatch } from '../../lib/onboarding/batches.ts';

@@ -1,4 +1,4 @@
-import { grantedAccount } from '../../lib/access/access-guard.ts';
+import { grantedAccount } from '../../lib/access/caller.ts';
 import { httpEndpoint } from '../../lib/http/endpoint.ts';
 import { httpAnswer } from '../../lib/onboarding/answer.ts';
 import { onboardingRoutes } from '../../lib/onboarding/routes.ts';

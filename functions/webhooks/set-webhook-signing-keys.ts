@@ -1,4 +1,4 @@
-import { grantedAccount } from '../../lib/access/access-guard.ts';
+import { grantedAccount } from '../../lib/access/caller.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
 import { webhookRoutes } from '../../lib/webhooks/routes.ts';
 import { setSigningKeys } from '../../lib/webhooks/webhook-settings.ts';

@@ -1,4 +1,4 @@
-// Enforces a route's access rule (lib/http/route.ts) in two steps, so that an
+// Enforces a route's access rule (./rules.ts) in two steps, so that an
 // anonymous caller is refused before the body is parsed. authenticate: who is
 // calling (a key, a bearer token, or nobody); 401 when the rule needs someone.
 // authorize: what they may do on the account the request names, from their
@@ -8,32 +8,37 @@
 // but reading, closing or reopening a closing or closed account. A wrong key is
 // refused outright; a key the route does not take is no credential there; the
 // service key may do only what SERVICE_PERMISSIONS lists (else 403, unread).
-import type { AccountStore } from '../accounts/accounts.ts';
-import { accountClosed, isAccountOpen } from '../accounts/lifecycle.ts';
-import { activeOnly, type MembershipStore } from '../accounts/memberships.ts';
 import { Forbidden, InvalidInput, NotFound, Unauthenticated } from '../errors.ts';
-import { bearerToken, secretsEqual } from '../http/credentials.ts';
-import { ANONYMOUS, type Caller, type Grant, type Guard, type Naming } from '../http/guard.ts';
-import { idParam, recognisesAdmin, type Access, type AccountFrom, type KeyKind } from '../http/route.ts';
-import type { IdentityProvider, IdentityUser } from '../identity/identity.ts';
+import type { IdentityProvider } from '../identity/identity.ts';
 import { allowedWhileClosed, allows, mayAct, PERMISSIONS, SERVICE_PERMISSIONS, serviceMay, type Permission, type Role } from '../permissions.ts';
+import { ANONYMOUS, isAdmin, type Caller, type Grant } from './caller.ts';
+import { bearerToken, secretsEqual } from './credentials.ts';
+import type { Guard, Naming } from './guard.ts';
+import { ID_PATTERN, recognisesAdmin, type Access, type AccountFrom, type KeyKind } from './rules.ts';
+
+/** A membership as the guard reads it (lib/accounts/memberships.ts's Membership is one). */
+export interface MembershipStanding {
+  account_id: string;
+  status: string;
+  role: Role;
+}
 
 export interface GuardDeps {
   identity: Pick<IdentityProvider, 'userForAccessToken'>;
   /** Only a guard that reads roles has one (Guard.readsRoles); the HTTP stack gives it no other route. */
-  memberships?: Pick<MembershipStore, 'get' | 'ofUser'>;
-  /** With the memberships: the account's status, which a closing or closed account's writes are refused on. */
-  accounts?: Pick<AccountStore, 'getAccount'>;
+  memberships?: {
+    get(accountId: string, userId: string): Promise<MembershipStanding | undefined>;
+    ofUser(userId: string): Promise<MembershipStanding[]>;
+  };
+  /** With the memberships: refuses a change to a closing or closed account (lib/accounts/lifecycle.ts refuseIfClosed). */
+  refuseIfClosed?: (accountId: string) => Promise<void>;
   /** The configured key of the kind this guard's routes take; unset closes the key path. */
   key?: string;
   /** For routes that take both (keyKindOf 'admin+internal'): the internal service key, beside the admin key in `key`. */
   serviceKey?: string;
 }
 
-/** Users whose app_metadata says this are admins (app_metadata is writable only with the service-role key). */
-export const ADMIN_ROLE = 'admin';
-
-const ID = new RegExp(idParam.pattern);
+const ID = new RegExp(ID_PATTERN);
 /** A run id: its account's id (a UUID), a hyphen and a 16-hex digest (lib/onboarding/run-id.ts). */
 const RUN_ID = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})-[0-9a-f]{16}$/;
 
@@ -47,7 +52,7 @@ export function accessGuard(takes: KeyKind, makeDeps: () => GuardDeps, { readsRo
   let deps: GuardDeps | undefined;
   const use = () => (deps ??= makeDeps());
   const memberships = () => use().memberships ?? missingStore();
-  const accounts = () => use().accounts ?? missingStore();
+  const refuseIfClosed = () => use().refuseIfClosed ?? missingStore();
 
   return {
     takes,
@@ -80,10 +85,7 @@ export function accessGuard(takes: KeyKind, makeDeps: () => GuardDeps, { readsRo
     async authorize(access, caller, request) {
       const grant = await decide(access, caller, request);
       // A closing or closed account is read (GET), closed and reopened, and nothing else (lib/permissions.ts WHILE_CLOSED).
-      if (access.who === 'member' && grant.account && !allowedWhileClosed(request.method, access.permission)) {
-        const account = await accounts().getAccount(grant.account.id);
-        if (account && !isAccountOpen(account.status)) throw accountClosed(account.status);
-      }
+      if (access.who === 'member' && grant.account && !allowedWhileClosed(request.method, access.permission)) await refuseIfClosed()(grant.account.id);
       return grant;
     },
   };
@@ -110,7 +112,7 @@ export function accessGuard(takes: KeyKind, makeDeps: () => GuardDeps, { readsRo
         return { caller, account: { id: named, role: membership.role } };
       }
       // Only "named, else the caller's only account" gets here without an id.
-      const mine = activeOnly(await memberships().ofUser(caller.user.id));
+      const mine = (await memberships().ofUser(caller.user.id)).filter((m) => m.status === 'active');
       if (mine.length === 0) return { caller };
       if (mine.length > 1) {
         const where = 'named' in access.account ? access.account.named : 'body';
@@ -132,10 +134,6 @@ const serviceMayNot = () => new Forbidden(`The internal service key may not do t
 const missingStore = (): never => {
   throw new Error('This guard holds no membership store: the HTTP stack gives it no route that reads roles');
 };
-
-/** The admin key, or a signed-in user whose app_metadata says admin. */
-export const isAdmin = (caller: Caller): boolean =>
-  caller.kind === 'admin-key' || (caller.kind === 'user' && caller.user.appMetadata.role === ADMIN_ROLE);
 
 /** The keys a rule takes, each in its own header. */
 function keysFor(access: Access, use: () => GuardDeps) {
@@ -173,18 +171,3 @@ const rolesFor = (permission: Permission) => PERMISSIONS[permission].join(' or '
 
 /** The same answer for an account that does not exist and one the caller is not in: an id reveals nothing. */
 export const noSuchAccount = () => new NotFound('No such account, or not one you belong to', 'account_not_found');
-
-/** The account a request was granted, for routes whose rule names it in the path (the guard has always set it then). */
-export function grantedAccount(grant: Grant): { id: string; role?: Role } {
-  if (!grant.account) throw new Error('This route has no account in its access rule');
-  return grant.account;
-}
-
-/** Who did it, for records: the user's id, or the key's kind. */
-export const actorOf = (caller: Caller): string => (caller.kind === 'user' ? caller.user.id : caller.kind);
-
-/** The signed-in user of a request whose rule admits only users. */
-export function signedInUser(grant: Grant): IdentityUser {
-  if (grant.caller.kind !== 'user') throw new Error('This route admits signed-in users only');
-  return grant.caller.user;
-}

@@ -1,8 +1,8 @@
 // The permission table as people read it (docs/accounts.md): one row per route,
 // made from the same rules the HTTP stack enforces; a test keeps the
 // document's copy equal to this.
-import type { Access, RouteSpec } from '../http/route.ts';
 import { PERMISSIONS } from '../permissions.ts';
+import type { Access } from './rules.ts';
 
 function callers(access: Access): string {
   switch (access.who) {
@@ -33,7 +33,8 @@ function account(access: Access): string {
   return `\`accountId\` in the ${access.account.named}, else your only account`;
 }
 
-export function permissionTable(routes: readonly RouteSpec[]): string {
+/** The table of these routes (the catalog's RouteSpecs, lib/api/catalog.ts). */
+export function permissionTable(routes: readonly { method: string; path: string; access: Access }[]): string {
   const rows = routes.map((r) => `| \`${r.method} ${r.path}\` | ${callers(r.access)} | ${account(r.access)} |`);
   return ['| Route | Who may call | The account it acts on |', '|---|---|---|', ...rows].join('\n');
 }

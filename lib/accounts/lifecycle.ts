@@ -6,7 +6,7 @@
 //   provisioning ─► active | needs_attention ─► offboarding ─► closed ─► erased
 //                                 ▲                               │
 //                                 └──────── reopen (provisioning) ┘
-import type { Account, AccountStatus, ErasureRecord, Offboarding } from './accounts.ts';
+import type { Account, AccountStatus, AccountStore, ErasureRecord, Offboarding } from './accounts.ts';
 import { Conflict } from '../errors.ts';
 
 export type { Offboarding, OffboardingTrigger } from './accounts.ts';
@@ -22,6 +22,14 @@ export const accountClosed = (status: AccountStatus) =>
       : 'This account is closed: it can be read and reopened, but not changed',
     'account_closed',
   );
+
+/** Refuses (409 account_closed) a change to a closing or closed account; the access guard's check. An unknown account is left to the use case. */
+export const refuseIfClosed =
+  (accounts: Pick<AccountStore, 'getAccount'>) =>
+  async (accountId: string): Promise<void> => {
+    const account = await accounts.getAccount(accountId);
+    if (account && !isAccountOpen(account.status)) throw accountClosed(account.status);
+  };
 
 export interface LifecycleStore {
   /** Records the offboarding on an open account, unless one is recorded already (or it replaces `replacing`); false if not. */

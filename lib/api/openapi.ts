@@ -1,4 +1,5 @@
-import { needsCaller, rowsBody, type Access, type JSONSchema, type ResponseSpec, type RouteSpec } from '../http/route.ts';
+import { needsCaller, type Access } from '../access/rules.ts';
+import { rowsBody, type JSONSchema, type ResponseSpec, type RouteSpec } from '../http/route.ts';
 import { allowedWhileClosed, PERMISSIONS } from '../permissions.ts';
 
 const errorBody = {

@@ -4,7 +4,7 @@ import type { MembershipStore } from '../accounts/memberships.ts';
 import { openFirstAccountFor } from '../accounts/open-account.ts';
 import { ConfigError, type RateLimit } from '../config.ts';
 import { Forbidden, InvalidInput, NotFound } from '../errors.ts';
-import type { Grant } from '../http/guard.ts';
+import type { Grant } from '../access/caller.ts';
 import { chooseFreePlan, updateBilling, type BillingStore } from '../payments/billing.ts';
 import type { CheckoutRequest, Payments } from '../payments/payments.ts';
 import { isPaidPlan, PAID_PLANS, planFrom, PLANS, type PaidPlan } from '../payments/plans.ts';

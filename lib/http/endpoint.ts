@@ -3,7 +3,7 @@
 //   → CORS → body size (413) → who is calling (401) → JSON body parser
 //   → what they may do here (403/404) → schema validator → JSON errors (last).
 // The access steps enforce the route's rule (route.ts) with the guard
-// (guard.ts, implemented by lib/access/access-guard.ts); a route whose rule needs to know the caller cannot be
+// (lib/access/guard.ts, implemented by lib/access/access-guard.ts); a route whose rule needs to know the caller cannot be
 // built without one.
 // The validator comes from the route's own schemas: precompiled into Lambda
 // bundles, compiled once at start elsewhere (see validators.ts).
@@ -20,8 +20,10 @@ import { InvalidInput, PayloadTooLarge } from '../errors.ts';
 import { headerValue } from '../text.ts';
 import { toErrorAnswer, validationDetails } from './errors.ts';
 import { eventSchemaOf, rawBodySchemaOf } from './event-schema.ts';
-import { ANONYMOUS, type Caller, type Grant, type Guard } from './guard.ts';
-import { keyKindOf, needsCaller, type BodyOf, type QueryOf, type RouteSpec } from './route.ts';
+import { ANONYMOUS, type Caller, type Grant } from '../access/caller.ts';
+import type { Guard } from '../access/guard.ts';
+import { keyKindOf, needsCaller } from '../access/rules.ts';
+import type { BodyOf, QueryOf, RouteSpec } from './route.ts';
 import { validatorFor } from './validators.ts';
 
 export interface HttpRequest<B = unknown, Q = Record<string, string | undefined>> {

@@ -11,7 +11,7 @@ import { ownerships, type MembershipStore } from '../accounts/memberships.ts';
 import { derivedAccountId, openFirstAccountFor } from '../accounts/open-account.ts';
 import { issue, type TeamDeps } from '../accounts/team.ts';
 import { Forbidden, NotFound } from '../errors.ts';
-import type { Grant } from '../http/guard.ts';
+import type { Grant } from '../access/caller.ts';
 import type { Logger } from '../log.ts';
 import { workflows, type Integration, type WorkflowName } from '../provisioning/registry.ts';
 import type { OnboardingIntake } from './intake.ts';

@@ -7,7 +7,7 @@
 // the signed-in user's id, or the internal service key (the portal's backend
 // submits for every client, so its budget is a generous one).
 import type { OnboardingLimits } from '../config.ts';
-import type { Caller } from '../http/guard.ts';
+import type { Caller } from '../access/caller.ts';
 import { enforceRateLimits, type RateLimiter } from '../rate-limit/rate-limiter.ts';
 
 export interface SubmissionLimitDeps {

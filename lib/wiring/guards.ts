@@ -8,13 +8,14 @@
 // the wrong kind for a route (lib/http/endpoint.ts).
 import { accessGuard } from '../access/access-guard.ts';
 import { adminApiKey, internalApiKey } from '../config.ts';
-import type { KeyKind } from '../http/route.ts';
+import type { KeyKind } from '../access/rules.ts';
+import { refuseIfClosed } from '../accounts/lifecycle.ts';
 import { identity } from './adapters.ts';
 import { kept } from './lazy.ts';
 import { accountReader, membershipReader } from './stores.ts';
 
 const guardTaking = (takes: KeyKind, key: () => string | undefined, serviceKey?: () => string | undefined) =>
-  kept(`guard:${takes}`, () => accessGuard(takes, () => ({ identity: identity(), memberships: membershipReader(), accounts: accountReader(), key: key(), serviceKey: serviceKey?.() })));
+  kept(`guard:${takes}`, () => accessGuard(takes, () => ({ identity: identity(), memberships: membershipReader(), refuseIfClosed: refuseIfClosed(accountReader()), key: key(), serviceKey: serviceKey?.() })));
 
 /** For routes that take a bearer token only. */
 export const guard = () => guardTaking('none', () => undefined);

@@ -15,7 +15,7 @@ import { settingsReadBy } from '../../infra/settings-per-function.mjs';
 import { stagingFolders } from '../../infra/zip-staging-cleanup.mjs';
 import { stateMachines } from '../../statemachines/cloudformation.ts';
 import { catalog } from '../../lib/api/catalog.ts';
-import { keyKindOf, type KeyKind } from '../../lib/http/route.ts';
+import { keyKindOf, type KeyKind } from '../../lib/access/rules.ts';
 import { hermetic } from '../../local/serverless-config.ts';
 import { packaged, type Template } from '../support/packaged.ts';
 

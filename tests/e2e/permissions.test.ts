@@ -6,7 +6,8 @@
 // requests carry bodies that would not validate.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { catalog } from '../../lib/api/catalog.ts';
-import { keyKindOf, type Access, type RouteSpec } from '../../lib/http/route.ts';
+import { keyKindOf, type Access } from '../../lib/access/rules.ts';
+import type { RouteSpec } from '../../lib/http/route.ts';
 import { PERMISSIONS, type Role } from '../../lib/permissions.ts';
 import { api, errorCode, type Reply } from '../support/http.ts';
 import { SERVICE_KEY } from '../support/onboarding.ts';

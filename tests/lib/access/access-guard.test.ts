@@ -2,10 +2,12 @@
 // the account the request names.
 import { describe, expect, it } from 'vitest';
 import { accessGuard } from '../../../lib/access/access-guard.ts';
+import { refuseIfClosed } from '../../../lib/accounts/lifecycle.ts';
 import { mayAct } from '../../../lib/permissions.ts';
 import type { Membership } from '../../../lib/accounts/memberships.ts';
-import type { Caller, Guard, Naming } from '../../../lib/http/guard.ts';
-import { keyKindOf, type Access, type KeyKind } from '../../../lib/http/route.ts';
+import type { Caller } from '../../../lib/access/caller.ts';
+import type { Guard, Naming } from '../../../lib/access/guard.ts';
+import { keyKindOf, type Access, type KeyKind } from '../../../lib/access/rules.ts';
 import { fakeMemberships, user } from '../../support/account-fakes.ts';
 import { fakeAccounts } from '../../support/fakes.ts';
 
@@ -27,7 +29,7 @@ function setup() {
   const guards = Object.fromEntries(
     (['none', 'internal', 'admin', 'admin+internal'] as const).map((kind) => [
       kind,
-      accessGuard(kind, () => ({ identity, memberships, accounts: accounts.store, key: keys[kind], serviceKey: kind === 'admin+internal' ? 'service-key' : undefined })),
+      accessGuard(kind, () => ({ identity, memberships, refuseIfClosed: refuseIfClosed(accounts.store), key: keys[kind], serviceKey: kind === 'admin+internal' ? 'service-key' : undefined })),
     ]),
   ) as Record<KeyKind, Guard>;
   /** Each rule is enforced by the guard of its kind of key, as the HTTP stack insists. */

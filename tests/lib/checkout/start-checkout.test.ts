@@ -8,7 +8,7 @@ import {
 import { firstAccountIdOf } from '../../../lib/accounts/open-account.ts';
 import { ConfigError } from '../../../lib/config.ts';
 import { Forbidden, InvalidInput, RateLimited } from '../../../lib/errors.ts';
-import { ANONYMOUS, type Grant } from '../../../lib/http/guard.ts';
+import { ANONYMOUS, type Grant } from '../../../lib/access/caller.ts';
 import type { PaidPlan } from '../../../lib/payments/plans.ts';
 import { fakeMemberships, user as newUser } from '../../support/account-fakes.ts';
 import { fakeAccounts } from '../../support/fakes.ts';

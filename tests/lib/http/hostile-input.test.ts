@@ -7,7 +7,7 @@ import { accessGuard } from '../../../lib/access/access-guard.ts';
 import { catalog } from '../../../lib/api/catalog.ts';
 import { InvalidInput } from '../../../lib/errors.ts';
 import { httpEndpoint, json } from '../../../lib/http/endpoint.ts';
-import { keyKindOf, needsCaller, type KeyKind } from '../../../lib/http/route.ts';
+import { keyKindOf, needsCaller, type KeyKind } from '../../../lib/access/rules.ts';
 import { normaliseIntake } from '../../../lib/onboarding/intake.ts';
 import { httpEvent, lambdaContext } from '../../support/events.ts';
 import { hostileRequest } from '../../support/hostile.ts';
@@ -42,7 +42,7 @@ const guardTaking = (takes: KeyKind) =>
       ofUser: async () => [],
     },
     // Every account open: its writes are allowed.
-    accounts: { getAccount: async () => undefined },
+    refuseIfClosed: async () => {},
     key: 'k',
   }));
 

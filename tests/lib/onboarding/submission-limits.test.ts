@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { onboardingLimitSettings } from '../../../lib/config.ts';
 import { RateLimited } from '../../../lib/errors.ts';
-import type { Caller } from '../../../lib/http/guard.ts';
+import type { Caller } from '../../../lib/access/caller.ts';
 import { limitAccount, limitSubmitter } from '../../../lib/onboarding/submission-limits.ts';
 import { MemoryRateLimiter } from '../auth/fakes.ts';
 

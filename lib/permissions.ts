@@ -1,7 +1,7 @@
 // The permission table: what a person may do to an account, by their role in
 // it. Every route of the catalog names who may call it (lib/access/rules.ts); the
 // HTTP stack enforces that before validation and before the handler
-// (lib/access/access-guard.ts), so a use case never has to ask again.
+// (lib/access/permission-guard.ts), so a use case never has to ask again.
 
 /** A person's role in an account, from most to least powerful. */
 export const ROLES = ['owner', 'admin', 'member'] as const;
@@ -37,7 +37,7 @@ export const allows = (permission: Permission, role: Role): boolean => (PERMISSI
  * What the internal service key (x-api-key: the portal's backend) may do, in any account, on the routes
  * that take it: onboard clients and read their runs. Never `invite` (an invitation hands out a role) nor
  * `manage` (webhook secrets, signing keys, members' roles): a route for those cannot take the key
- * (lib/access/rules.ts), and the guard refuses the key anything else (lib/access/access-guard.ts).
+ * (lib/access/rules.ts), and the guard refuses the key anything else (lib/access/permission-guard.ts).
  */
 export const SERVICE_PERMISSIONS = ['onboard', 'read'] as const satisfies readonly Permission[];
 export type ServicePermission = (typeof SERVICE_PERMISSIONS)[number];

@@ -1,6 +1,6 @@
 // The port the HTTP stack (lib/http/endpoint.ts) enforces a route's access rule
 // through: who is calling, and what they may do on the account the request
-// names. ./access-guard.ts implements it.
+// names. ./permission-guard.ts implements it.
 import type { Caller, Grant } from './caller.ts';
 import type { Access, KeyKind } from './rules.ts';
 

@@ -7,7 +7,7 @@ export const ID_PATTERN = '^[A-Za-z0-9-]{1,100}$';
 
 /**
  * Who may call a route: every route says, and the HTTP stack enforces it
- * (./access-guard.ts) before the body is validated or the handler runs. A
+ * (./permission-guard.ts) before the body is validated or the handler runs. A
  * route whose rule needs to know the caller cannot be built without the guard
  * (lib/http/endpoint.ts), so a rule cannot silently go unenforced.
  */

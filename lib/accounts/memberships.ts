@@ -3,7 +3,7 @@
 // comes into being only when the person creates the account or accepts an
 // invitation to it (lib/accounts/team.ts), so nobody is made a member of an
 // account by what someone else typed. Every access rule of the API reads
-// memberships (lib/access/access-guard.ts).
+// memberships (lib/access/permission-guard.ts).
 //
 // The member records (accounts.ts, table `account_members`) are a different
 // thing: each account's record of the person an onboarding was for (status,

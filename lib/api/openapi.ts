@@ -46,7 +46,7 @@ const errorWithCodes = (codes: readonly string[]) => ({
 
 /**
  * The codes the HTTP stack itself answers with at an error status, by what the
- * route takes (lib/http/errors.ts, lib/http/endpoint.ts, lib/access/access-guard.ts).
+ * route takes (lib/http/errors.ts, lib/http/endpoint.ts, lib/access/permission-guard.ts).
  */
 /** A member route the guard refuses on a closing or closed account (lib/permissions.ts WHILE_CLOSED). */
 const refusedWhenClosed = (r: RouteSpec) => r.access.who === 'member' && !allowedWhileClosed(r.method, r.access.permission);

@@ -3,7 +3,7 @@
 //   → CORS → body size (413) → who is calling (401) → JSON body parser
 //   → what they may do here (403/404) → schema validator → JSON errors (last).
 // The access steps enforce the route's rule (route.ts) with the guard
-// (lib/access/guard.ts, implemented by lib/access/access-guard.ts); a route whose rule needs to know the caller cannot be
+// (lib/access/guard.ts, implemented by lib/access/permission-guard.ts); a route whose rule needs to know the caller cannot be
 // built without one.
 // The validator comes from the route's own schemas: precompiled into Lambda
 // bundles, compiled once at start elsewhere (see validators.ts).

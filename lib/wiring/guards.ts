@@ -6,7 +6,7 @@
 // carries credentials, and supabase-js is loaded only when that request
 // carries a bearer token (./adapters.ts). The HTTP stack refuses a guard of
 // the wrong kind for a route (lib/http/endpoint.ts).
-import { accessGuard } from '../access/access-guard.ts';
+import { permissionGuard } from '../access/permission-guard.ts';
 import { adminApiKey, internalApiKey } from '../config.ts';
 import type { KeyKind } from '../access/rules.ts';
 import { refuseIfClosed } from '../accounts/lifecycle.ts';
@@ -15,7 +15,7 @@ import { kept } from './lazy.ts';
 import { accountReader, membershipReader } from './stores.ts';
 
 const guardTaking = (takes: KeyKind, key: () => string | undefined, serviceKey?: () => string | undefined) =>
-  kept(`guard:${takes}`, () => accessGuard(takes, () => ({ identity: identity(), memberships: membershipReader(), refuseIfClosed: refuseIfClosed(accountReader()), key: key(), serviceKey: serviceKey?.() })));
+  kept(`guard:${takes}`, () => permissionGuard(takes, () => ({ identity: identity(), memberships: membershipReader(), refuseIfClosed: refuseIfClosed(accountReader()), key: key(), serviceKey: serviceKey?.() })));
 
 /** For routes that take a bearer token only. */
 export const guard = () => guardTaking('none', () => undefined);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { accessGuard } from '../../../lib/access/access-guard.ts';
+import { permissionGuard } from '../../../lib/access/permission-guard.ts';
 import { Conflict, InvalidInput, RateLimited, Unavailable, VendorError } from '../../../lib/errors.ts';
 import { httpEndpoint, json, MAX_BODY_BYTES } from '../../../lib/http/endpoint.ts';
 import { route, type RouteSpec } from '../../../lib/http/route.ts';
@@ -169,7 +169,7 @@ describe('the size of a request body', () => {
     body: echoRoute.body,
     responses: { 200: { description: 'ok' } },
   });
-  const untouchedGuard = accessGuard('none', () => {
+  const untouchedGuard = permissionGuard('none', () => {
     throw new Error('the guard was asked');
   });
   let handled = 0;
@@ -227,14 +227,14 @@ describe('the access rule of a route', () => {
     const build = httpEndpoint as (...args: unknown[]) => unknown;
     const serviceRoute = rule({ who: 'member', permission: 'read', account: { path: 'accountId' }, serviceKey: true });
     expect(() => build(rule({ who: 'user' }), async () => json(200, {}))).toThrow('needs the access guard');
-    expect(() => build(serviceRoute, accessGuard('none', noDeps), async () => json(200, {}))).toThrow('takes the internal key');
-    expect(() => build(rule({ who: 'admin' }), accessGuard('internal', noDeps), async () => json(200, {}))).toThrow('takes the admin key');
-    expect(() => build(serviceRoute, accessGuard('internal', noDeps), async () => json(200, {}))).not.toThrow();
+    expect(() => build(serviceRoute, permissionGuard('none', noDeps), async () => json(200, {}))).toThrow('takes the internal key');
+    expect(() => build(rule({ who: 'admin' }), permissionGuard('internal', noDeps), async () => json(200, {}))).toThrow('takes the admin key');
+    expect(() => build(serviceRoute, permissionGuard('internal', noDeps), async () => json(200, {}))).not.toThrow();
   });
 
   it('cannot be built with a guard holding no membership store when the rule reads the caller\'s role', () => {
     const build = httpEndpoint as (...args: unknown[]) => unknown;
-    const withoutRoles = accessGuard('none', noDeps, { readsRoles: false });
+    const withoutRoles = permissionGuard('none', noDeps, { readsRoles: false });
     expect(() => build(rule({ who: 'member', permission: 'read', account: { path: 'accountId' } }), withoutRoles, async () => json(200, {}))).toThrow(
       'holds no membership store',
     );

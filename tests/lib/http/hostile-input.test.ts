@@ -3,7 +3,7 @@
 // 5xx), and no request ever changes a prototype in the process.
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { accessGuard } from '../../../lib/access/access-guard.ts';
+import { permissionGuard } from '../../../lib/access/permission-guard.ts';
 import { catalog } from '../../../lib/api/catalog.ts';
 import { InvalidInput } from '../../../lib/errors.ts';
 import { httpEndpoint, json } from '../../../lib/http/endpoint.ts';
@@ -24,7 +24,7 @@ afterEach(prototypesUntouched);
 
 /** Guards whose provider knows every caller as an owner of every account: hostile input reaches past access to validation. */
 const guardTaking = (takes: KeyKind) =>
-  accessGuard(takes, () => ({
+  permissionGuard(takes, () => ({
     identity: {
       userForAccessToken: async (token: string) => ({ id: `u-${token.length}`, email: 'h@example.com', emailConfirmed: true, appMetadata: { role: 'admin' }, userMetadata: {} }),
     },

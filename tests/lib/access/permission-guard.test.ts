@@ -1,7 +1,7 @@
 // The guard against in-memory ports: who is calling, and what they may do to
 // the account the request names.
 import { describe, expect, it } from 'vitest';
-import { accessGuard } from '../../../lib/access/access-guard.ts';
+import { permissionGuard } from '../../../lib/access/permission-guard.ts';
 import { refuseIfClosed } from '../../../lib/accounts/lifecycle.ts';
 import { mayAct } from '../../../lib/permissions.ts';
 import type { Membership } from '../../../lib/accounts/memberships.ts';
@@ -29,7 +29,7 @@ function setup() {
   const guards = Object.fromEntries(
     (['none', 'internal', 'admin', 'admin+internal'] as const).map((kind) => [
       kind,
-      accessGuard(kind, () => ({ identity, memberships, refuseIfClosed: refuseIfClosed(accounts.store), key: keys[kind], serviceKey: kind === 'admin+internal' ? 'service-key' : undefined })),
+      permissionGuard(kind, () => ({ identity, memberships, refuseIfClosed: refuseIfClosed(accounts.store), key: keys[kind], serviceKey: kind === 'admin+internal' ? 'service-key' : undefined })),
     ]),
   ) as Record<KeyKind, Guard>;
   /** Each rule is enforced by the guard of its kind of key, as the HTTP stack insists. */

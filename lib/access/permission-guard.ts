@@ -1,11 +1,12 @@
-// Enforces a route's access rule (./rules.ts) in two steps, so that an
-// anonymous caller is refused before the body is parsed. authenticate: who is
-// calling (a key, a bearer token, or nobody); 401 when the rule needs someone.
-// authorize: what they may do on the account the request names, from their
-// membership: 404 for an account they are not an active member of (whether or
-// not it exists), 403 when their role lacks the permission, 400 when they have
-// several accounts and the request names none, 409 account_closed for anything
-// but reading, closing or reopening a closing or closed account. A wrong key is
+// The Guard (./guard.ts) of the HTTP functions: it enforces a route's access
+// rule (./rules.ts) in two steps, so that an anonymous caller is refused before
+// the body is parsed. authenticate: who is calling (a key, a bearer token, or
+// nobody); 401 when the rule needs someone. authorize: what they may do on the
+// account the request names, from their membership and the permission table:
+// 404 for an account they are not an active member of (whether or not it
+// exists), 403 when their role lacks the permission, 400 when they have several
+// accounts and the request names none, 409 account_closed for anything but
+// reading, closing or reopening a closing or closed account. A wrong key is
 // refused outright; a key the route does not take is no credential there; the
 // service key may do only what SERVICE_PERMISSIONS lists (else 403, unread).
 import { Forbidden, InvalidInput, NotFound, Unauthenticated } from '../errors.ts';
@@ -48,7 +49,7 @@ const RUN_ID = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})-
  * `readsRoles` it is made with no membership store, for routes whose rule
  * reads no role in an account.
  */
-export function accessGuard(takes: KeyKind, makeDeps: () => GuardDeps, { readsRoles = true } = {}): Guard {
+export function permissionGuard(takes: KeyKind, makeDeps: () => GuardDeps, { readsRoles = true } = {}): Guard {
   let deps: GuardDeps | undefined;
   const use = () => (deps ??= makeDeps());
   const memberships = () => use().memberships ?? missingStore();

@@ -3,7 +3,7 @@ import { accountView } from '../../lib/accounts/account-view.ts';
 import { accountRoutes } from '../../lib/accounts/routes.ts';
 import { NotFound } from '../../lib/errors.ts';
 import { httpEndpoint, json } from '../../lib/http/endpoint.ts';
-import { runOutcomes } from '../../lib/onboarding/runs.ts';
+import { runOutcomes } from '../../lib/provisioning/runs.ts';
 import { guard } from '../../lib/wiring/guards.ts';
 import { accountReader, membershipReader, runs } from '../../lib/wiring/stores.ts';
 

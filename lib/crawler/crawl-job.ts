@@ -8,7 +8,7 @@
 // the events that announce them happen once (conditional writes).
 import { randomBytes } from 'node:crypto';
 import { DomainError } from '../errors.ts';
-import { skipped, type StepResult } from '../onboarding/outcomes.ts';
+import { skipped, type StepResult } from '../provisioning/outcomes.ts';
 import { geoCoverage } from './geo.ts';
 import { CRAWL_PARTS, hasGeo, siteOf, type CrawlJob, type CrawlPart, type CrawlRecords, type NewJob } from './records.ts';
 import { keyFigures, type SiteAnalyzer, type SiteScraper } from './site.ts';

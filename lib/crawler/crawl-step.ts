@@ -3,8 +3,9 @@
 // where the same step is also an integration of the run (it reports its
 // outcome for RecordOutcome and is held for a redrive on the retry pass).
 // The input says which: only an onboarding run passes a runId.
-import type { Integration, StepResult } from '../onboarding/outcomes.ts';
-import type { RunStore } from '../onboarding/runs.ts';
+import type { Integration } from '../provisioning/registry.ts';
+import type { StepResult } from '../provisioning/outcomes.ts';
+import type { RunStore } from '../provisioning/runs.ts';
 import { integrationStep, type StepAnswer, type StepInput, type StepPace } from '../provisioning/integration-step.ts';
 import type { CrawlStepInput } from './crawl-job.ts';
 

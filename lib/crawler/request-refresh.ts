@@ -4,7 +4,7 @@
 // the job, its events and the updated figures when it is done.
 import type { AccountStore } from '../accounts/accounts.ts';
 import { InvalidInput } from '../errors.ts';
-import type { OnboardingWorkflow } from '../onboarding/workflow.ts';
+import type { Workflow } from '../workflows/workflow.ts';
 import { websiteOf } from '../website.ts';
 import { newJobId, openCrawlJob } from './crawl-job.ts';
 import { geoTerm, tidyTerm, type CrawlRecords, type GeoContext } from './records.ts';
@@ -13,7 +13,7 @@ import { requireAccount } from './summary.ts';
 export interface RefreshDeps extends Pick<CrawlRecords, 'jobs' | 'events' | 'stats'> {
   accounts: Pick<AccountStore, 'getAccount'>;
   /** The refresh state machine; a job's execution is named after the job. */
-  workflow: Pick<OnboardingWorkflow, 'startOrResume'>;
+  workflow: Pick<Workflow, 'startOrResume'>;
   now?: () => Date;
 }
 

@@ -4,8 +4,8 @@
 // with PrerequisiteMissing, which is recorded for follow-up and runs again on
 // a redrive, after them.
 import type { Storage } from '../integrations/storage.ts';
-import { skipped, type StepResult } from '../onboarding/outcomes.ts';
-import { STORAGE_FOLDERS } from '../onboarding/steps/provision-storage-tree.ts';
+import { skipped, type StepResult } from '../provisioning/outcomes.ts';
+import { STORAGE_FOLDERS } from '../provisioning/storage-tree.ts';
 import { remembered, type Ledger } from '../provisioning/ledger.ts';
 import { pagesCsv } from './content-csv.ts';
 import type { CrawlStepInput } from './crawl-job.ts';

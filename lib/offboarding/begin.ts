@@ -2,7 +2,7 @@ import type { AccountStore } from '../accounts/accounts.ts';
 import type { InvitationStore } from '../accounts/invitations.ts';
 import type { LifecycleStore } from '../accounts/lifecycle.ts';
 import { ACCOUNT_CLOSED } from '../accounts/team.ts';
-import type { RunStore } from '../onboarding/runs.ts';
+import type { RunStore } from '../provisioning/runs.ts';
 import { isLiveSubscription } from '../payments/payments.ts';
 
 export interface BeginDeps {

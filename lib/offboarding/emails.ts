@@ -2,8 +2,8 @@
 // what is kept, how to ask for their data, and how to come back. User fields
 // go through lib/text.ts, as in every e-mail of the service.
 import type { Account } from '../accounts/accounts.ts';
-import type { EmailContent } from '../onboarding/emails.ts';
-import { layout, subject } from '../onboarding/emails.ts';
+import type { EmailContent } from '../integrations/email-layout.ts';
+import { layout, subject } from '../integrations/email-layout.ts';
 import { emailField, escapeHtml } from '../text.ts';
 
 export function closingEmail(account: Account, options: { reason: string; replyTo?: string; portalLink: string }): EmailContent {

@@ -10,9 +10,9 @@
 import type { AccountStore } from '../accounts/accounts.ts';
 import { isAccountOpen, type LifecycleStore, type Offboarding, type OffboardingTrigger } from '../accounts/lifecycle.ts';
 import { Conflict, NotFound } from '../errors.ts';
-import { runIdOf } from '../onboarding/run-id.ts';
-import type { RunStore } from '../onboarding/runs.ts';
-import type { OnboardingWorkflow, RunHandle } from '../onboarding/workflow.ts';
+import { runIdOf } from '../workflows/workflow.ts';
+import type { RunStore } from '../provisioning/runs.ts';
+import type { Workflow, RunHandle } from '../workflows/workflow.ts';
 
 export const OFFBOARDING_WORKFLOW = 'offboarding';
 
@@ -21,7 +21,7 @@ export interface OffboardingDeps {
   lifecycle: Pick<LifecycleStore, 'schedule' | 'unschedule'>;
   runs: Pick<RunStore, 'begin'>;
   /** The offboarding state machine. */
-  workflow: Pick<OnboardingWorkflow, 'startOrResume'>;
+  workflow: Pick<Workflow, 'startOrResume'>;
   /** Whether this onboarding run of the account is still going: a client is not taken back while still being set up. */
   onboardingRunning(runId: string): Promise<boolean>;
   /** How long after its subscription ends a client is offboarded. */

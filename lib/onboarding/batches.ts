@@ -9,8 +9,8 @@ import type { Rows, RowProblem } from '../http/rows.ts';
 import { cadenceOf, type Rate } from '../integrations/pacing.ts';
 import type { IntegrationSpec } from '../provisioning/registry.ts';
 import { normaliseIntake, type OnboardingIntake } from './intake.ts';
-import type { Integration } from './outcomes.ts';
-import type { RunRecord, RunStore } from './runs.ts';
+import type { Integration } from '../provisioning/registry.ts';
+import type { RunRecord, RunStore } from '../provisioning/runs.ts';
 
 export type RowState = 'queued' | 'started' | 'not_started';
 

@@ -1,12 +1,9 @@
-// What an onboarding run reports: one outcome per integration of its
-// workflow, under the names the contract uses for the task tool, storage,
-// e-mail, chat and CRM, plus the enhanced workflow's site work. The
-// integrations and workflows are the registry's (lib/provisioning/registry.ts),
-// from which each workflow's state machine is built; RecordOutcome is told
-// the workflow's list by its machine.
+// The onboarding workflows' integrations, under the names the contract uses
+// for the task tool, storage, e-mail, chat and CRM, plus the enhanced
+// workflow's site work: the registry's (lib/provisioning/registry.ts), from
+// which each workflow's state machine is built. What their steps report is
+// lib/provisioning/outcomes.ts.
 import { integrations, workflows, type Integration, type WorkflowName } from '../provisioning/registry.ts';
-
-export type { Integration };
 
 /** onboarding-v2's integrations, in its answer's order. */
 export const INTEGRATIONS = workflows.onboarding.integrations;
@@ -15,66 +12,3 @@ export const ENHANCED_WORKFLOW = 'enhanced-onboarding' satisfies WorkflowName;
 /** The enhanced onboarding's, in the contract's order. */
 export const ENHANCED_INTEGRATIONS = workflows[ENHANCED_WORKFLOW].integrations;
 export const ALL_INTEGRATIONS = Object.keys(integrations) as Integration[];
-export type Outcome = 'success' | 'skipped' | 'failed';
-
-export interface IntegrationError {
-  integration: Integration;
-  message: string;
-  context: Record<string, unknown>;
-}
-
-/** What one step reported for one integration (a step may report in parts, e.g. the storage-ready e-mail); "waiting" while it waits for a vendor. */
-export interface StepReport {
-  integration: Integration;
-  part?: string;
-  outcome: Outcome | 'waiting';
-  details: Record<string, unknown>;
-  error?: { message: string; context: Record<string, unknown> };
-  at: string;
-}
-
-export interface OnboardingResult {
-  success: boolean;
-  accountId: string;
-  portalSlug: string;
-  /** One entry per integration of the run's workflow. */
-  integrations: Partial<Record<Integration, Outcome>>;
-  details: Partial<Record<Integration, Record<string, unknown>>>;
-  errors?: IntegrationError[];
-  /** Why a run ended before its integrations ran (an offboarding whose subscription came back): nothing was done. */
-  stopped?: string;
-}
-
-/** What a step did: success (with what it created) or skipped (with why). */
-export interface StepResult {
-  outcome: 'success' | 'skipped';
-  details: Record<string, unknown>;
-}
-
-export const skipped = (reason: string): StepResult => ({ outcome: 'skipped', details: { reason } });
-
-/** A step's latest report, in short: what a run's view needs. */
-export interface StepProgress {
-  integration: Integration;
-  part?: string;
-  outcome: StepReport['outcome'];
-  at: string;
-  vendor?: string;
-  until?: string;
-}
-
-/**
- * Where each integration of a running run stands, from its steps' latest
- * reports: the outcome, "waiting for <vendor> until <time>" while it waits for
- * a vendor, or "pending" before its step has reported.
- */
-export function progressOf(reports: StepProgress[], integrations: readonly Integration[]): Record<string, string> {
-  return Object.fromEntries(
-    integrations.map((integration) => {
-      const latest = reports.filter((r) => r.integration === integration).sort((a, b) => a.at.localeCompare(b.at)).at(-1);
-      if (!latest) return [integration, 'pending'];
-      if (latest.outcome === 'waiting') return [integration, `waiting for ${latest.vendor} until ${latest.until}`];
-      return [integration, latest.outcome];
-    }),
-  );
-}

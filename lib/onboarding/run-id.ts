@@ -1,7 +1,7 @@
 // The run id, apart from the form's schema: it needs node:crypto, which the
 // route catalog (and so the not-found and OpenAPI functions) need not load.
-import { createHash } from 'node:crypto';
 import { stableJson } from '../stable-json.ts';
+import { runIdOf } from '../workflows/workflow.ts';
 import type { OnboardingIntake } from './intake.ts';
 
 /**
@@ -13,9 +13,4 @@ import type { OnboardingIntake } from './intake.ts';
  */
 export function runIdFor(accountId: string, intake: OnboardingIntake, workflow?: string): string {
   return runIdOf(accountId, workflow ? `${workflow}:${stableJson(intake)}` : stableJson(intake));
-}
-
-/** A run id for what `key` names (e.g. an offboarding's trigger): the same key, the same run. */
-export function runIdOf(accountId: string, key: string): string {
-  return `${accountId}-${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
 }

@@ -4,15 +4,16 @@ import { accountClosed, isAccountOpen } from '../accounts/lifecycle.ts';
 import { NotFound } from '../errors.ts';
 import type { OnboardingIntake } from './intake.ts';
 import { runIdFor } from './run-id.ts';
-import { ENHANCED_INTEGRATIONS, ENHANCED_WORKFLOW, INTEGRATIONS, progressOf, type OnboardingResult } from './outcomes.ts';
-import type { RunRecord, RunStore } from './runs.ts';
-import type { OnboardingWorkflow, RunHandle } from './workflow.ts';
+import { ENHANCED_INTEGRATIONS, ENHANCED_WORKFLOW, INTEGRATIONS } from './outcomes.ts';
+import { progressOf, type RunResult } from '../provisioning/outcomes.ts';
+import type { RunRecord, RunStore } from '../provisioning/runs.ts';
+import type { Workflow, RunHandle } from '../workflows/workflow.ts';
 
 export interface OnboardingDeps {
   accounts: AccountStore;
   integrations: IntegrationStore;
   runs: RunStore;
-  workflow: OnboardingWorkflow;
+  workflow: Workflow;
   wait: Waiting;
 }
 
@@ -34,7 +35,7 @@ export interface Waiting {
 }
 
 export type RunAnswer =
-  | { state: 'finished'; runId: string; result: OnboardingResult }
+  | { state: 'finished'; runId: string; result: RunResult }
   /** `progress`: where each integration stands (outcomes.ts progressOf). */
   | { state: 'running'; runId: string; accountId: string; progress?: Record<string, string> }
   /** No result, and none coming: the execution stopped without recording one, or it never started. */

@@ -46,7 +46,7 @@ export interface StepWork {
 }
 
 /**
- * Where a step's reports go: the run's record (lib/onboarding/runs.ts), keyed
+ * Where a step's reports go: the run's record (./runs.ts), keyed
  * by integration name. The names are the workflow's own (lib/onboarding/outcomes.ts);
  * this module only passes them through.
  */

@@ -14,7 +14,7 @@ import { dynamodbDeliveries } from '../deliveries/dynamodb-deliveries.ts';
 import { dynamodbPaceSchedule } from '../integrations/dynamodb-pace-schedule.ts';
 import { metrics } from '../metrics.ts';
 import { dynamodbBatches } from '../onboarding/dynamodb-batches.ts';
-import { dynamodbRuns } from '../onboarding/runs.ts';
+import { dynamodbRuns } from '../provisioning/runs.ts';
 import { dynamodbBilling, dynamodbBillingReader } from '../payments/dynamodb-billing.ts';
 import { dynamodbLedger } from '../provisioning/dynamodb-ledger.ts';
 import { dynamodbFollowUps } from '../provisioning/follow-ups.ts';

@@ -18,7 +18,8 @@ import {
   paymentsStateMachineArn,
 } from '../config.ts';
 import type { BatchQueue } from '../onboarding/batches.ts';
-import { sfnWorkflow, type OnboardingWorkflow } from '../onboarding/workflow.ts';
+import { sfnWorkflow } from '../workflows/sfn-workflow.ts';
+import type { Workflow } from '../workflows/workflow.ts';
 import type { PaymentQueue } from '../payments/payment-queue.ts';
 import type { BookingQueue } from '../webhooks/booking-queue.ts';
 import type { Queue } from '../workflows/queue.ts';
@@ -29,30 +30,30 @@ import { kept, onFirstCall } from './lazy.ts';
 /** The Step Functions client, created on the first call that needs it. */
 export const stepFunctions = (): SFNClient => kept('sfn', createStepFunctionsClient);
 
-const workflowOn = (arn: string): OnboardingWorkflow =>
+const workflowOn = (arn: string): Workflow =>
   onFirstCall(async () => sfnWorkflow(stepFunctions(), arn));
 
 // Each getter declares what its function may do to its machine and the machine's
 // executions, for the function's IAM role (infra/roles-per-function.mjs).
-export const onboardingWorkflow = (): OnboardingWorkflow =>
+export const onboardingWorkflow = (): Workflow =>
   kept('onboardingWorkflow', () => {
     'iam:states:stateMachine/onboarding:StartExecution';
     'iam:states:execution/onboarding:DescribeExecution,RedriveExecution';
     return workflowOn(onboardingStateMachineArn());
   });
-export const enhancedOnboardingWorkflow = (): OnboardingWorkflow =>
+export const enhancedOnboardingWorkflow = (): Workflow =>
   kept('enhancedOnboardingWorkflow', () => {
     'iam:states:stateMachine/enhanced-onboarding:StartExecution';
     'iam:states:execution/enhanced-onboarding:DescribeExecution,RedriveExecution';
     return workflowOn(enhancedOnboardingStateMachineArn());
   });
-export const offboardingWorkflow = (): OnboardingWorkflow =>
+export const offboardingWorkflow = (): Workflow =>
   kept('offboardingWorkflow', () => {
     'iam:states:stateMachine/offboarding:StartExecution';
     'iam:states:execution/offboarding:DescribeExecution,RedriveExecution';
     return workflowOn(offboardingStateMachineArn());
   });
-export const crawlerRefreshWorkflow = (): OnboardingWorkflow =>
+export const crawlerRefreshWorkflow = (): Workflow =>
   kept('crawlerRefreshWorkflow', () => {
     'iam:states:stateMachine/crawler-refresh:StartExecution';
     'iam:states:execution/crawler-refresh:DescribeExecution,RedriveExecution';
@@ -60,7 +61,7 @@ export const crawlerRefreshWorkflow = (): OnboardingWorkflow =>
   });
 
 /** The status of a run's execution, on whichever machine of the registry's workflows it runs (reading a run). */
-export const runStatus = (): Pick<OnboardingWorkflow, 'status'> =>
+export const runStatus = (): Pick<Workflow, 'status'> =>
   kept('runStatus', () => {
     'iam:states:execution/onboarding:DescribeExecution';
     'iam:states:execution/enhanced-onboarding:DescribeExecution';

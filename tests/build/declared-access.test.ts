@@ -30,7 +30,7 @@ import { dynamodbPaceSchedule } from '../../lib/integrations/dynamodb-pace-sched
 import { dynamodbDeliveries } from '../../lib/deliveries/dynamodb-deliveries.ts';
 import { dynamodbPersonalRecords } from '../../lib/offboarding/dynamodb-personal-records.ts';
 import { dynamodbBatches } from '../../lib/onboarding/dynamodb-batches.ts';
-import { dynamodbRuns } from '../../lib/onboarding/runs.ts';
+import { dynamodbRuns } from '../../lib/provisioning/runs.ts';
 import { dynamodbBilling, dynamodbBillingReader } from '../../lib/payments/dynamodb-billing.ts';
 import { dynamodbLedger } from '../../lib/provisioning/dynamodb-ledger.ts';
 import { dynamodbFollowUps } from '../../lib/provisioning/follow-ups.ts';
@@ -352,7 +352,7 @@ const stores: Record<string, Scenario> = {
     },
   },
   dynamodbRuns: {
-    module: 'lib/onboarding/runs.ts',
+    module: 'lib/provisioning/runs.ts',
     run: async (db, tables) => {
       const runs = track(dynamodbRuns({ db, tables }));
       const runId = `${ACCOUNT}-${crypto.randomUUID().slice(0, 16)}`;
@@ -563,7 +563,7 @@ describe('every sender of DynamoDB or Step Functions requests', () => {
   const onBehalfOfCallers: Record<string, string> = {
     'lib/store/dynamodb.ts': 'queryAll: each store that pages through a query',
     'lib/store/dynamodb-claims.ts': 'the ledger, the delivery log and the booking tasks, each on its table',
-    'lib/onboarding/workflow.ts': 'the workflow getters of lib/wiring/workflows.ts, each on its machine',
+    'lib/workflows/sfn-workflow.ts': 'the workflow getters of lib/wiring/workflows.ts, each on its machine',
     'lib/workflows/sfn-queue.ts': 'the queue getters of lib/wiring/workflows.ts, each on its machine',
     'lib/health/probes.ts': 'statusDeps (lib/wiring/health.ts), on the table and machine it names',
   };

@@ -1,7 +1,7 @@
 import type { AccountStore } from '../../accounts/accounts.ts';
 import type { LifecycleStore } from '../../accounts/lifecycle.ts';
 import type { Storage } from '../../integrations/storage.ts';
-import { skipped, type StepResult } from '../../onboarding/outcomes.ts';
+import { skipped, type StepResult } from '../../provisioning/outcomes.ts';
 import type { StepInput } from '../../provisioning/integration-step.ts';
 import type { ArchivedTree } from '../../provisioning/archived.ts';
 import type { Ledger } from '../../provisioning/ledger.ts';

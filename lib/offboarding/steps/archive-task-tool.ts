@@ -1,5 +1,5 @@
 import type { TaskTool } from '../../integrations/task-tool.ts';
-import { skipped, type StepResult } from '../../onboarding/outcomes.ts';
+import { skipped, type StepResult } from '../../provisioning/outcomes.ts';
 import type { StepInput } from '../../provisioning/integration-step.ts';
 import type { ArchivedFolder } from '../../provisioning/archived.ts';
 import type { Ledger } from '../../provisioning/ledger.ts';

@@ -1,5 +1,5 @@
 import type { Crm } from '../../integrations/crm.ts';
-import { skipped, type StepResult } from '../../onboarding/outcomes.ts';
+import { skipped, type StepResult } from '../../provisioning/outcomes.ts';
 import type { StepInput } from '../../provisioning/integration-step.ts';
 import type { Ledger } from '../../provisioning/ledger.ts';
 

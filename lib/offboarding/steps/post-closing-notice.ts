@@ -1,6 +1,6 @@
 import type { AccountStore } from '../../accounts/accounts.ts';
 import type { Chat } from '../../integrations/chat.ts';
-import { skipped, type StepResult } from '../../onboarding/outcomes.ts';
+import { skipped, type StepResult } from '../../provisioning/outcomes.ts';
 import type { StepInput } from '../../provisioning/integration-step.ts';
 import { remembered, type Ledger } from '../../provisioning/ledger.ts';
 import { chatField, chatMrkdwn, oneLine } from '../../text.ts';

@@ -1,7 +1,7 @@
 import type { AccountStore } from '../../accounts/accounts.ts';
 import { activeOnly, type MembershipStore } from '../../accounts/memberships.ts';
 import type { Mailer } from '../../integrations/mailer.ts';
-import { skipped, type StepResult } from '../../onboarding/outcomes.ts';
+import { skipped, type StepResult } from '../../provisioning/outcomes.ts';
 import type { StepInput } from '../../provisioning/integration-step.ts';
 import { closingEmail } from '../emails.ts';
 

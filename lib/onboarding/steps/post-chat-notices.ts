@@ -3,8 +3,9 @@ import type { Chat } from '../../integrations/chat.ts';
 import type { StepInput } from '../../provisioning/integration-step.ts';
 import { chatField, chatMrkdwn, chatText, oneLine, TEXT_LIMITS } from '../../text.ts';
 import { remembered, type Ledger } from '../../provisioning/ledger.ts';
-import { ENHANCED_WORKFLOW, skipped, type StepReport, type StepResult } from '../outcomes.ts';
-import type { RunStore } from '../runs.ts';
+import { ENHANCED_WORKFLOW } from '../outcomes.ts';
+import { skipped, type StepReport, type StepResult } from '../../provisioning/outcomes.ts';
+import type { RunStore } from '../../provisioning/runs.ts';
 import { requireAccount } from './account.ts';
 
 export interface ChatDeps {

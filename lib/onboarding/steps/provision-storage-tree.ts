@@ -2,23 +2,10 @@ import type { AccountStore } from '../../accounts/accounts.ts';
 import type { Storage } from '../../integrations/storage.ts';
 import type { StepInput } from '../../provisioning/integration-step.ts';
 import { remembered, type Ledger } from '../../provisioning/ledger.ts';
-import { skipped, type StepResult } from '../outcomes.ts';
+import { skipped, type StepResult } from '../../provisioning/outcomes.ts';
 import type { ArchivedTree } from '../../provisioning/archived.ts';
+import { STORAGE_FOLDERS } from '../../provisioning/storage-tree.ts';
 import { requireAccount } from './account.ts';
-
-/** The ten folders every client folder holds. */
-export const STORAGE_FOLDERS = [
-  '01 Admin and Contracts',
-  '02 Brand Assets',
-  '03 Content',
-  '04 Website',
-  '05 SEO',
-  '06 Analytics and Reports',
-  '07 Social Media',
-  '08 Meetings and Notes',
-  '09 Deliverables',
-  '10 Archive',
-] as const;
 
 export interface StorageDeps {
   storage: Storage | null;

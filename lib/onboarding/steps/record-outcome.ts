@@ -2,8 +2,10 @@ import type { AccountStore } from '../../accounts/accounts.ts';
 import { OPEN, type LifecycleStore } from '../../accounts/lifecycle.ts';
 import { workflows, type Workflow } from '../../provisioning/registry.ts';
 import type { FollowUps } from '../../provisioning/follow-ups.ts';
-import { ALL_INTEGRATIONS, INTEGRATIONS, type Integration, type IntegrationError, type OnboardingResult, type Outcome } from '../outcomes.ts';
-import type { RunStore } from '../runs.ts';
+import { ALL_INTEGRATIONS, INTEGRATIONS } from '../outcomes.ts';
+import type { Integration } from '../../provisioning/registry.ts';
+import type { IntegrationError, RunResult, Outcome } from '../../provisioning/outcomes.ts';
+import type { RunStore } from '../../provisioning/runs.ts';
 
 /** What a parallel branch of the state machine ended with (a Catch leaves the error there). */
 interface BranchOutput {
@@ -86,7 +88,7 @@ export async function recordOutcome(deps: RecordDeps, input: RecordInput): Promi
   }
 
   const success = workflow.every((i) => integrations[i] !== 'failed');
-  const result: OnboardingResult = {
+  const result: RunResult = {
     success,
     accountId: input.accountId,
     portalSlug: input.portalSlug,

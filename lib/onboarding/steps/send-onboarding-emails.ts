@@ -4,8 +4,9 @@ import { sendDueInvitations } from '../../accounts/team.ts';
 import type { Mailer } from '../../integrations/mailer.ts';
 import type { StepInput } from '../../provisioning/integration-step.ts';
 import { remembered, type Ledger } from '../../provisioning/ledger.ts';
-import { newClientTeamEmail, storageReadyEmail, welcomeEmail, type EmailContent } from '../emails.ts';
-import { skipped, type StepResult } from '../outcomes.ts';
+import { newClientTeamEmail, storageReadyEmail, welcomeEmail } from '../emails.ts';
+import type { EmailContent } from '../../integrations/email-layout.ts';
+import { skipped, type StepResult } from '../../provisioning/outcomes.ts';
 import { requireAccount } from './account.ts';
 
 export interface EmailDeps {

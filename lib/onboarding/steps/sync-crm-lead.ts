@@ -3,7 +3,7 @@ import type { Crm } from '../../integrations/crm.ts';
 import type { StepInput } from '../../provisioning/integration-step.ts';
 import { remembered, type Ledger } from '../../provisioning/ledger.ts';
 import { oneLine } from '../../text.ts';
-import { skipped, type StepResult } from '../outcomes.ts';
+import { skipped, type StepResult } from '../../provisioning/outcomes.ts';
 import { requireAccount } from './account.ts';
 
 export interface CrmDeps {

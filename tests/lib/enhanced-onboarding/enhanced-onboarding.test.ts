@@ -4,12 +4,13 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { dynamodbCrawlRecords } from '../../../lib/crawler/dynamodb-records.ts';
 import { ENHANCED_WORKFLOW, onboardEnhanced } from '../../../lib/enhanced-onboarding/enhanced-onboarding.ts';
 import { normaliseIntake } from '../../../lib/onboarding/intake.ts';
-import { ENHANCED_INTEGRATIONS, type StepReport } from '../../../lib/onboarding/outcomes.ts';
+import { ENHANCED_INTEGRATIONS } from '../../../lib/onboarding/outcomes.ts';
+import type { StepReport } from '../../../lib/provisioning/outcomes.ts';
 import { runIdFor } from '../../../lib/onboarding/run-id.ts';
-import { dynamodbRuns } from '../../../lib/onboarding/runs.ts';
+import { dynamodbRuns } from '../../../lib/provisioning/runs.ts';
 import { readRun } from '../../../lib/onboarding/start-onboarding.ts';
 import { recordOutcome } from '../../../lib/onboarding/steps/record-outcome.ts';
-import type { OnboardingWorkflow } from '../../../lib/onboarding/workflow.ts';
+import type { Workflow } from '../../../lib/workflows/workflow.ts';
 import { useDynamo } from '../../support/dynamo.ts';
 import { fakeAccounts, fakeFollowUps, fakeIntegrations, fakeRuns } from '../../support/fakes.ts';
 
@@ -27,7 +28,7 @@ beforeEach(() => {
 /** A workflow that notes, at the moment it starts, whether the run's crawl job already exists. */
 function workflow() {
   const started: { runId: string; jobExisted: boolean }[] = [];
-  const wf: OnboardingWorkflow & { started: typeof started } = {
+  const wf: Workflow & { started: typeof started } = {
     started,
     async startOrResume(runId) {
       started.push({ runId, jobExisted: (await crawl.jobs.get(runId)) !== undefined });

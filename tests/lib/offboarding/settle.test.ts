@@ -2,7 +2,7 @@
 // onboarding and an offboarding of one account overlap (record-outcome's
 // settle, per workflow of lib/provisioning/registry.ts).
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { StepReport } from '../../../lib/onboarding/outcomes.ts';
+import type { StepReport } from '../../../lib/provisioning/outcomes.ts';
 import { recordOutcome } from '../../../lib/onboarding/steps/record-outcome.ts';
 import { workflows } from '../../../lib/provisioning/registry.ts';
 import { fakeAccounts, fakeFollowUps, fakeRuns } from '../../support/fakes.ts';

@@ -2,7 +2,7 @@
 // workflow that records what it was asked to start.
 import type { Account } from '../../../lib/accounts/accounts.ts';
 import type { OffboardingDeps } from '../../../lib/offboarding/offboard.ts';
-import type { OnboardingWorkflow } from '../../../lib/onboarding/workflow.ts';
+import type { Workflow } from '../../../lib/workflows/workflow.ts';
 import { fakeAccounts, fakeRuns } from '../../support/fakes.ts';
 
 export interface StartCall {
@@ -15,7 +15,7 @@ export interface StartCall {
 export function fakeOffboardingWorkflow() {
   const calls: StartCall[] = [];
   let failing = 0;
-  const workflow: Pick<OnboardingWorkflow, 'startOrResume'> & { calls: StartCall[]; failNext(): void } = {
+  const workflow: Pick<Workflow, 'startOrResume'> & { calls: StartCall[]; failNext(): void } = {
     calls,
     failNext: () => void failing++,
     async startOrResume(runId, input, options) {

@@ -6,7 +6,8 @@ import { archiveTaskTool } from '../../../lib/offboarding/steps/archive-task-too
 import { markCrmLeadFormer } from '../../../lib/offboarding/steps/mark-crm-lead-former.ts';
 import { postClosingNotice } from '../../../lib/offboarding/steps/post-closing-notice.ts';
 import { sendClosingEmails } from '../../../lib/offboarding/steps/send-closing-emails.ts';
-import { provisionStorageTree, STORAGE_FOLDERS } from '../../../lib/onboarding/steps/provision-storage-tree.ts';
+import { provisionStorageTree } from '../../../lib/onboarding/steps/provision-storage-tree.ts';
+import { STORAGE_FOLDERS } from '../../../lib/provisioning/storage-tree.ts';
 import { PROJECT_TEMPLATE, provisionTaskTool } from '../../../lib/onboarding/steps/provision-task-tool.ts';
 import type { StepInput } from '../../../lib/provisioning/integration-step.ts';
 import { fakeMemberships } from '../../support/account-fakes.ts';

@@ -1,11 +1,11 @@
 // The onboarding stores against dynalite.
 import { describe, expect, it } from 'vitest';
-import type { OnboardingResult } from '../../../lib/onboarding/outcomes.ts';
-import { dynamodbRuns } from '../../../lib/onboarding/runs.ts';
+import type { RunResult } from '../../../lib/provisioning/outcomes.ts';
+import { dynamodbRuns } from '../../../lib/provisioning/runs.ts';
 import { useDynamo } from '../../support/dynamo.ts';
 
 const d = useDynamo();
-const result = (success: boolean) => ({ success, accountId: 'a', portalSlug: 's', integrations: {}, details: {} }) as unknown as OnboardingResult;
+const result = (success: boolean) => ({ success, accountId: 'a', portalSlug: 's', integrations: {}, details: {} }) as unknown as RunResult;
 
 describe('the run store', () => {
   it('begins once, keeps step reports per integration and part, and never lets an older attempt win', async () => {

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { StepReport } from '../../../lib/onboarding/outcomes.ts';
+import type { StepReport } from '../../../lib/provisioning/outcomes.ts';
 import { recordOutcome } from '../../../lib/onboarding/steps/record-outcome.ts';
 import { fakeAccounts, fakeFollowUps, fakeRuns } from '../../support/fakes.ts';
 

@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { normaliseIntake } from '../../../lib/onboarding/intake.ts';
-import type { OnboardingResult } from '../../../lib/onboarding/outcomes.ts';
+import type { RunResult } from '../../../lib/provisioning/outcomes.ts';
 import { ANSWER_MARGIN_MS, awaitRun, beginOnboarding, onboard, readRun } from '../../../lib/onboarding/start-onboarding.ts';
-import type { ExecutionStatus, OnboardingWorkflow } from '../../../lib/onboarding/workflow.ts';
+import type { ExecutionStatus, Workflow } from '../../../lib/workflows/workflow.ts';
 import { fakeAccounts, fakeIntegrations, fakeRuns } from '../../support/fakes.ts';
 
 /** A workflow that "runs" by calling back, so each test decides what a run does. */
@@ -10,7 +10,7 @@ function fakeWorkflow(onStart: (runId: string, input: Record<string, unknown>) =
   const started: string[] = [];
   const seenBefore: (boolean | undefined)[] = [];
   let status: ExecutionStatus = 'RUNNING';
-  const workflow: OnboardingWorkflow & { started: string[]; seenBefore: (boolean | undefined)[]; setStatus(s: ExecutionStatus): void } = {
+  const workflow: Workflow & { started: string[]; seenBefore: (boolean | undefined)[]; setStatus(s: ExecutionStatus): void } = {
     started,
     seenBefore,
     setStatus: (s) => (status = s),
@@ -25,7 +25,7 @@ function fakeWorkflow(onStart: (runId: string, input: Record<string, unknown>) =
   return workflow;
 }
 
-const result = (accountId: string, success = true): OnboardingResult => ({
+const result = (accountId: string, success = true): RunResult => ({
   success,
   accountId,
   portalSlug: 'acme',

@@ -1,7 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ENHANCED_WORKFLOW } from '../../../lib/onboarding/outcomes.ts';
 import { postChatNotices } from '../../../lib/onboarding/steps/post-chat-notices.ts';
-import { provisionStorageTree, STORAGE_FOLDERS } from '../../../lib/onboarding/steps/provision-storage-tree.ts';
+import { provisionStorageTree } from '../../../lib/onboarding/steps/provision-storage-tree.ts';
+import { STORAGE_FOLDERS } from '../../../lib/provisioning/storage-tree.ts';
 import { PROJECT_TEMPLATE, provisionTaskTool } from '../../../lib/onboarding/steps/provision-task-tool.ts';
 import { sendOnboardingEmails } from '../../../lib/onboarding/steps/send-onboarding-emails.ts';
 import { addressIsAtDomain, syncCrmLead } from '../../../lib/onboarding/steps/sync-crm-lead.ts';

@@ -2,7 +2,7 @@
 // each keeps what it was asked to do, so tests assert on state left behind.
 import type { Member } from '../../../lib/accounts/accounts.ts';
 import { hashSecret, newWebhookSecret } from '../../../lib/accounts/integrations.ts';
-import type { OnboardingWorkflow } from '../../../lib/onboarding/workflow.ts';
+import type { Workflow } from '../../../lib/workflows/workflow.ts';
 import type { MemberRecords } from '../../support/fakes.ts';
 import type { BookingJob, BookingQueue } from '../../../lib/webhooks/booking-queue.ts';
 import type { MembershipMembers } from '../../../lib/webhooks/membership-members.ts';
@@ -85,7 +85,7 @@ export function fakeMembershipMembers(members: MemberRecords): MembershipMembers
   };
 }
 
-export function fakeWorkflow(): OnboardingWorkflow & { started: Map<string, Record<string, unknown>>; failNext: boolean } {
+export function fakeWorkflow(): Workflow & { started: Map<string, Record<string, unknown>>; failNext: boolean } {
   const started = new Map<string, Record<string, unknown>>();
   const workflow = {
     started,

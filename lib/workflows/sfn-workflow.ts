@@ -1,6 +1,5 @@
-// The onboarding state machine as the endpoints see it. The execution name is
-// the run id, derived from the account and the submission, so submitting the
-// same thing twice joins (or resumes) one run instead of starting a second.
+// A workflow (./workflow.ts) as executions of a Step Functions state machine:
+// the execution name is the run id.
 import {
   DescribeExecutionCommand,
   ExecutionAlreadyExists,
@@ -9,28 +8,9 @@ import {
   StartExecutionCommand,
   type SFNClient,
 } from '@aws-sdk/client-sfn';
+import type { ExecutionStatus, Workflow } from './workflow.ts';
 
-/** Step Functions' execution statuses, and MISSING: there is no such execution (its start failed, or never came). */
-export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED' | 'PENDING_REDRIVE' | 'MISSING';
-
-export interface RunHandle {
-  executionArn: string;
-  /** The attempt whose result to wait for: the execution's redrive count. */
-  attempt: number;
-}
-
-export interface OnboardingWorkflow {
-  /**
-   * Starts the run. If it already exists: a running one is joined, a finished
-   * one is left as it is, and one that failed is redriven. `seenBefore`: the
-   * run was submitted before, so a running execution may be a redrive, whose
-   * attempt is then read (StartExecution joins it without saying so).
-   */
-  startOrResume(runId: string, input: Record<string, unknown>, options?: { seenBefore?: boolean }): Promise<RunHandle>;
-  status(executionArn: string): Promise<ExecutionStatus>;
-}
-
-export function sfnWorkflow(sfn: SFNClient, stateMachineArn: string): OnboardingWorkflow {
+export function sfnWorkflow(sfn: SFNClient, stateMachineArn: string): Workflow {
   const executionArnOf = (runId: string) => `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${runId}`;
   return {
     async startOrResume(runId, input, options = {}) {

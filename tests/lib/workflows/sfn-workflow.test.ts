@@ -1,7 +1,7 @@
-// The onboarding workflow's start-or-resume, against the local Step Functions endpoint.
+// A workflow's start-or-resume on Step Functions, against the local Step Functions endpoint.
 import { DescribeExecutionCommand, RedriveExecutionCommand } from '@aws-sdk/client-sfn';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sfnWorkflow } from '../../../lib/onboarding/workflow.ts';
+import { sfnWorkflow } from '../../../lib/workflows/sfn-workflow.ts';
 import { localMachine, serveLocalStepFunctions, stopLocalStepFunctions } from '../../support/local-sfn.ts';
 
 const machine = localMachine('svc-local-onboarding', { StartAt: 'Work', States: { Work: { Type: 'Task', Resource: 'fn-work', End: true } } });

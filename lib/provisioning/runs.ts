@@ -1,6 +1,6 @@
 import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { applied, type DynamoDBDocumentClient, type Tables } from '../store/dynamodb.ts';
-import type { OnboardingResult, StepProgress, StepReport } from './outcomes.ts';
+import type { RunResult, StepProgress, StepReport } from './outcomes.ts';
 
 export interface RunRecord {
   run_id: string;
@@ -10,7 +10,7 @@ export interface RunRecord {
   workflow?: string;
   /** The execution attempt (its redrive count) that wrote the result. */
   attempt: number;
-  result?: OnboardingResult;
+  result?: RunResult;
   started_at: string;
   finished_at?: string;
   /** Each step's latest report, in short (what the run view shows while it runs), by `<integration>[#<part>]`. */
@@ -24,7 +24,7 @@ export interface RunStore {
   /** The runs of these ids that exist, in no particular order. */
   getMany(runIds: string[]): Promise<RunRecord[]>;
   /** Stores a result unless a later attempt already stored one. */
-  saveResult(runId: string, accountId: string, attempt: number, result: OnboardingResult): Promise<void>;
+  saveResult(runId: string, accountId: string, attempt: number, result: RunResult): Promise<void>;
   recordStep(runId: string, report: StepReport): Promise<void>;
   steps(runId: string): Promise<StepReport[]>;
 }

@@ -6,7 +6,7 @@ import { accountOpeningLimit, rateLimitSettings } from '../../lib/config.ts';
 import { RateLimited } from '../../lib/errors.ts';
 import { enforceRateLimits } from '../../lib/rate-limit/rate-limiter.ts';
 import { shellSettings, START_SETTINGS } from '../../local/serverless-config.ts';
-import { MemoryRateLimiter } from '../lib/auth/fakes.ts';
+import { MemoryRateLimiter } from '../support/auth-fakes.ts';
 
 /** The refusal the second of two hits gets, past a limit of one. */
 async function refusal(limit: ReturnType<typeof rateLimitSettings>['signup']): Promise<RateLimited> {

@@ -4,9 +4,11 @@ import type { Account, AccountDetails, AccountStore, Member, NewMember, SlugRegi
 import type { IntegrationStore } from '../../lib/accounts/integrations.ts';
 import { ERASED_FIELDS, OPEN, type LifecycleStore } from '../../lib/accounts/lifecycle.ts';
 import { DELIVERY_CLAIMS } from '../../lib/deliveries/deliveries.ts';
+import { VendorError } from '../../lib/errors.ts';
 import type { Chat, ChatMessage } from '../../lib/integrations/chat.ts';
 import type { Crm, LeadDetails } from '../../lib/integrations/crm.ts';
 import type { Mailer, OutgoingEmail } from '../../lib/integrations/mailer.ts';
+import type { Logger, LogFields } from '../../lib/log.ts';
 import { emfMetrics, type Metrics } from '../../lib/metrics.ts';
 import type { Storage } from '../../lib/integrations/storage.ts';
 import type { NewTask, TaskPatch, TaskRef, TaskTool } from '../../lib/integrations/task-tool.ts';
@@ -401,12 +403,15 @@ export function fakeStorage(): Storage & { folders: Set<string>; links: Map<stri
   };
 }
 
-export function fakeMailer(): Mailer & { sent: OutgoingEmail[] } {
+/** Sends each idempotency key once; while `failing`, every send fails as the vendor's would after its retries. */
+export function fakeMailer(): Mailer & { sent: OutgoingEmail[]; failing: boolean } {
   const sent: OutgoingEmail[] = [];
   const byKey = new Map<string, string>();
-  return {
+  const mailer = {
     sent,
-    async send(email) {
+    failing: false,
+    async send(email: OutgoingEmail) {
+      if (mailer.failing) throw new VendorError('resend', 'resend: send answered 500 (gave up after 3 attempts)', { transient: true, operation: 'send' });
       if (!byKey.has(email.idempotencyKey)) {
         byKey.set(email.idempotencyKey, `m${sent.length + 1}`);
         sent.push(email);
@@ -414,6 +419,7 @@ export function fakeMailer(): Mailer & { sent: OutgoingEmail[] } {
       return { id: byKey.get(email.idempotencyKey)! };
     },
   };
+  return mailer;
 }
 
 export function fakeChat(): Chat & { posted: ChatMessage[] } {
@@ -457,4 +463,18 @@ export function fakeCrm(): Crm & { leads: Map<string, LeadDetails & { contacts: 
       return { contacts: lead.contacts.length };
     },
   };
+}
+
+/** A logger that keeps its entries, to check what was (and was not) logged. */
+export function recordingLogger(): Logger & { entries: { level: string; message: string; fields?: LogFields }[] } {
+  const entries: { level: string; message: string; fields?: LogFields }[] = [];
+  const logger = {
+    entries,
+    debug: (message: string, fields?: LogFields) => void entries.push({ level: 'debug', message, fields }),
+    info: (message: string, fields?: LogFields) => void entries.push({ level: 'info', message, fields }),
+    warn: (message: string, fields?: LogFields) => void entries.push({ level: 'warn', message, fields }),
+    error: (message: string, fields?: LogFields) => void entries.push({ level: 'error', message, fields }),
+    with: () => logger,
+  };
+  return logger;
 }

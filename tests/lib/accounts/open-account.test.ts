@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { firstAccountIdOf, openAccountFor, openFirstAccountFor } from '../../../lib/accounts/open-account.ts';
 import { fakeMemberships, user } from '../../support/account-fakes.ts';
-import { MemoryRateLimiter } from '../auth/fakes.ts';
+import { MemoryRateLimiter } from '../../support/auth-fakes.ts';
 import { fakeAccounts } from '../../support/fakes.ts';
 
 function setup() {

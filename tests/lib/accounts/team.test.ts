@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { acceptInvitation, changeRole, invite, issue, listInvitations, listMembers, removeMember, revokeInvitation, sendDueInvitations } from '../../../lib/accounts/team.ts';
 import { Gone } from '../../../lib/errors.ts';
-import { recordingLogger, MemoryRateLimiter } from '../auth/fakes.ts';
+import { recordingLogger } from '../../support/fakes.ts';
+import { MemoryRateLimiter } from '../../support/auth-fakes.ts';
 import { fakeTeam, user } from '../../support/account-fakes.ts';
 
 const ACCOUNT = 'acct-1';

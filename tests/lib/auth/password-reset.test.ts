@@ -3,14 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { PASSWORD_RESET_REQUESTED, requestPasswordReset } from '../../../lib/auth/request-password-reset.ts';
 import { resetPassword } from '../../../lib/auth/reset-password.ts';
 import { InvalidInput, RateLimited, VendorError } from '../../../lib/errors.ts';
-import { FakeIdentity, FakeMailer, fakeJwt, MemoryRateLimiter, recordingLogger, settings, withLimits } from './fakes.ts';
+import { FakeIdentity, fakeJwt, MemoryRateLimiter, settings, withLimits } from '../../support/auth-fakes.ts';
+import { fakeMailer, recordingLogger } from '../../support/fakes.ts';
 
 const ip = '192.0.2.44';
 
 function setup(limits = settings) {
   const identity = new FakeIdentity();
   const ada = identity.addUser('ada@example.com', 'Secret123');
-  return { identity, mailer: new FakeMailer(), limiter: new MemoryRateLimiter(), settings: limits, log: recordingLogger(), ada };
+  return { identity, mailer: fakeMailer(), limiter: new MemoryRateLimiter(), settings: limits, log: recordingLogger(), ada };
 }
 
 describe('asking for a password reset', () => {

@@ -16,7 +16,8 @@ import { supabaseIdentity } from '../../../lib/identity/supabase-identity.ts';
 import { supabaseVendor } from '../../../local/emulators/supabase.ts';
 import { fakeMemberships } from '../../support/account-fakes.ts';
 import { quickPolicy, useEmulators } from '../../support/emulators.ts';
-import { FakeMailer, MemoryAccounts, MemoryRateLimiter, MemoryTokens, recordingLogger, settings } from './fakes.ts';
+import { fakeAccounts, fakeMailer, fakeSlugs, recordingLogger } from '../../support/fakes.ts';
+import { MemoryRateLimiter, MemoryTokens, settings } from '../../support/auth-fakes.ts';
 
 const emu = useEmulators(supabaseVendor);
 const withKey = (): IdentityProvider =>
@@ -27,7 +28,7 @@ const FIRST = 'Secret123';
 const SECOND = 'Another456';
 
 function service(identity: IdentityProvider) {
-  const deps = { identity, tokens: new MemoryTokens(), mailer: new FakeMailer(), limiter: new MemoryRateLimiter(), settings, log: recordingLogger() };
+  const deps = { identity, tokens: new MemoryTokens(), mailer: fakeMailer(), limiter: new MemoryRateLimiter(), settings, log: recordingLogger() };
   const signUpAs = (email: string, password: string) => signUp(deps, { email, password, metadata: { companyName: 'Acme' }, clientIp: '203.0.113.9' });
   return { deps, signUpAs };
 }
@@ -65,8 +66,7 @@ describe('a repeated signup without the service-role key', () => {
     expect(past.code).toBe('email_already_registered');
 
     // The first verification link still works, and the first password is the one that logs in.
-    const accounts = new MemoryAccounts();
-    const verified = await verifyEmail({ identity: withKey(), tokens: deps.tokens, accounts, slugs: accounts, memberships: fakeMemberships(), settings }, tokenIn(deps.mailer.sent[0]!.text));
+    const verified = await verifyEmail({ identity: withKey(), tokens: deps.tokens, accounts: fakeAccounts().store, slugs: fakeSlugs(), memberships: fakeMemberships(), settings }, tokenIn(deps.mailer.sent[0]!.text));
     expect(verified).toMatchObject({ success: true, email });
     expect(await withKey().signIn(email, FIRST)).toMatchObject({ outcome: 'signed-in', user: { id: user!.id } });
     expect(await withKey().signIn(email, SECOND)).toEqual({ outcome: 'invalid-credentials' });
@@ -96,8 +96,7 @@ describe('a repeated signup without the service-role key', () => {
 
 describe('a repeated signup with the service-role key', () => {
   const verifyDeps = (tokens: MemoryTokens) => {
-    const accounts = new MemoryAccounts();
-    return { identity: withKey(), tokens, accounts, slugs: accounts, memberships: fakeMemberships(), settings };
+    return { identity: withKey(), tokens, accounts: fakeAccounts().store, slugs: fakeSlugs(), memberships: fakeMemberships(), settings };
   };
   /** The recovery link of the finish-signup e-mail, opened as a browser would: the token of its session. */
   const recoveryTokenIn = async (text: string) => {

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { logIn } from '../../../lib/auth/log-in.ts';
 import { logOut } from '../../../lib/auth/log-out.ts';
 import { Forbidden, RateLimited, Unauthenticated } from '../../../lib/errors.ts';
-import { FakeIdentity, FakeMailer, MemoryRateLimiter, recordingLogger, settings, withLimits } from './fakes.ts';
+import { FakeIdentity, MemoryRateLimiter, settings, withLimits } from '../../support/auth-fakes.ts';
+import { fakeMailer, recordingLogger } from '../../support/fakes.ts';
 
 const ip = '198.51.100.9';
 
@@ -11,7 +12,7 @@ function setup(limits = settings) {
   const identity = new FakeIdentity();
   identity.addUser('ada@example.com', 'Secret123', true, { companyName: 'Acme' });
   identity.addUser('pending@example.com', 'Secret123', false);
-  return { identity, limiter: new MemoryRateLimiter(), settings: limits, mailer: new FakeMailer(), log: recordingLogger() };
+  return { identity, limiter: new MemoryRateLimiter(), settings: limits, mailer: fakeMailer(), log: recordingLogger() };
 }
 
 describe('logging in', () => {

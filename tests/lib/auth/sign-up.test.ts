@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { signUp, type SignUpDeps } from '../../../lib/auth/sign-up.ts';
 import { hashToken } from '../../../lib/auth/verification-tokens.ts';
 import { Conflict, InvalidInput, RateLimited, VendorError } from '../../../lib/errors.ts';
-import { FakeIdentity, FakeMailer, MemoryRateLimiter, MemoryTokens, recordingLogger, settings, withLimits } from './fakes.ts';
+import { FakeIdentity, MemoryRateLimiter, MemoryTokens, settings, withLimits } from '../../support/auth-fakes.ts';
+import { fakeMailer, recordingLogger } from '../../support/fakes.ts';
 
 const NOW = new Date('2026-05-01T10:00:00Z');
 
@@ -11,7 +12,7 @@ function setup(overrides: Pick<SignUpDeps, 'settings'> = { settings }) {
   return {
     identity: new FakeIdentity(),
     tokens: new MemoryTokens(),
-    mailer: new FakeMailer(),
+    mailer: fakeMailer(),
     limiter: new MemoryRateLimiter(),
     log: recordingLogger(),
     now: () => NOW,

@@ -6,7 +6,8 @@ import { verifyEmail, type VerifyEmailDeps } from '../../../lib/auth/verify-emai
 import { VendorError } from '../../../lib/errors.ts';
 import { firstAccountIdOf } from '../../../lib/accounts/open-account.ts';
 import { fakeMemberships } from '../../support/account-fakes.ts';
-import { FakeIdentity, MemoryAccounts, MemoryTokens, settings } from './fakes.ts';
+import { FakeIdentity, MemoryTokens, settings } from '../../support/auth-fakes.ts';
+import { fakeAccounts, fakeSlugs } from '../../support/fakes.ts';
 
 const NOW = new Date('2026-05-01T10:00:00Z');
 const nowSeconds = Math.floor(NOW.getTime() / 1000);
@@ -14,20 +15,21 @@ const nowSeconds = Math.floor(NOW.getTime() / 1000);
 function setup() {
   const identity = new FakeIdentity();
   const tokens = new MemoryTokens();
-  const stores = new MemoryAccounts();
+  const stores = fakeAccounts();
+  const slugs = fakeSlugs();
   const memberships = fakeMemberships();
   let ids = 0;
   const deps: VerifyEmailDeps & { identity: FakeIdentity; tokens: MemoryTokens } = {
     identity,
     tokens,
-    accounts: stores,
+    accounts: stores.store,
     memberships,
-    slugs: stores,
+    slugs,
     settings,
     now: () => NOW,
     newId: () => `acct-${++ids}`,
   };
-  return { deps, stores, memberships };
+  return { deps, stores, slugs, memberships };
 }
 
 async function pendingSignup(deps: ReturnType<typeof setup>['deps'], email: string, companyName?: string, expiresAt = nowSeconds + 3600) {
@@ -39,7 +41,7 @@ async function pendingSignup(deps: ReturnType<typeof setup>['deps'], email: stri
 
 describe('verifying an e-mail address', () => {
   it('confirms the user, creates the account with a slug from the company, and sends the user to it', async () => {
-    const { deps, stores, memberships } = setup();
+    const { deps, stores, slugs, memberships } = setup();
     const { token, user } = await pendingSignup(deps, 'ada@example.com', 'Café Ünïcorn & Co.');
     const accountId = firstAccountIdOf(user.id);
     expect(await verifyEmail(deps, token)).toEqual({
@@ -57,7 +59,7 @@ describe('verifying an e-mail address', () => {
       status: 'provisioning',
       portal_slug: 'cafe-unicorn-and-co',
     });
-    expect(stores.slugOwners.get('cafe-unicorn-and-co')).toBe(accountId);
+    expect(slugs.owners.get('cafe-unicorn-and-co')).toBe(accountId);
   });
 
   it('gives two companies of the same name different slugs, by the onboarding rules', async () => {
@@ -84,8 +86,8 @@ describe('verifying an e-mail address', () => {
 
   it("sends a user who is a member of an account to that account's slug", async () => {
     const { deps, stores, memberships } = setup();
-    await stores.saveAccountDetails('existing', { company_name: 'Globex' });
-    await stores.setPortalSlugOnce('existing', 'globex');
+    await stores.store.saveAccountDetails('existing', { company_name: 'Globex' });
+    await stores.store.setPortalSlugOnce('existing', 'globex');
     const { token, user } = await pendingSignup(deps, 'hank@example.com', 'Something Else');
     await memberships.join({ accountId: 'existing', userId: user.id, email: 'hank@example.com', role: 'member', via: 'invitation' });
     expect((await verifyEmail(deps, token)).redirectTo).toBe('https://portal.test/globex');
@@ -95,9 +97,9 @@ describe('verifying an e-mail address', () => {
   it("never sends anyone to an account because someone else wrote their address into it", async () => {
     const { deps, stores, memberships } = setup();
     // Mallory's membership sync left a member record for the stranger's address in her account.
-    await stores.saveAccountDetails('mallory', { company_name: 'Mallory Ltd' });
-    await stores.setPortalSlugOnce('mallory', 'mallory-ltd');
-    await stores.claimMember({ email: 'ceo@bigcorp.example', account_id: 'mallory', role: 'member' });
+    await stores.store.saveAccountDetails('mallory', { company_name: 'Mallory Ltd' });
+    await stores.store.setPortalSlugOnce('mallory', 'mallory-ltd');
+    await stores.store.claimMember({ email: 'ceo@bigcorp.example', account_id: 'mallory', role: 'member' });
     const { token, user } = await pendingSignup(deps, 'ceo@bigcorp.example', 'BigCorp');
     const verified = await verifyEmail(deps, token);
     expect(verified.redirectTo).toBe('https://portal.test/bigcorp');

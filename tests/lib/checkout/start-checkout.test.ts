@@ -12,7 +12,7 @@ import { ANONYMOUS, type Grant } from '../../../lib/access/caller.ts';
 import type { PaidPlan } from '../../../lib/payments/plans.ts';
 import { fakeMemberships, user as newUser } from '../../support/account-fakes.ts';
 import { fakeAccounts } from '../../support/fakes.ts';
-import { MemoryRateLimiter } from '../auth/fakes.ts';
+import { MemoryRateLimiter } from '../../support/auth-fakes.ts';
 import { fakeBilling, fakePayments } from '../payments/fakes.ts';
 
 const DASHBOARD = 'https://app.test';

@@ -3,7 +3,7 @@ import { onboardingLimitSettings } from '../../../lib/config.ts';
 import { RateLimited } from '../../../lib/errors.ts';
 import type { Caller } from '../../../lib/access/caller.ts';
 import { limitAccount, limitSubmitter } from '../../../lib/onboarding/submission-limits.ts';
-import { MemoryRateLimiter } from '../auth/fakes.ts';
+import { MemoryRateLimiter } from '../../support/auth-fakes.ts';
 
 const user = (id: string): Caller => ({ kind: 'user', user: { id, email: `${id}@example.com`, emailConfirmed: true, appMetadata: {}, userMetadata: {} } });
 const SERVICE: Caller = { kind: 'service' };

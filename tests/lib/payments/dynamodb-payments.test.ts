@@ -14,8 +14,7 @@ import { dynamodbBilling } from '../../../lib/payments/dynamodb-billing.ts';
 import { stripeEvents } from '../../../lib/payments/stripe-events.ts';
 import { dynamodbFollowUps } from '../../../lib/provisioning/follow-ups.ts';
 import { useDynamo } from '../../support/dynamo.ts';
-import { capturedMetrics } from '../../support/fakes.ts';
-import { recordingLogger } from '../auth/fakes.ts';
+import { capturedMetrics, recordingLogger } from '../../support/fakes.ts';
 
 const d = useDynamo();
 const stores = () => {

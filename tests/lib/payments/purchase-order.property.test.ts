@@ -10,8 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { toPaymentEvent } from '../../../lib/payments/stripe-events.ts';
 import { DeliveryInProgress } from '../../../lib/deliveries/deliveries.ts';
 import { fakeInvitations, fakeMemberships } from '../../support/account-fakes.ts';
-import { fakeAccounts, fakeDeliveries, fakeFollowUps, fakeMailer } from '../../support/fakes.ts';
-import { recordingLogger } from '../auth/fakes.ts';
+import { fakeAccounts, fakeDeliveries, fakeFollowUps, fakeMailer, recordingLogger } from '../../support/fakes.ts';
 import { fakeBilling, fakePayments, signed, receiveAndApply } from './fakes.ts';
 
 const PRICES = { starter: 'price_starter', pro: 'price_pro', enterprise: 'price_enterprise' };

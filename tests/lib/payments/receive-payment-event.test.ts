@@ -7,8 +7,7 @@ import { paymentJobName, type PaymentJob } from '../../../lib/payments/payment-q
 import type { BillingEvent } from '../../../lib/payments/payments.ts';
 import { receivePaymentEvent } from '../../../lib/payments/receive-payment-event.ts';
 import { fakeInvitations, fakeMemberships } from '../../support/account-fakes.ts';
-import { fakeAccounts, fakeDeliveries, fakeFollowUps, fakeMailer } from '../../support/fakes.ts';
-import { recordingLogger } from '../auth/fakes.ts';
+import { fakeAccounts, fakeDeliveries, fakeFollowUps, fakeMailer, recordingLogger } from '../../support/fakes.ts';
 import { fakeBilling, fakePayments, signed, receiveAndApply } from './fakes.ts';
 
 const LEASE_MS = DELIVERY_CLAIMS.leaseMs;

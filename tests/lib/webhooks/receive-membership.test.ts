@@ -9,8 +9,7 @@ import { beginOnboarding } from '../../../lib/onboarding/start-onboarding.ts';
 import { receiveMembershipDelivery, type MembershipDeps } from '../../../lib/webhooks/receive-membership.ts';
 import { webhookRoutes } from '../../../lib/webhooks/routes.ts';
 import { fakeInvitations, fakeMemberships } from '../../support/account-fakes.ts';
-import { fakeAccounts, fakeDeliveries, fakeIntegrations, fakeLedger, fakeMailer, fakeRuns } from '../../support/fakes.ts';
-import { recordingLogger } from '../auth/fakes.ts';
+import { fakeAccounts, fakeDeliveries, fakeIntegrations, fakeLedger, fakeMailer, fakeRuns, recordingLogger } from '../../support/fakes.ts';
 import { fakeMembershipMembers, fakeWebhookIntegrations, fakeWorkflow } from './fakes.ts';
 
 /** The route's own reader: the body checked against its schema (lib/webhooks/webhook-bodies.ts), as the endpoint does. */

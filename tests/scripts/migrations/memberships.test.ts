@@ -8,8 +8,7 @@ import { dynamodbInvitations } from '../../../lib/accounts/dynamodb-invitations.
 import { dynamodbMemberships } from '../../../lib/accounts/dynamodb-memberships.ts';
 import { migrateMemberships, type Checkpoint, type LegacyMemberRecord, type RecordPages } from '../../../scripts/migrations/memberships.ts';
 import { useDynamo } from '../../support/dynamo.ts';
-import { fakeMailer } from '../../support/fakes.ts';
-import { recordingLogger } from '../../lib/auth/fakes.ts';
+import { fakeMailer, recordingLogger } from '../../support/fakes.ts';
 
 const d = useDynamo();
 const at = '2026-01-01T00:00:00.000Z';

@@ -1,17 +1,13 @@
-// In-memory fakes of the ports the auth use cases take, for tests of the use
-// cases alone. Each keeps what it was asked, so tests can check the state left
-// behind; none reaches outside the process.
-import type { Account, AccountStore, Member, SlugRegistry } from '../../../lib/accounts/accounts.ts';
-import type { AuthSettings } from '../../../lib/auth/auth.ts';
-import type { ConsumedVerification, VerificationRecord, VerificationTokenStore } from '../../../lib/auth/verification-tokens.ts';
-import { ConfigError } from '../../../lib/config.ts';
-import { RateLimited, VendorError } from '../../../lib/errors.ts';
-import type { IdentityProvider, IdentityUser, PasswordChange, RecoverySession, Registration } from '../../../lib/identity/identity.ts';
-import { openedByRecovery, readAccessTokenClaims } from '../../../lib/identity/jwt-claims.ts';
-import type { Mailer, OutgoingEmail } from '../../../lib/integrations/mailer.ts';
-import type { Logger, LogFields } from '../../../lib/log.ts';
-import { MemberRecords } from '../../support/fakes.ts';
-import type { RateLimiter } from '../../../lib/rate-limit/rate-limiter.ts';
+// In-memory fakes of the ports only the auth use cases take (the identity
+// provider, verification tokens, the rate limiter) and their settings; the
+// mailer, accounts and slugs are ./fakes.ts's. Each keeps what it was asked.
+import type { AuthSettings } from '../../lib/auth/auth.ts';
+import type { ConsumedVerification, VerificationRecord, VerificationTokenStore } from '../../lib/auth/verification-tokens.ts';
+import { ConfigError } from '../../lib/config.ts';
+import { RateLimited, VendorError } from '../../lib/errors.ts';
+import type { IdentityProvider, IdentityUser, PasswordChange, RecoverySession, Registration } from '../../lib/identity/identity.ts';
+import { openedByRecovery, readAccessTokenClaims } from '../../lib/identity/jwt-claims.ts';
+import type { RateLimiter } from '../../lib/rate-limit/rate-limiter.ts';
 
 export const settings: AuthSettings = {
   portalUrl: 'https://portal.test',
@@ -212,16 +208,6 @@ export class FakeIdentity implements IdentityProvider {
   }
 }
 
-export class FakeMailer implements Mailer {
-  sent: OutgoingEmail[] = [];
-  failing = false;
-  async send(email: OutgoingEmail) {
-    if (this.failing) throw new VendorError('resend', 'resend: send answered 500 (gave up after 3 attempts)', { transient: true, operation: 'send' });
-    this.sent.push(email);
-    return { id: crypto.randomUUID() };
-  }
-}
-
 /** Counts hits per rule and subject; windows never end (tests that need a clock use the DynamoDB adapter). */
 export class MemoryRateLimiter implements RateLimiter {
   counts = new Map<string, number>();
@@ -264,74 +250,4 @@ export class MemoryTokens implements VerificationTokenStore {
     const before = this.voidBefore.get(userId);
     return before !== undefined && createdAt <= before;
   }
-}
-
-/** Accounts, members and slugs in memory, with the DynamoDB adapters' rules. */
-export class MemoryAccounts implements AccountStore, SlugRegistry {
-  accounts = new Map<string, Account>();
-  members = new MemberRecords();
-  slugOwners = new Map<string, string>();
-  private at = () => new Date().toISOString();
-
-  async getAccount(id: string) {
-    return this.accounts.get(id);
-  }
-  async getMember(accountId: string, email: string) {
-    return this.members.of(accountId, email);
-  }
-  async claimMember(m: { email: string; account_id: string; role: Member['role']; name?: string; user_id?: string }) {
-    const existing = this.members.of(m.account_id, m.email);
-    if (existing) return { member: existing, created: false };
-    return { member: this.members.put({ ...m, status: 'provisioning', created_at: this.at(), updated_at: this.at() }), created: true };
-  }
-  async saveAccountDetails(id: string, details: Partial<Account>) {
-    const current = this.accounts.get(id) ?? { id, status: 'provisioning' as const, created_at: this.at(), updated_at: this.at() };
-    const defined = Object.fromEntries(Object.entries(details).filter(([, v]) => v !== undefined));
-    const next = { ...current, ...defined, updated_at: this.at() } as Account;
-    this.accounts.set(id, next);
-    return next;
-  }
-  async setPortalSlugOnce(accountId: string, slug: string) {
-    const account = this.accounts.get(accountId);
-    if (!account) throw new Error(`Account ${accountId} does not exist`);
-    account.portal_slug ??= slug;
-    account.dashboard_slug ??= slug;
-    return account.portal_slug;
-  }
-  async setAccountStatus(accountId: string, status: Account['status']) {
-    this.accounts.get(accountId)!.status = status;
-  }
-  async setMemberStatusForAccount(accountId: string, status: Member['status']) {
-    for (const m of this.members.ofAccount(accountId)) m.status = status;
-  }
-  async setMemberStorage(accountId: string, email: string, storage: { link: string; path: string; createdAt: string }) {
-    const m = this.members.of(accountId, email)!;
-    Object.assign(m, { storage_link: storage.link, storage_path: storage.path, storage_created_at: m.storage_created_at ?? storage.createdAt });
-  }
-  async membersOf(accountId: string) {
-    return this.members.ofAccount(accountId);
-  }
-  async reserve(slug: string, accountId: string) {
-    const owner = this.slugOwners.get(slug);
-    if (owner && owner !== accountId) return false;
-    this.slugOwners.set(slug, accountId);
-    return true;
-  }
-  async release(slug: string, accountId: string) {
-    if (this.slugOwners.get(slug) === accountId) this.slugOwners.delete(slug);
-  }
-}
-
-/** A logger that keeps its entries, to check what was (and was not) logged. */
-export function recordingLogger(): Logger & { entries: { level: string; message: string; fields?: LogFields }[] } {
-  const entries: { level: string; message: string; fields?: LogFields }[] = [];
-  const logger = {
-    entries,
-    debug: (message: string, fields?: LogFields) => void entries.push({ level: 'debug', message, fields }),
-    info: (message: string, fields?: LogFields) => void entries.push({ level: 'info', message, fields }),
-    warn: (message: string, fields?: LogFields) => void entries.push({ level: 'warn', message, fields }),
-    error: (message: string, fields?: LogFields) => void entries.push({ level: 'error', message, fields }),
-    with: () => logger,
-  };
-  return logger;
 }

@@ -65,7 +65,7 @@ export function createDocumentClient(client: DynamoDBClient = createDynamoDBClie
  * Created once per Lambda instance and reused by warm invocations. Marked pure:
  * a bundle that imports this module but never uses the client (a lib/wiring module
  * imported for something else) drops it, instead of constructing it, and
- * initialising the SDK behind it, at every cold start (about 25 ms).
+ * initialising the SDK behind it, at every cold start.
  */
 export const dynamodb = /* @__PURE__ */ createDynamoDBClient();
 export const db = /* @__PURE__ */ createDocumentClient(dynamodb);

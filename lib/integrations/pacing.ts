@@ -101,6 +101,17 @@ export interface StepPacing {
 interface Context {
   bookings: Map<string, Booking>;
   calls: Readonly<Record<string, number>>;
+  /** Per schedule, the step's pacing work in order: calls a step makes at once take their slots one after another. */
+  turns: Map<string, Promise<unknown>>;
+  /** Schedules this step booked again after a vendor's "later": its other refused calls wait with that booking. */
+  heldFor: Map<string, MustWait>;
+}
+
+/** Runs `work` after the step's earlier pacing work on the same schedule has settled. */
+function inTurn<T>(ctx: Context, key: string, work: () => Promise<T>): Promise<T> {
+  const mine = (ctx.turns.get(key) ?? Promise.resolve()).then(work);
+  ctx.turns.set(key, mine.catch(() => undefined));
+  return mine;
 }
 
 /**
@@ -159,7 +170,7 @@ export function pacing(deps: PacingDeps): Pacing {
         const early = nextGo(carried) - at;
         bookings.set(carried.key, early > inlineMs ? { ...carried, first: carried.first - early } : { ...carried });
       }
-      return storage.run({ bookings, calls: step.calls ?? {} }, work);
+      return storage.run({ bookings, calls: step.calls ?? {}, turns: new Map(), heldFor: new Map() }, work);
     },
 
     of(rule) {
@@ -183,12 +194,16 @@ export function pacing(deps: PacingDeps): Pacing {
             if (wait > 0) await sleep(wait);
             return;
           }
-          let booking = ctx.bookings.get(rule.key);
-          if (!booking || booking.used >= booking.count) booking = await book(ctx, rule, rate, Math.max(1, ctx.calls[rule.vendor] ?? 1));
-          const wait = nextGo(booking) - now();
-          if (wait > inlineMs) throw new MustWait(rule.vendor, nextGo(booking) - WAKE_EARLY_MS, snapshot(ctx));
-          if (wait > 0) await sleep(wait);
-          booking.used += 1;
+          return inTurn(ctx, rule.key, async () => {
+            const held = ctx.heldFor.get(rule.key);
+            if (held) throw held;
+            let booking = ctx.bookings.get(rule.key);
+            if (!booking || booking.used >= booking.count) booking = await book(ctx, rule, rate, Math.max(1, ctx.calls[rule.vendor] ?? 1));
+            const wait = nextGo(booking) - now();
+            if (wait > inlineMs) throw new MustWait(rule.vendor, nextGo(booking) - WAKE_EARLY_MS, snapshot(ctx));
+            if (wait > 0) await sleep(wait);
+            booking.used += 1;
+          });
         },
         async later(afterMs) {
           const ctx = storage.getStore();
@@ -198,13 +213,19 @@ export function pacing(deps: PacingDeps): Pacing {
             if (rate) await deps.schedule.holdUntil(rule.key, until + cadenceOf(rate).burstMs);
             return;
           }
-          const left = ctx.bookings.get(rule.key);
           if (!rate) throw new MustWait(rule.vendor, until, snapshot(ctx));
-          // Every run of this credential waits for the vendor; this step then books again after the hold.
-          await deps.schedule.holdUntil(rule.key, until + cadenceOf(rate).burstMs);
-          const booking = await book(ctx, rule, rate, Math.max(1, left ? left.count - left.used : (ctx.calls[rule.vendor] ?? 1)));
-          // Its slot is after the vendor's "later": woken a little before it, the step waits for the slot itself.
-          throw new MustWait(rule.vendor, Math.max(until - WAKE_EARLY_MS, nextGo(booking) - WAKE_EARLY_MS), snapshot(ctx));
+          return inTurn(ctx, rule.key, async () => {
+            const held = ctx.heldFor.get(rule.key);
+            if (held) throw held;
+            // Every run of this credential waits for the vendor; this step then books again after the hold, once.
+            const left = ctx.bookings.get(rule.key);
+            await deps.schedule.holdUntil(rule.key, until + cadenceOf(rate).burstMs);
+            const booking = await book(ctx, rule, rate, Math.max(1, left ? left.count - left.used : (ctx.calls[rule.vendor] ?? 1)));
+            // Its slot is after the vendor's "later": woken a little before it, the step waits for the slot itself.
+            const wait = new MustWait(rule.vendor, Math.max(until - WAKE_EARLY_MS, nextGo(booking) - WAKE_EARLY_MS), snapshot(ctx));
+            ctx.heldFor.set(rule.key, wait);
+            throw wait;
+          });
         },
       };
     },

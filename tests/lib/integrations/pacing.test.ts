@@ -76,6 +76,37 @@ describe('pacing', () => {
     expect(second.bookings).toEqual([expect.objectContaining({ key: 'clickup#abc', count: 15, used: 0 })]);
   });
 
+  it('gives calls a step makes at once one booking, and each its own slot in turn', async () => {
+    const time = virtualTime();
+    const schedule = memorySchedule();
+    const p = pacing({ schedule, now: time.now, sleep: time.sleep });
+    const resend = { vendor: 'resend', key: 'resend#abc', rate: { limit: 5, windowSeconds: 1 } };
+    const start = time.now();
+    await p.within({ calls: { resend: 3 } }, async () => {
+      await Promise.all([1, 2, 3].map(() => p.of(resend).take()));
+    });
+    const { intervalMs } = cadenceOf(resend.rate);
+    expect(schedule.nextAt.get(resend.key)).toBe(start + 3 * intervalMs);
+    // The first goes at once, each of the others an interval after the one before.
+    expect(time.sleeps).toEqual([intervalMs, intervalMs]);
+  });
+
+  it('books again once for calls of a step the vendor refused at once', async () => {
+    const time = virtualTime();
+    const schedule = memorySchedule();
+    const p = pacing({ schedule, now: time.now, sleep: time.sleep });
+    const errors = await p.within({ calls: { clickup: 4 } }, async () => {
+      await p.of(rule).take();
+      await p.of(rule).take();
+      return Promise.all([p.of(rule).later(10_000).catch((e) => e), p.of(rule).later(10_000).catch((e) => e)]);
+    });
+    const { intervalMs, burstMs } = cadenceOf(rate);
+    // Held until the vendor's time, then the two slots left booked once.
+    expect(schedule.nextAt.get(rule.key)).toBe(time.now() + 10_000 + burstMs + 2 * intervalMs);
+    expect(errors.every((e) => e instanceof MustWait)).toBe(true);
+    expect(errors[1].bookings).toEqual(errors[0].bookings);
+  });
+
   it('goes on after the wait with the slots it booked, without booking again, waiting for the first itself when woken a little early', async () => {
     const time = virtualTime();
     const schedule = memorySchedule();

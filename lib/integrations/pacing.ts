@@ -217,10 +217,11 @@ export function pacing(deps: PacingDeps): Pacing {
           return inTurn(ctx, rule.key, async () => {
             const held = ctx.heldFor.get(rule.key);
             if (held) throw held;
-            // Every run of this credential waits for the vendor; this step then books again after the hold, once.
+            // Every run of this credential waits for the vendor; this step then books again after the hold, once:
+            // the slots it had not used, and one for the refused call.
             const left = ctx.bookings.get(rule.key);
             await deps.schedule.holdUntil(rule.key, until + cadenceOf(rate).burstMs);
-            const booking = await book(ctx, rule, rate, Math.max(1, left ? left.count - left.used : (ctx.calls[rule.vendor] ?? 1)));
+            const booking = await book(ctx, rule, rate, left ? left.count - left.used + 1 : Math.max(1, ctx.calls[rule.vendor] ?? 1));
             // Its slot is after the vendor's "later": woken a little before it, the step waits for the slot itself.
             const wait = new MustWait(rule.vendor, Math.max(until - WAKE_EARLY_MS, nextGo(booking) - WAKE_EARLY_MS), snapshot(ctx));
             ctx.heldFor.set(rule.key, wait);

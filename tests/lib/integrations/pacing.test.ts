@@ -101,8 +101,8 @@ describe('pacing', () => {
       return Promise.all([p.of(rule).later(10_000).catch((e) => e), p.of(rule).later(10_000).catch((e) => e)]);
     });
     const { intervalMs, burstMs } = cadenceOf(rate);
-    // Held until the vendor's time, then the two slots left booked once.
-    expect(schedule.nextAt.get(rule.key)).toBe(time.now() + 10_000 + burstMs + 2 * intervalMs);
+    // Held until the vendor's time, then booked once: the two slots not used, and one for a refused call.
+    expect(schedule.nextAt.get(rule.key)).toBe(time.now() + 10_000 + burstMs + 3 * intervalMs);
     expect(errors.every((e) => e instanceof MustWait)).toBe(true);
     expect(errors[1].bookings).toEqual(errors[0].bookings);
   });

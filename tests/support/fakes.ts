@@ -11,6 +11,7 @@ import type { Mailer, OutgoingEmail } from '../../lib/integrations/mailer.ts';
 import type { Logger, LogFields } from '../../lib/log.ts';
 import { emfMetrics, type Metrics } from '../../lib/metrics.ts';
 import type { Storage } from '../../lib/integrations/storage.ts';
+import type { ExecutionStatus, RunHandle, Workflow } from '../../lib/workflows/workflow.ts';
 import type { NewTask, TaskPatch, TaskRef, TaskTool } from '../../lib/integrations/task-tool.ts';
 import type { StepReport } from '../../lib/provisioning/outcomes.ts';
 import type { RunRecord, RunStore } from '../../lib/provisioning/runs.ts';
@@ -478,3 +479,44 @@ export function recordingLogger(): Logger & { entries: { level: string; message:
   };
   return logger;
 }
+
+/** One startOrResume the workflow fake was asked for. */
+export interface WorkflowStart {
+  runId: string;
+  input: Record<string, unknown>;
+  seenBefore?: boolean;
+}
+
+/**
+ * A workflow (lib/workflows/workflow.ts) in memory. `calls` keeps every start
+ * asked for, in order, failed ones too; `started` each run's first input from
+ * a start that succeeded, as one execution per run id would. `failNext(n)`
+ * makes the next n starts throw (after being recorded); `onStart` is what a
+ * run does as it starts, and a start fails if it throws. `status` answers what
+ * `setStatus` set last, RUNNING at first.
+ */
+export function fakeWorkflow(onStart: (runId: string, input: Record<string, unknown>) => void | Promise<void> = () => {}) {
+  const calls: WorkflowStart[] = [];
+  const started = new Map<string, Record<string, unknown>>();
+  let failing = 0;
+  let status: ExecutionStatus = 'RUNNING';
+  const workflow: Workflow & { calls: WorkflowStart[]; started: typeof started; failNext(times?: number): void; setStatus(s: ExecutionStatus): void } = {
+    calls,
+    started,
+    failNext: (times = 1) => void (failing += times),
+    setStatus: (s) => void (status = s),
+    async startOrResume(runId, input, options): Promise<RunHandle> {
+      calls.push({ runId, input, seenBefore: options?.seenBefore });
+      if (failing > 0) {
+        failing--;
+        throw new Error('StartExecution throttled');
+      }
+      await onStart(runId, input);
+      if (!started.has(runId)) started.set(runId, input);
+      return { executionArn: `arn:exec:${runId}`, attempt: 0 };
+    },
+    status: async () => status,
+  };
+  return workflow;
+}
+

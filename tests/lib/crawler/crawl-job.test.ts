@@ -11,7 +11,7 @@ import { SiteError } from '../../../lib/crawler/site-errors.ts';
 import type { ScrapedPage, SiteAnalysis, SiteAnalyzer, SiteScraper } from '../../../lib/crawler/site.ts';
 import { crawlerSummary } from '../../../lib/crawler/summary.ts';
 import { useDynamo } from '../../support/dynamo.ts';
-import { fakeAccounts } from '../../support/fakes.ts';
+import { fakeAccounts, fakeWorkflow } from '../../support/fakes.ts';
 
 const dynamo = useDynamo();
 let records: CrawlRecords;
@@ -55,10 +55,6 @@ function fakeScraper(pages = PAGES, fail?: Error): SiteScraper & { calls: number
   };
   return scraper;
 }
-const fakeWorkflow = () => {
-  const started: { name: string; input: Record<string, unknown> }[] = [];
-  return { started, startOrResume: async (name: string, input: Record<string, unknown>) => (started.push({ name, input }), { executionArn: `arn:${name}`, attempt: 0 }) };
-};
 
 beforeEach(async () => {
   clock = Date.parse('2026-03-01T10:00:00Z');
@@ -79,7 +75,7 @@ describe('requesting a refresh', () => {
     const answer = await requestRefresh({ ...records, accounts: accounts.store, workflow, now }, id, { industry: ' Bakery ', city: 'Springfield', region: 'Oregon' });
     expect(answer).toMatchObject({ status: 'queued', url: 'https://bakery.example/', context: { industry: 'Bakery', city: 'Springfield', region: 'Oregon' } });
     expect(answer.jobId).toMatch(/^20260301T100000000Z-[0-9a-f]{8}$/);
-    expect(workflow.started).toEqual([{ name: answer.jobId, input: { accountId: id, jobId: answer.jobId } }]);
+    expect(workflow.calls).toEqual([{ runId: answer.jobId, input: { accountId: id, jobId: answer.jobId } }]);
     expect(await records.jobs.get(answer.jobId)).toMatchObject({ account_id: id, kind: 'refresh', status: 'queued', requested_at: '2026-03-01T10:00:00.000Z' });
     const { geoTargets } = await records.stats.forAccount(id);
     expect(geoTargets).toEqual([
@@ -105,7 +101,8 @@ describe('requesting a refresh', () => {
 
   it('marks the job failed when its workflow cannot be started', async () => {
     const id = await account();
-    const workflow = { startOrResume: async () => Promise.reject(new Error('throttled')) };
+    const workflow = fakeWorkflow();
+    workflow.failNext();
     await expect(requestRefresh({ ...records, accounts: accounts.store, workflow, now }, id, {})).rejects.toThrow('throttled');
     const [job] = await records.jobs.recent(id, 5);
     expect(job).toMatchObject({ status: 'failed' });

@@ -10,9 +10,8 @@ import { runIdFor } from '../../../lib/onboarding/run-id.ts';
 import { dynamodbRuns } from '../../../lib/provisioning/runs.ts';
 import { readRun } from '../../../lib/onboarding/start-onboarding.ts';
 import { recordOutcome } from '../../../lib/onboarding/steps/record-outcome.ts';
-import type { Workflow } from '../../../lib/workflows/workflow.ts';
 import { useDynamo } from '../../support/dynamo.ts';
-import { fakeAccounts, fakeFollowUps, fakeIntegrations, fakeRuns } from '../../support/fakes.ts';
+import { fakeAccounts, fakeFollowUps, fakeIntegrations, fakeRuns, fakeWorkflow } from '../../support/fakes.ts';
 
 const dynamo = useDynamo();
 let accounts: ReturnType<typeof fakeAccounts>;
@@ -27,16 +26,9 @@ beforeEach(() => {
 
 /** A workflow that notes, at the moment it starts, whether the run's crawl job already exists. */
 function workflow() {
-  const started: { runId: string; jobExisted: boolean }[] = [];
-  const wf: Workflow & { started: typeof started } = {
-    started,
-    async startOrResume(runId) {
-      started.push({ runId, jobExisted: (await crawl.jobs.get(runId)) !== undefined });
-      return { executionArn: `arn:aws:states:eu-west-1:1:execution:enhanced:${runId}`, attempt: 0 };
-    },
-    status: async () => 'RUNNING',
-  };
-  return wf;
+  const starts: { runId: string; jobExisted: boolean }[] = [];
+  const wf = fakeWorkflow(async (runId) => void starts.push({ runId, jobExisted: (await crawl.jobs.get(runId)) !== undefined }));
+  return Object.assign(wf, { starts });
 }
 
 const deps = (wf = workflow()) => ({ accounts: accounts.store, integrations: fakeIntegrations(), runs, workflow: wf, wait: { ms: 0, sleep: async () => {} }, crawl });
@@ -49,7 +41,7 @@ describe('starting an enhanced onboarding', () => {
     const accountId = crypto.randomUUID();
     const answer = await onboardEnhanced(deps(wf), accountId, intake);
     expect(answer).toMatchObject({ state: 'running' });
-    expect(wf.started).toEqual([{ runId: answer.runId, jobExisted: true }]);
+    expect(wf.starts).toEqual([{ runId: answer.runId, jobExisted: true }]);
     expect(await crawl.jobs.get(answer.runId)).toMatchObject({ account_id: accountId, kind: 'onboarding', url: `https://${t}.example/home`, status: 'queued' });
     expect(runs.records.get(answer.runId)).toMatchObject({ account_id: accountId, workflow: ENHANCED_WORKFLOW });
     // The same submission to onboarding-v2 would be another run.

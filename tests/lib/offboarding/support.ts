@@ -1,34 +1,8 @@
-// What the offboarding use-case tests share: an account in the fakes, and a
-// workflow that records what it was asked to start.
+// What the offboarding use-case tests share: an account in the fakes, and the
+// use cases' deps on fakes.
 import type { Account } from '../../../lib/accounts/accounts.ts';
 import type { OffboardingDeps } from '../../../lib/offboarding/offboard.ts';
-import type { Workflow } from '../../../lib/workflows/workflow.ts';
-import { fakeAccounts, fakeRuns } from '../../support/fakes.ts';
-
-export interface StartCall {
-  runId: string;
-  input: Record<string, unknown>;
-  seenBefore?: boolean;
-}
-
-/** The offboarding state machine: each startOrResume recorded; `failNext` makes the next one throw (a start that failed after its record was written). */
-export function fakeOffboardingWorkflow() {
-  const calls: StartCall[] = [];
-  let failing = 0;
-  const workflow: Pick<Workflow, 'startOrResume'> & { calls: StartCall[]; failNext(): void } = {
-    calls,
-    failNext: () => void failing++,
-    async startOrResume(runId, input, options) {
-      calls.push({ runId, input, seenBefore: options?.seenBefore });
-      if (failing > 0) {
-        failing--;
-        throw new Error('StartExecution throttled');
-      }
-      return { executionArn: `arn:exec:${runId}`, attempt: 0 };
-    },
-  };
-  return workflow;
-}
+import { fakeAccounts, fakeRuns, fakeWorkflow } from '../../support/fakes.ts';
 
 export const ACCOUNT = 'acct-1';
 export const T0 = new Date('2026-03-01T10:00:00.000Z');
@@ -46,7 +20,7 @@ export async function seedAccount(accounts: ReturnType<typeof fakeAccounts>, fie
 export function offboardingFakes() {
   const accounts = fakeAccounts();
   const runs = fakeRuns();
-  const workflow = fakeOffboardingWorkflow();
+  const workflow = fakeWorkflow();
   const clock = { now: T0 };
   const onboarding = { running: new Set<string>() };
   const deps: OffboardingDeps = {

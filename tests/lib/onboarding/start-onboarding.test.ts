@@ -2,28 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { normaliseIntake } from '../../../lib/onboarding/intake.ts';
 import type { RunResult } from '../../../lib/provisioning/outcomes.ts';
 import { ANSWER_MARGIN_MS, awaitRun, beginOnboarding, onboard, readRun } from '../../../lib/onboarding/start-onboarding.ts';
-import type { ExecutionStatus, Workflow } from '../../../lib/workflows/workflow.ts';
-import { fakeAccounts, fakeIntegrations, fakeRuns } from '../../support/fakes.ts';
-
-/** A workflow that "runs" by calling back, so each test decides what a run does. */
-function fakeWorkflow(onStart: (runId: string, input: Record<string, unknown>) => void = () => {}) {
-  const started: string[] = [];
-  const seenBefore: (boolean | undefined)[] = [];
-  let status: ExecutionStatus = 'RUNNING';
-  const workflow: Workflow & { started: string[]; seenBefore: (boolean | undefined)[]; setStatus(s: ExecutionStatus): void } = {
-    started,
-    seenBefore,
-    setStatus: (s) => (status = s),
-    async startOrResume(runId, input, options) {
-      started.push(runId);
-      seenBefore.push(options?.seenBefore);
-      onStart(runId, input);
-      return { executionArn: `arn:exec:${runId}`, attempt: 0 };
-    },
-    status: async () => status,
-  };
-  return workflow;
-}
+import { fakeAccounts, fakeIntegrations, fakeRuns, fakeWorkflow } from '../../support/fakes.ts';
 
 const result = (accountId: string, success = true): RunResult => ({
   success,
@@ -60,7 +39,7 @@ describe('starting an onboarding', () => {
       requested_plan: 'pro',
     });
     expect(integrations.rows.has(started.accountId)).toBe(true);
-    expect(workflow.started).toEqual([started.runId]);
+    expect(workflow.calls.map((c) => c.runId)).toEqual([started.runId]);
     expect(runs.records.get(started.runId)).toMatchObject({ account_id: started.accountId, status: 'running' });
   });
 
@@ -70,7 +49,7 @@ describe('starting an onboarding', () => {
     await beginOnboarding(deps, ACCOUNT, intake);
     await beginOnboarding(deps, ACCOUNT, intake);
     await beginOnboarding(deps, ACCOUNT, normaliseIntake({ email: 'ann@acme.example', companyName: 'Acme Inc' }));
-    expect(workflow.seenBefore).toEqual([false, true, false]);
+    expect(workflow.calls.map((c) => c.seenBefore)).toEqual([false, true, false]);
   });
 
   it('updates the account with the details of a later submission, as a new run', async () => {
@@ -168,7 +147,7 @@ describe('starting an onboarding', () => {
     workflow.setStatus('MISSING');
     const deps = { accounts: accounts.store, runs, integrations, workflow };
     await expect(beginOnboarding(deps, ACCOUNT, intake)).rejects.toThrow('ServiceUnavailable');
-    const [runId] = workflow.started;
+    const [runId] = workflow.calls.map((c) => c.runId);
     expect(runs.records.get(runId!)).toMatchObject({ status: 'running' });
     const reading = { runs, workflow, executionArnOf: (id: string) => `arn:exec:${id}` };
     expect(await readRun(reading, ACCOUNT, runId!)).toMatchObject({ state: 'broken', reason: 'not_started' });
@@ -177,7 +156,7 @@ describe('starting an onboarding', () => {
     workflow.setStatus('RUNNING');
     const again = await beginOnboarding(deps, ACCOUNT, intake);
     expect(again.runId).toBe(runId);
-    expect(workflow.started).toEqual([runId, runId]);
+    expect(workflow.calls.map((c) => c.runId)).toEqual([runId, runId]);
     expect(await readRun(reading, ACCOUNT, runId!)).toMatchObject({ state: 'running' });
   });
 

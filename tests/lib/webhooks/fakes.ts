@@ -2,7 +2,6 @@
 // each keeps what it was asked to do, so tests assert on state left behind.
 import type { Member } from '../../../lib/accounts/accounts.ts';
 import { hashSecret, newWebhookSecret } from '../../../lib/accounts/integrations.ts';
-import type { Workflow } from '../../../lib/workflows/workflow.ts';
 import type { MemberRecords } from '../../support/fakes.ts';
 import type { BookingJob, BookingQueue } from '../../../lib/webhooks/booking-queue.ts';
 import type { MembershipMembers } from '../../../lib/webhooks/membership-members.ts';
@@ -83,24 +82,6 @@ export function fakeMembershipMembers(members: MemberRecords): MembershipMembers
       put({ ...current, membership: { ...current.membership!, onboarding_run: runId }, membership_version: (current.membership_version ?? 0) + 1 });
     },
   };
-}
-
-export function fakeWorkflow(): Workflow & { started: Map<string, Record<string, unknown>>; failNext: boolean } {
-  const started = new Map<string, Record<string, unknown>>();
-  const workflow = {
-    started,
-    failNext: false,
-    async startOrResume(runId: string, input: Record<string, unknown>) {
-      if (workflow.failNext) {
-        workflow.failNext = false;
-        throw new Error('Step Functions is unavailable');
-      }
-      if (!started.has(runId)) started.set(runId, input);
-      return { executionArn: `arn:exec:${runId}`, attempt: 0 };
-    },
-    status: async () => 'SUCCEEDED' as const,
-  };
-  return workflow;
 }
 
 export function fakeBookingQueue(): BookingQueue & { jobs: Map<string, BookingJob>; failNext: boolean } {

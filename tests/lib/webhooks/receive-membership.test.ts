@@ -9,8 +9,8 @@ import { beginOnboarding } from '../../../lib/onboarding/start-onboarding.ts';
 import { receiveMembershipDelivery, type MembershipDeps } from '../../../lib/webhooks/receive-membership.ts';
 import { webhookRoutes } from '../../../lib/webhooks/routes.ts';
 import { fakeInvitations, fakeMemberships } from '../../support/account-fakes.ts';
-import { fakeAccounts, fakeDeliveries, fakeIntegrations, fakeLedger, fakeMailer, fakeRuns, recordingLogger } from '../../support/fakes.ts';
-import { fakeMembershipMembers, fakeWebhookIntegrations, fakeWorkflow } from './fakes.ts';
+import { fakeAccounts, fakeDeliveries, fakeIntegrations, fakeLedger, fakeMailer, fakeRuns, fakeWorkflow, recordingLogger } from '../../support/fakes.ts';
+import { fakeMembershipMembers, fakeWebhookIntegrations } from './fakes.ts';
 
 /** The route's own reader: the body checked against its schema (lib/webhooks/webhook-bodies.ts), as the endpoint does. */
 const readBody = rawBodyReader(webhookRoutes.membershipWebhook)!;
@@ -173,9 +173,9 @@ describe('a membership delivery', () => {
 
   it('gives a failed onboarding start back to the provider, whose retry starts it', async () => {
     await deliver(created('bo@acme.example', {}, NOW.getTime() - 1000));
-    workflow.failNext = true;
+    workflow.failNext();
     const delivery = planEvent('member.plan.created', 'bo@acme.example', paid);
-    await expect(deliver(delivery)).rejects.toThrow('Step Functions is unavailable');
+    await expect(deliver(delivery)).rejects.toThrow('StartExecution throttled');
     expect(workflow.started.size).toBe(0);
     expect(await deliver(delivery)).toMatchObject({ outcome: 'applied' });
     expect(workflow.started.size).toBe(1);

@@ -11,6 +11,7 @@ import type { Mailer, OutgoingEmail } from '../../lib/integrations/mailer.ts';
 import type { Logger, LogFields } from '../../lib/log.ts';
 import { emfMetrics, type Metrics } from '../../lib/metrics.ts';
 import type { Storage } from '../../lib/integrations/storage.ts';
+import type { Queue } from '../../lib/workflows/queue.ts';
 import type { ExecutionStatus, RunHandle, Workflow } from '../../lib/workflows/workflow.ts';
 import type { NewTask, TaskPatch, TaskRef, TaskTool } from '../../lib/integrations/task-tool.ts';
 import type { StepReport } from '../../lib/provisioning/outcomes.ts';
@@ -520,3 +521,21 @@ export function fakeWorkflow(onStart: (runId: string, input: Record<string, unkn
   return workflow;
 }
 
+/** A queue (lib/workflows/queue.ts): each name queued once, its job kept; `failNext(n)` makes the next n enqueues throw. */
+export function fakeQueue<J>(): Queue<J> & { jobs: Map<string, J>; failNext(times?: number): void } {
+  const jobs = new Map<string, J>();
+  let failing = 0;
+  return {
+    jobs,
+    failNext: (times = 1) => void (failing += times),
+    async enqueue(name, job) {
+      if (failing > 0) {
+        failing--;
+        throw new Error('Step Functions is unavailable');
+      }
+      if (jobs.has(name)) return 'already-queued';
+      jobs.set(name, structuredClone(job));
+      return 'queued';
+    },
+  };
+}

@@ -7,7 +7,7 @@ import { paymentJobName, type PaymentJob } from '../../../lib/payments/payment-q
 import type { BillingEvent } from '../../../lib/payments/payments.ts';
 import { receivePaymentEvent } from '../../../lib/payments/receive-payment-event.ts';
 import { fakeInvitations, fakeMemberships } from '../../support/account-fakes.ts';
-import { fakeAccounts, fakeDeliveries, fakeFollowUps, fakeMailer, recordingLogger } from '../../support/fakes.ts';
+import { fakeAccounts, fakeDeliveries, fakeFollowUps, fakeMailer, fakeQueue, recordingLogger } from '../../support/fakes.ts';
 import { fakeBilling, fakePayments, signed, receiveAndApply } from './fakes.ts';
 
 const LEASE_MS = DELIVERY_CLAIMS.leaseMs;
@@ -435,20 +435,7 @@ describe('the payment webhook and its step', () => {
 });
 
 describe('the payment webhook itself', () => {
-  const queue = () => {
-    const jobs = new Map<string, PaymentJob>();
-    return {
-      jobs,
-      down: false,
-      async enqueue(name: string, job: PaymentJob) {
-        if (this.down) throw new Error('Step Functions is unavailable');
-        if (jobs.has(name)) return 'already-queued' as const;
-        jobs.set(name, structuredClone(job));
-        return 'queued' as const;
-      },
-    };
-  };
-  const webhook = (q = queue()) => ({ q, deps: { payments: fakePayments(), queue: q, log: recordingLogger() } });
+  const webhook = (q = fakeQueue<PaymentJob>()) => ({ q, deps: { payments: fakePayments(), queue: q, log: recordingLogger() } });
 
   it('queues a verified event under a name of its id, and every copy of it under the same name, touching no table', async () => {
     const { q, deps } = webhook();
@@ -469,10 +456,9 @@ describe('the payment webhook itself', () => {
 
   it('fails when the event cannot be queued, so that the provider delivers it again', async () => {
     const { q, deps } = webhook();
-    q.down = true;
+    q.failNext();
     const event = ev();
     await expect(receivePaymentEvent(deps, signed(event))).rejects.toThrow('Step Functions is unavailable');
-    q.down = false;
     expect(await receivePaymentEvent(deps, signed(event))).toBe('queued');
   });
 });

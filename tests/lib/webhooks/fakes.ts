@@ -3,7 +3,6 @@
 import type { Member } from '../../../lib/accounts/accounts.ts';
 import { hashSecret, newWebhookSecret } from '../../../lib/accounts/integrations.ts';
 import type { MemberRecords } from '../../support/fakes.ts';
-import type { BookingJob, BookingQueue } from '../../../lib/webhooks/booking-queue.ts';
 import type { MembershipMembers } from '../../../lib/webhooks/membership-members.ts';
 import type { MembershipMember } from '../../../lib/webhooks/membership-state.ts';
 import type { SigningKeyName, SigningKeys, WebhookIntegration, WebhookIntegrations } from '../../../lib/webhooks/webhook-integrations.ts';
@@ -82,22 +81,4 @@ export function fakeMembershipMembers(members: MemberRecords): MembershipMembers
       put({ ...current, membership: { ...current.membership!, onboarding_run: runId }, membership_version: (current.membership_version ?? 0) + 1 });
     },
   };
-}
-
-export function fakeBookingQueue(): BookingQueue & { jobs: Map<string, BookingJob>; failNext: boolean } {
-  const jobs = new Map<string, BookingJob>();
-  const queue = {
-    jobs,
-    failNext: false,
-    async enqueue(name: string, job: BookingJob) {
-      if (queue.failNext) {
-        queue.failNext = false;
-        throw new Error('Step Functions is unavailable');
-      }
-      if (jobs.has(name)) return 'already-queued' as const;
-      jobs.set(name, structuredClone(job));
-      return 'queued' as const;
-    },
-  };
-  return queue;
 }

@@ -3,11 +3,11 @@ import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { rawBodyReader } from '../../../lib/http/endpoint.ts';
-import { bookingJobName } from '../../../lib/webhooks/booking-queue.ts';
+import { bookingJobName, type BookingJob } from '../../../lib/webhooks/booking-queue.ts';
 import { receiveBookingDelivery, type BookingDeps } from '../../../lib/webhooks/receive-booking.ts';
 import { webhookRoutes } from '../../../lib/webhooks/routes.ts';
-import { fakeAccounts } from '../../support/fakes.ts';
-import { fakeBookingQueue, fakeWebhookIntegrations } from './fakes.ts';
+import { fakeAccounts, fakeQueue } from '../../support/fakes.ts';
+import { fakeWebhookIntegrations } from './fakes.ts';
 
 /** The route's own reader: the body checked against its schema (lib/webhooks/webhook-bodies.ts), as the endpoint does. */
 const readBody = rawBodyReader(webhookRoutes.bookingWebhook)!;
@@ -16,14 +16,14 @@ const calendly = readFileSync('tests/fixtures/webhooks/calendly-invitee-created.
 const calcom = readFileSync('tests/fixtures/webhooks/calcom-booking-created.json', 'utf8');
 
 let integrations: ReturnType<typeof fakeWebhookIntegrations>;
-let queue: ReturnType<typeof fakeBookingQueue>;
+let queue: ReturnType<typeof fakeQueue<BookingJob>>;
 let deps: BookingDeps;
 let accounts: ReturnType<typeof fakeAccounts>;
 let secret: string;
 
 beforeEach(async () => {
   integrations = fakeWebhookIntegrations();
-  queue = fakeBookingQueue();
+  queue = fakeQueue<BookingJob>();
   secret = (await integrations.ensure('acct')).secret;
   accounts = fakeAccounts();
   await accounts.store.saveAccountDetails('acct', { company_name: 'Acme' });
@@ -68,7 +68,7 @@ describe('a booking delivery', () => {
   });
 
   it('keeps a delivery whose queueing failed for the provider to retry', async () => {
-    queue.failNext = true;
+    queue.failNext();
     await expect(deliver(calcom)).rejects.toThrow('unavailable');
     expect(await deliver(calcom)).toMatchObject({ outcome: 'queued' });
     expect(queue.jobs.size).toBe(1);

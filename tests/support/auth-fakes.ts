@@ -65,6 +65,8 @@ export class FakeIdentity implements IdentityProvider {
   /** Without the service-role key the provider cannot delete users. */
   canDeleteUsers = true;
   deletedUsers: string[] = [];
+  /** Every user a deletion was asked for, whether or not there was one. */
+  deletionsAsked: string[] = [];
   nowSeconds = () => Math.floor(Date.now() / 1000);
 
   private guard(operation: string) {
@@ -188,6 +190,7 @@ export class FakeIdentity implements IdentityProvider {
   }
 
   async deleteUser(userId: string) {
+    this.deletionsAsked.push(userId);
     if (!this.canDeleteUsers) throw new ConfigError('SUPABASE_SERVICE_ROLE_KEY is not set: cannot delete users');
     this.guard('delete user');
     const before = this.users.length;

@@ -3,6 +3,7 @@ import { ERASED_FIELDS } from '../../../lib/accounts/lifecycle.ts';
 import { Conflict, VendorError } from '../../../lib/errors.ts';
 import { eraseAccount, type ErasureDeps, type PersonalRecords } from '../../../lib/offboarding/erase.ts';
 import { fakeMemberships } from '../../support/account-fakes.ts';
+import { FakeIdentity } from '../../support/auth-fakes.ts';
 import { fakeAccounts, fakeCrm, fakeLedger, fakeStorage, fakeTaskTool } from '../../support/fakes.ts';
 import { ACCOUNT, seedAccount, T0 } from './support.ts';
 
@@ -26,18 +27,13 @@ function fakeRecords(memberships: ReturnType<typeof fakeMemberships>, bookingTas
   return records;
 }
 
-/** The identity provider's users, each deletion counted. */
-function fakeIdentity(ids: string[]) {
-  const users = new Set(ids);
-  const calls: string[] = [];
-  return { users, calls, deleteUser: async (id: string) => (calls.push(id), users.delete(id)) };
-}
-
 let accounts: ReturnType<typeof fakeAccounts>;
 let crm: ReturnType<typeof fakeCrm>;
 let storage: ReturnType<typeof fakeStorage> & { deleted: string[] };
 let taskTool: ReturnType<typeof fakeTaskTool>;
-let identity: ReturnType<typeof fakeIdentity>;
+let identity: FakeIdentity;
+/** The sign-in users of Ann, Cat and Dan. */
+let ann: string, cat: string, dan: string;
 let records: ReturnType<typeof fakeRecords>;
 let deps: ErasureDeps;
 let leadId: string;
@@ -52,7 +48,8 @@ beforeEach(async () => {
   const base = fakeStorage();
   const deleted: string[] = [];
   storage = { ...base, deleted, deleteFolder: async (path) => (deleted.push(path), base.deleteFolder(path)) };
-  identity = fakeIdentity(['u-ann', 'u-cat', 'u-dan']);
+  identity = new FakeIdentity();
+  [ann, cat, dan] = ['ann', 'cat', 'dan'].map((name) => identity.addUser(`${name}@acme.example`, 'pw').id) as [string, string, string];
 
   await seedAccount(accounts, { status: 'closed', closed_at: T0.toISOString(), phone: '+1 555 0100', location: 'Berlin', stripe_customer_id: 'cus_1', storage_link: undefined });
   leadId = await crm.createLead({ companyName: 'Acme', contact: { email: 'ann@acme.example', name: 'Ann Smith' } });
@@ -66,14 +63,14 @@ beforeEach(async () => {
 
   const memberships = fakeMemberships();
   const join = (accountId: string, userId: string, email: string, role: 'owner' | 'member') => memberships.join({ accountId, userId, email, role, via: 'invitation' });
-  await join(ACCOUNT, 'u-ann', 'ann@acme.example', 'owner');
-  await join(ACCOUNT, 'u-cat', 'cat@acme.example', 'member');
-  await join(ACCOUNT, 'u-dan', 'dan@acme.example', 'member');
+  await join(ACCOUNT, ann, 'ann@acme.example', 'owner');
+  await join(ACCOUNT, cat, 'cat@acme.example', 'member');
+  await join(ACCOUNT, dan, 'dan@acme.example', 'member');
   // Cat works in another account too; Dan was removed from one.
-  await join('acct-2', 'u-cat', 'cat@acme.example', 'owner');
+  await join('acct-2', cat, 'cat@acme.example', 'owner');
   await join('acct-2', 'u-boss', 'boss@globex.example', 'owner');
-  await join('acct-2', 'u-dan', 'dan@acme.example', 'member');
-  await memberships.remove('acct-2', 'u-dan', 'member');
+  await join('acct-2', dan, 'dan@acme.example', 'member');
+  await memberships.remove('acct-2', dan, 'member');
   records = fakeRecords(memberships, [bookingTask]);
 
   deps = { accounts: accounts.store, lifecycle: accounts.lifecycle, records, ledger, crm, storage, taskTool, identity, now: () => at };
@@ -96,7 +93,7 @@ describe('erasing a closed account', () => {
       await expect(refused).rejects.toMatchObject({ code: 'account_not_closed' });
       expect(crm.leads.get(leadId)!.contacts).toHaveLength(2);
       expect(storage.deleted).toEqual([]);
-      expect(identity.calls).toEqual([]);
+      expect(identity.deletionsAsked).toEqual([]);
       expect(records.erased).toEqual([]);
       expect(accounts.accounts.get(ACCOUNT)).toMatchObject({ status, company_name: 'Acme' });
     });
@@ -109,7 +106,7 @@ describe('erasing a closed account', () => {
     expect(storage.deleted).toEqual(['/Former clients/acme']);
     expect([...storage.folders]).toEqual(['/Former clients/globex']);
     expect(taskTool.tasks.get(bookingTask)!.name).toBe('Call (details erased)');
-    expect([...identity.users]).toEqual(['u-cat']);
+    expect(identity.users.map((u) => u.id)).toEqual([cat]);
     expect(records.erased).toEqual([ACCOUNT]);
 
     const account = accounts.accounts.get(ACCOUNT)!;
@@ -145,7 +142,7 @@ describe('erasing a closed account', () => {
     expect(crm.leads.get(leadId)!.contacts).toHaveLength(2);
     // The other places went ahead.
     expect(storage.deleted).toEqual(['/Former clients/acme']);
-    expect(identity.calls.sort()).toEqual(['u-ann', 'u-dan']);
+    expect(identity.deletionsAsked.sort()).toEqual([ann, dan].sort());
 
     // The vendor recovers; the admin calls again, later.
     deps.now = () => new Date(at.getTime() + 3_600_000);
@@ -155,7 +152,7 @@ describe('erasing a closed account', () => {
     expect(second.record.requested_at).toBe(at.toISOString());
     expect(crm.leads.get(leadId)!.contacts).toEqual([]);
     expect(storage.deleted).toEqual(['/Former clients/acme']);
-    expect(identity.calls.sort()).toEqual(['u-ann', 'u-dan']);
+    expect(identity.deletionsAsked.sort()).toEqual([ann, dan].sort());
     expect(records.erased).toEqual([ACCOUNT]);
     expect(accounts.accounts.get(ACCOUNT)).toMatchObject({ status: 'erased', erasure: second.record });
     expect(accounts.accounts.get(ACCOUNT)).not.toHaveProperty('company_name');
@@ -182,7 +179,7 @@ describe('erasing a closed account', () => {
     const first = await eraseAccount(deps, ACCOUNT, { by: 'admin-key', storage: true });
     const again = await eraseAccount(deps, ACCOUNT, { by: 'someone-else', storage: true });
     expect(again).toEqual({ complete: true, status: 'erased', record: first.record });
-    expect(identity.calls).toHaveLength(2);
+    expect(identity.deletionsAsked).toHaveLength(2);
     expect(records.erased).toEqual([ACCOUNT]);
   });
 

@@ -10,6 +10,7 @@ import type { Crm, LeadDetails } from '../../lib/integrations/crm.ts';
 import type { Mailer, OutgoingEmail } from '../../lib/integrations/mailer.ts';
 import type { Logger, LogFields } from '../../lib/log.ts';
 import { emfMetrics, type Metrics } from '../../lib/metrics.ts';
+import type { ScrapedPage, SiteScraper } from '../../lib/crawler/site.ts';
 import type { Storage } from '../../lib/integrations/storage.ts';
 import type { Queue } from '../../lib/workflows/queue.ts';
 import type { ExecutionStatus, RunHandle, Workflow } from '../../lib/workflows/workflow.ts';
@@ -539,3 +540,17 @@ export function fakeQueue<J>(): Queue<J> & { jobs: Map<string, J>; failNext(time
     },
   };
 }
+
+/** A scraper that finds these pages at any address (and one page robots.txt forbids), or throws `fail`; `calls` counts the scrapes asked for. */
+export function fakeScraper(pages: ScrapedPage[], fail?: Error): SiteScraper & { calls: number } {
+  const scraper = {
+    calls: 0,
+    async scrape(url: string) {
+      scraper.calls++;
+      if (fail) throw fail;
+      return { source: 'crawler' as const, startUrl: url, pages, skipped: { robots: 1 } };
+    },
+  };
+  return scraper;
+}
+

@@ -8,10 +8,10 @@ import { dynamodbCrawlRecords } from '../../../lib/crawler/dynamodb-records.ts';
 import type { CrawlRecords, GeoContext } from '../../../lib/crawler/records.ts';
 import { requestRefresh, siteAddress } from '../../../lib/crawler/request-refresh.ts';
 import { SiteError } from '../../../lib/crawler/site-errors.ts';
-import type { ScrapedPage, SiteAnalysis, SiteAnalyzer, SiteScraper } from '../../../lib/crawler/site.ts';
+import type { ScrapedPage, SiteAnalysis, SiteAnalyzer } from '../../../lib/crawler/site.ts';
 import { crawlerSummary } from '../../../lib/crawler/summary.ts';
 import { useDynamo } from '../../support/dynamo.ts';
-import { fakeAccounts, fakeWorkflow } from '../../support/fakes.ts';
+import { fakeAccounts, fakeScraper, fakeWorkflow } from '../../support/fakes.ts';
 
 const dynamo = useDynamo();
 let records: CrawlRecords;
@@ -44,18 +44,6 @@ function fakeAnalyzer(fail?: Error): SiteAnalyzer & { calls: number } {
   };
   return analyzer;
 }
-function fakeScraper(pages = PAGES, fail?: Error): SiteScraper & { calls: number } {
-  const scraper = {
-    calls: 0,
-    async scrape(url: string) {
-      scraper.calls++;
-      if (fail) throw fail;
-      return { source: 'crawler' as const, startUrl: url, pages, skipped: { robots: 1 } };
-    },
-  };
-  return scraper;
-}
-
 beforeEach(async () => {
   clock = Date.parse('2026-03-01T10:00:00Z');
   records = dynamodbCrawlRecords({ db: dynamo.db, tables: dynamo.tables, now });
@@ -120,7 +108,7 @@ describe('a crawl job at work', () => {
   it('analyses and scrapes once, however often a step runs, then completes the job and updates the stats', async () => {
     const input = await queued();
     const analyzer = fakeAnalyzer();
-    const scraper = fakeScraper();
+    const scraper = fakeScraper(PAGES);
     tick();
     const analysis = await analyseSite({ ...records, analyzer, now }, input);
     tick();
@@ -171,7 +159,7 @@ describe('a crawl job at work', () => {
     expect((await records.stats.forAccount(input.accountId)).sites[0]).toMatchObject({ crawls: 0, analysis: { status: 200 } });
 
     tick();
-    await scrapeSite({ ...records, scraper: fakeScraper(), maxPages: 20, now }, input);
+    await scrapeSite({ ...records, scraper: fakeScraper(PAGES), maxPages: 20, now }, input);
     expect(await finishCrawlJob({ ...records, now }, input)).toEqual({ status: 'completed' });
     expect((await records.stats.forAccount(input.accountId)).sites[0]).toMatchObject({ crawls: 1, pagesCrawled: 3 });
     const types = (await records.events.recent(input.accountId, 20)).map((e) => e.type).reverse();
@@ -189,7 +177,7 @@ describe('a crawl job at work', () => {
     const input = await queued();
     const none = { accountId: input.accountId, jobId: 'no-such-job' };
     expect(await analyseSite({ ...records, analyzer: fakeAnalyzer(), now }, none)).toMatchObject({ outcome: 'skipped' });
-    expect(await scrapeSite({ ...records, scraper: fakeScraper(), maxPages: 5, now }, none)).toMatchObject({ outcome: 'skipped' });
+    expect(await scrapeSite({ ...records, scraper: fakeScraper(PAGES), maxPages: 5, now }, none)).toMatchObject({ outcome: 'skipped' });
     expect(await finishCrawlJob({ ...records, now }, none)).toEqual({ status: 'none' });
     await expect(analyseSite({ ...records, analyzer: fakeAnalyzer(), now }, { ...input, accountId: 'someone-else' })).rejects.toThrow(/does not belong/);
   });
@@ -202,7 +190,7 @@ describe('the summary', () => {
     const deps = { ...records, accounts: accounts.store, workflow, now };
     const first = await requestRefresh(deps, id, { city: 'Springfield' });
     await analyseSite({ ...records, analyzer: fakeAnalyzer(), now }, { accountId: id, jobId: first.jobId });
-    await scrapeSite({ ...records, scraper: fakeScraper(), maxPages: 20, now }, { accountId: id, jobId: first.jobId });
+    await scrapeSite({ ...records, scraper: fakeScraper(PAGES), maxPages: 20, now }, { accountId: id, jobId: first.jobId });
     tick(1200);
     await finishCrawlJob({ ...records, now }, { accountId: id, jobId: first.jobId });
     tick();

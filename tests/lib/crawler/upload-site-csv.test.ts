@@ -5,7 +5,7 @@ import { dynamodbCrawlRecords } from '../../../lib/crawler/dynamodb-records.ts';
 import type { CrawlRecords } from '../../../lib/crawler/records.ts';
 import { uploadSiteCsv } from '../../../lib/crawler/upload-site-csv.ts';
 import { useDynamo } from '../../support/dynamo.ts';
-import { fakeLedger, fakeStorage } from '../../support/fakes.ts';
+import { fakeLedger, fakeScraper, fakeStorage } from '../../support/fakes.ts';
 
 const dynamo = useDynamo();
 let records: CrawlRecords;
@@ -26,8 +26,7 @@ async function job(scraped: boolean) {
   const input = { accountId: crypto.randomUUID(), jobId: `run-${crypto.randomUUID()}` };
   await openCrawlJob(records, { job_id: input.jobId, account_id: input.accountId, kind: 'onboarding', url: 'https://acme.example/', context: {}, requested_at: new Date().toISOString() });
   if (scraped) {
-    const scraper = { scrape: async (url: string) => ({ source: 'crawler' as const, startUrl: url, pages, skipped: {} }) };
-    await scrapeSite({ ...records, scraper, maxPages: 10 }, input);
+    await scrapeSite({ ...records, scraper: fakeScraper(pages), maxPages: 10 }, input);
   }
   return input;
 }

@@ -11,6 +11,7 @@ import type { Mailer, OutgoingEmail } from '../../lib/integrations/mailer.ts';
 import type { Logger, LogFields } from '../../lib/log.ts';
 import { emfMetrics, type Metrics } from '../../lib/metrics.ts';
 import type { ScrapedPage, SiteScraper } from '../../lib/crawler/site.ts';
+import type { PaceSchedule } from '../../lib/integrations/pacing.ts';
 import type { Storage } from '../../lib/integrations/storage.ts';
 import type { Queue } from '../../lib/workflows/queue.ts';
 import type { ExecutionStatus, RunHandle, Workflow } from '../../lib/workflows/workflow.ts';
@@ -554,3 +555,18 @@ export function fakeScraper(pages: ScrapedPage[], fail?: Error): SiteScraper & {
   return scraper;
 }
 
+/** The pace schedule (lib/integrations/pacing.ts) in memory, as the DynamoDB one keeps it: per key, when its next slot is free. */
+export function fakePaceSchedule(): PaceSchedule & { nextAt: Map<string, number> } {
+  const nextAt = new Map<string, number>();
+  return {
+    nextAt,
+    async book(key, count, intervalMs, now) {
+      const first = Math.max(now, nextAt.get(key) ?? 0);
+      nextAt.set(key, first + count * intervalMs);
+      return first;
+    },
+    async holdUntil(key, at) {
+      if ((nextAt.get(key) ?? 0) < at) nextAt.set(key, at);
+    },
+  };
+}

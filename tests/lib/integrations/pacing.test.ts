@@ -5,8 +5,9 @@
 // The DynamoDB schedule against dynalite: disjoint slots under concurrency.
 import { describe, expect, it } from 'vitest';
 import { dynamodbPaceSchedule } from '../../../lib/integrations/dynamodb-pace-schedule.ts';
-import { cadenceOf, MustWait, pacing, WAKE_EARLY_MS, type PaceSchedule } from '../../../lib/integrations/pacing.ts';
+import { cadenceOf, MustWait, pacing, WAKE_EARLY_MS } from '../../../lib/integrations/pacing.ts';
 import { useDynamo } from '../../support/dynamo.ts';
+import { fakePaceSchedule } from '../../support/fakes.ts';
 
 /** A clock the code under test moves only by sleeping. */
 function virtualTime(start = Date.parse('2026-01-01T00:00:00Z')) {
@@ -23,29 +24,13 @@ function virtualTime(start = Date.parse('2026-01-01T00:00:00Z')) {
   };
 }
 
-/** The schedule in memory, as the DynamoDB one keeps it. */
-function memorySchedule(): PaceSchedule & { nextAt: Map<string, number> } {
-  const nextAt = new Map<string, number>();
-  return {
-    nextAt,
-    async book(key, count, intervalMs, now) {
-      const first = Math.max(now, nextAt.get(key) ?? 0);
-      nextAt.set(key, first + count * intervalMs);
-      return first;
-    },
-    async holdUntil(key, at) {
-      if ((nextAt.get(key) ?? 0) < at) nextAt.set(key, at);
-    },
-  };
-}
-
 const rate = { limit: 100, windowSeconds: 60 };
 const rule = { vendor: 'clickup', key: 'clickup#abc', rate };
 
 describe('pacing', () => {
   it('spaces calls at a little under the limit, after a burst of 3% of it', async () => {
     const time = virtualTime();
-    const p = pacing({ schedule: memorySchedule(), now: time.now, sleep: time.sleep });
+    const p = pacing({ schedule: fakePaceSchedule(), now: time.now, sleep: time.sleep });
     const pace = p.of(rule);
     const sent: number[] = [];
     await p.within({ calls: { clickup: 15 } }, async () => {
@@ -65,7 +50,7 @@ describe('pacing', () => {
 
   it('books a step\'s calls in one go, so a later run\'s step waits behind the whole of an earlier one\'s', async () => {
     const time = virtualTime();
-    const schedule = memorySchedule();
+    const schedule = fakePaceSchedule();
     const p = pacing({ schedule, now: time.now, sleep: time.sleep });
     await p.within({ calls: { clickup: 15 } }, async () => p.of(rule).take());
     const second = await p.within({ calls: { clickup: 15 } }, async () => p.of(rule).take()).catch((e) => e);
@@ -78,7 +63,7 @@ describe('pacing', () => {
 
   it('gives calls a step makes at once one booking, and each its own slot in turn', async () => {
     const time = virtualTime();
-    const schedule = memorySchedule();
+    const schedule = fakePaceSchedule();
     const p = pacing({ schedule, now: time.now, sleep: time.sleep });
     const resend = { vendor: 'resend', key: 'resend#abc', rate: { limit: 5, windowSeconds: 1 } };
     const start = time.now();
@@ -93,7 +78,7 @@ describe('pacing', () => {
 
   it('books again once for calls of a step the vendor refused at once', async () => {
     const time = virtualTime();
-    const schedule = memorySchedule();
+    const schedule = fakePaceSchedule();
     const p = pacing({ schedule, now: time.now, sleep: time.sleep });
     const errors = await p.within({ calls: { clickup: 4 } }, async () => {
       await p.of(rule).take();
@@ -109,7 +94,7 @@ describe('pacing', () => {
 
   it('goes on after the wait with the slots it booked, without booking again, waiting for the first itself when woken a little early', async () => {
     const time = virtualTime();
-    const schedule = memorySchedule();
+    const schedule = fakePaceSchedule();
     const p = pacing({ schedule, now: time.now, sleep: time.sleep });
     await p.within({ calls: { clickup: 30 } }, async () => p.of(rule).take());
     const waited = (await p.within({ calls: { clickup: 3 } }, async () => p.of(rule).take()).catch((e) => e)) as MustWait;
@@ -125,7 +110,7 @@ describe('pacing', () => {
 
   it('takes a wait the state machine ended early as done: the slots keep their spacing from now', async () => {
     const time = virtualTime();
-    const p = pacing({ schedule: memorySchedule(), now: time.now, sleep: time.sleep });
+    const p = pacing({ schedule: fakePaceSchedule(), now: time.now, sleep: time.sleep });
     await p.within({ calls: { clickup: 40 } }, async () => p.of(rule).take());
     const waited = (await p.within({ calls: { clickup: 2 } }, async () => p.of(rule).take()).catch((e) => e)) as MustWait;
     expect(waited.until - time.now()).toBeGreaterThan(20_000);
@@ -139,7 +124,7 @@ describe('pacing', () => {
 
   it('holds every run of the credential when the vendor says later, and ends the step with MustWait until then', async () => {
     const time = virtualTime();
-    const schedule = memorySchedule();
+    const schedule = fakePaceSchedule();
     const p = pacing({ schedule, now: time.now, sleep: time.sleep });
     const error = await p.within({ calls: { clickup: 15 } }, async () => p.of(rule).later(600_000)).catch((e) => e);
     expect(error).toBeInstanceOf(MustWait);
@@ -156,7 +141,7 @@ describe('pacing', () => {
 
   it('honours a "later" of a vendor with no rate, and paces nothing of it', async () => {
     const time = virtualTime();
-    const p = pacing({ schedule: memorySchedule(), now: time.now, sleep: time.sleep });
+    const p = pacing({ schedule: fakePaceSchedule(), now: time.now, sleep: time.sleep });
     const dropbox = p.of({ vendor: 'dropbox', key: 'dropbox#x', rate: null });
     await p.within({}, async () => {
       for (let i = 0; i < 50; i++) await dropbox.take();
@@ -169,7 +154,7 @@ describe('pacing', () => {
 
   it('outside a step (a person waiting on an answer), books one slot per call and waits for it when near, else fails as throttled', async () => {
     const time = virtualTime();
-    const schedule = memorySchedule();
+    const schedule = fakePaceSchedule();
     const p = pacing({ schedule, now: time.now, sleep: time.sleep, personWaitMs: 3000 });
     const start = time.now();
     const { intervalMs } = cadenceOf(rate);
@@ -186,7 +171,7 @@ describe('pacing', () => {
 
   it("outside a step, a vendor's \"later\" holds every caller of the credential and returns for the call's own retry", async () => {
     const time = virtualTime();
-    const schedule = memorySchedule();
+    const schedule = fakePaceSchedule();
     const p = pacing({ schedule, now: time.now, sleep: time.sleep });
     await p.of(rule).later(60_000);
     expect(schedule.nextAt.get(rule.key)).toBe(time.now() + 60_000 + cadenceOf(rate).burstMs);

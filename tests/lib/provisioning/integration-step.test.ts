@@ -1,9 +1,9 @@
 // The contract every integration step keeps, over the run store's fake.
 import { describe, expect, it } from 'vitest';
 import { VendorError } from '../../../lib/errors.ts';
-import { MustWait, pacing, type PaceSchedule, type StepPacing } from '../../../lib/integrations/pacing.ts';
+import { MustWait, pacing, type StepPacing } from '../../../lib/integrations/pacing.ts';
 import { integrationStep, type StepInput } from '../../../lib/provisioning/integration-step.ts';
-import { fakeRuns } from '../../support/fakes.ts';
+import { fakePaceSchedule, fakeRuns } from '../../support/fakes.ts';
 
 const input: StepInput = { accountId: 'acct-1', email: 'ann@acme.example', runId: 'run-1', portalSlug: 'acme' };
 
@@ -83,8 +83,7 @@ describe('every integration step', () => {
 
   it('goes on with the bookings of its own waiting answer, and of nobody else\'s', async () => {
     const seen: (StepPacing | undefined)[] = [];
-    const schedule: PaceSchedule = { book: async (_k, _c, _i, now) => now, holdUntil: async () => undefined };
-    const real = pacing({ schedule });
+    const real = pacing({ schedule: fakePaceSchedule() });
     const spy = { of: real.of, within: <T,>(step: StepPacing, work: () => Promise<T>) => (seen.push(step), real.within(step, work)) };
     const step = integrationStep('resend', fakeRuns(), async () => ({ outcome: 'success', details: {} }), { pacing: spy, calls: { resend: 3 } });
     const bookings = [{ vendor: 'resend', key: 'resend#k', first: 0, intervalMs: 200, burstMs: 0, count: 3, used: 1 }];

@@ -107,9 +107,16 @@ interface Context {
   heldFor: Map<string, MustWait>;
 }
 
-/** Runs `work` after the step's earlier pacing work on the same schedule has settled. */
+/**
+ * Runs `work` after the step's earlier pacing work on the same schedule has settled; once the step
+ * was held on that schedule, every later turn ends with the same MustWait instead.
+ */
 function inTurn<T>(ctx: Context, key: string, work: () => Promise<T>): Promise<T> {
-  const mine = (ctx.turns.get(key) ?? Promise.resolve()).then(work);
+  const mine = (ctx.turns.get(key) ?? Promise.resolve()).then(() => {
+    const held = ctx.heldFor.get(key);
+    if (held) throw held;
+    return work();
+  });
   ctx.turns.set(key, mine.catch(() => undefined));
   return mine;
 }
@@ -195,8 +202,6 @@ export function pacing(deps: PacingDeps): Pacing {
             return;
           }
           return inTurn(ctx, rule.key, async () => {
-            const held = ctx.heldFor.get(rule.key);
-            if (held) throw held;
             let booking = ctx.bookings.get(rule.key);
             if (!booking || booking.used >= booking.count) booking = await book(ctx, rule, rate, Math.max(1, ctx.calls[rule.vendor] ?? 1));
             const wait = nextGo(booking) - now();
@@ -215,8 +220,6 @@ export function pacing(deps: PacingDeps): Pacing {
           }
           if (!rate) throw new MustWait(rule.vendor, until, snapshot(ctx));
           return inTurn(ctx, rule.key, async () => {
-            const held = ctx.heldFor.get(rule.key);
-            if (held) throw held;
             // Every run of this credential waits for the vendor; this step then books again after the hold, once:
             // the slots it had not used, and one for the refused call.
             const left = ctx.bookings.get(rule.key);
